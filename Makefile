@@ -1,0 +1,34 @@
+# The two commands of the quick start are `make demo` and `make test`; both install what they need.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint system-deps golden bench clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+# Debian packages the tests need (Go, Google Benchmark, hyperfine, Chromium, podman, ...).
+system-deps:
+	bash scripts/install-system-deps.sh
+
+demo: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
+
+test: $(STAMP) system-deps
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check gate tests scripts
+	$(VENV)/bin/ruff format --check gate tests scripts
+	$(VENV)/bin/mypy
+
+# Regenerate the golden files of everything a person reads (comments, summaries, CLI output).
+golden: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) scripts/regenerate_golden.py
+
+clean:
+	rm -rf demo-output build *.egg-info

@@ -1,0 +1,126 @@
+"""The one protocol every framework adapter implements (github-action-benchmark's ``extract.ts``
+habit: one module per external format, no ``if framework ==`` outside ``gate/adapters``).
+
+Division of labour:
+
+* The **driver** owns processes: it gives the adapter a :class:`ProcessRunner` that applies the
+  timeout, kills the whole process group, scrubs secrets from the environment and captures
+  output. Tests pass a fake runner (hyperfine's ``MockExecutor`` habit).
+* The **adapter** knows one framework: which benchmarks exist (``discover``), how to run exactly
+  one of them for ``measurements`` values (``run_trial``), and how to parse what it printed.
+  It raises :class:`TrialFailure` for anything that is not a clean list of finite values; the
+  driver records that as a failed trial and goes on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from gate.model import TrialStatus
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """One benchmark as configured or discovered. ``options`` holds adapter-specific keys."""
+
+    name: str
+    unit: str = "s"
+    higher_is_better: bool = False
+    command: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VersionContext:
+    """Where and how one version (base or head) runs."""
+
+    name: str  # the revision exactly as given on the command line, e.g. "HEAD~1"
+    workdir: Path  # that version's git worktree (or the plain directory for a no-git run)
+    # Interpreter or command prefix for this version, e.g. ["/wt/base/.venv/bin/python"] or
+    # ["nice", "-n", "0"]; adapters put it in front of the framework's own command.
+    prefix: tuple[str, ...] = ()
+    scratch: Path = Path("/tmp")  # per-version directory OUTSIDE the worktree for JSON outputs
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    returncode: int
+    stdout: str
+    stderr: str
+    elapsed_s: float  # wall time of the process, measured by the runner
+    timed_out: bool = False
+
+
+class ProcessRunner(Protocol):
+    """Runs one process for an adapter. ``argv`` is a list (no shell) or a string (run by
+    ``/bin/sh -c``, for user commands from the config file)."""
+
+    def __call__(
+        self,
+        argv: Sequence[str] | str,
+        *,
+        cwd: Path,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+    ) -> ProcessResult: ...
+
+
+@dataclass(frozen=True)
+class TrialRequest:
+    benchmark: BenchmarkSpec
+    version: VersionContext
+    measurements: int  # values wanted from this trial (go -count, pytest-benchmark rounds, ...)
+    timeout: float  # seconds for the whole trial
+    settings: Mapping[str, Any] = field(default_factory=dict)  # the [suite] table + adapter keys
+
+
+class TrialFailure(Exception):
+    """The trial did not yield clean values. ``reason`` is short and names the fix."""
+
+    def __init__(self, status: TrialStatus, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+class Adapter(Protocol):
+    name: str
+
+    def discover(
+        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+    ) -> list[BenchmarkSpec]:
+        """Benchmarks available in this version (configured ones for adapters that cannot list)."""
+        ...
+
+    def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
+        """Run exactly one benchmark once (one process where the framework allows) and return
+        ``request.measurements`` finite values, or raise :class:`TrialFailure`."""
+        ...
+
+
+def check_finite(values: Sequence[float], source: str) -> list[float]:
+    """Reject NaN/inf/empty: a benchmark that prints them has failed, it has not measured."""
+    if not values:
+        raise TrialFailure(TrialStatus.INVALID, f"{source}: no value found in the output")
+    bad = [v for v in values if not math.isfinite(v)]
+    if bad:
+        raise TrialFailure(TrialStatus.INVALID, f"{source}: non-finite value {bad[0]!r} in the output")
+    return [float(v) for v in values]
+
+
+def raise_for_process(result: ProcessResult, what: str) -> None:
+    """Map a failed process to the trial status the driver records."""
+    if result.timed_out:
+        raise TrialFailure(
+            TrialStatus.TIMEOUT,
+            f"{what} did not finish within the timeout; raise [suite].timeout or shorten the benchmark",
+        )
+    if result.returncode != 0:
+        tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
+        raise TrialFailure(
+            TrialStatus.ERROR, f"{what} exited with status {result.returncode}: {tail[0][:200]}"
+        )

@@ -1,0 +1,18 @@
+"""`ordertrap-gate run` — TEMPORARY STUB, replaced by the module's owner."""
+
+from __future__ import annotations
+
+import argparse
+
+from gate.errors import GateError
+
+NAME = "run"
+HELP = "(not implemented yet)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def run(args: argparse.Namespace) -> int:
+    raise GateError("run is not implemented yet")

@@ -1,0 +1,37 @@
+"""Domain errors. Every error says what went wrong *and* what to do about it.
+
+Modules raise these; only :mod:`gate.cli` turns them into a message and an exit code
+(the asv ``UserError`` habit), so library code never calls ``sys.exit``.
+"""
+
+from __future__ import annotations
+
+
+class GateError(Exception):
+    """Base class. ``fix`` is the action that resolves the problem, shown after the message."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return f"{self.message}\n  fix: {self.fix}" if self.fix else self.message
+
+
+class ConfigError(GateError):
+    """The config file, a CLI flag or an INPUT_* variable is wrong."""
+
+
+class InputError(GateError):
+    """A data file (trial log, analysis, calibration) is missing, malformed or inconsistent."""
+
+
+class RunError(GateError):
+    """The run engine cannot proceed (git worktree, build step, adapter discovery)."""
+
+
+class GitHubError(GateError):
+    """Talking to the GitHub API or the Actions runner failed."""

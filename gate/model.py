@@ -1,0 +1,77 @@
+"""Shared data contracts between the stages (see docs/contracts.md for the full JSON shapes).
+
+Everything another stage reads is named here once: trial-log columns, trial statuses,
+verdicts, level names and the schema version of every file the gate writes (pyperf's
+``_JSON_VERSION`` habit: a reader can refuse a file it does not understand).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Final
+
+# ---- schema versions -------------------------------------------------------------------------
+TRIAL_LOG_SCHEMA: Final = 1  # trials.csv + meta.json
+ANALYSIS_SCHEMA: Final = 1  # analysis.json
+CALIBRATION_SCHEMA: Final = 1  # .ordertrap/calibration.json
+ORDER_CHECK_SCHEMA: Final = 1  # order-check --json
+
+# ---- trial log ---------------------------------------------------------------------------------
+# One row per measurement; a failed trial is one row with an empty value. Levels are 1-based
+# like the µOpTime data set. ``trial`` is the 1-based index of the trial in the schedule; all
+# rows of one process share it (and share ``elapsed_s``, the wall time of the whole trial).
+TRIAL_COLUMNS: Final[tuple[str, ...]] = (
+    "trial",
+    "benchmark",
+    "version",
+    "instance",
+    "suite_run",
+    "order_type",
+    "position",
+    "iteration",
+    "measurement",
+    "value",
+    "unit",
+    "higher_is_better",
+    "status",
+    "reason",
+    "started_at",
+    "elapsed_s",
+    "config",
+)
+
+# The level columns of the gate's own trial logs, outermost first (µOpTime: suite runs ×
+# iterations × measurements; the Go data set calls the innermost level ``second``).
+LEVELS: Final[tuple[str, ...]] = ("suite_run", "iteration", "measurement")
+
+
+class TrialStatus(StrEnum):
+    OK = "ok"
+    ERROR = "error"  # crashed or exited non-zero
+    TIMEOUT = "timeout"  # killed after [suite].timeout seconds
+    INVALID = "invalid"  # ran, but printed no parsable value, or NaN/inf
+    SKIPPED = "skipped"  # adapter refused the trial (e.g. the benchmark is missing in this version)
+
+
+class OrderType(StrEnum):
+    RANDOM = "random"
+    FIXED = "fixed"
+
+
+class ConfigSource(StrEnum):
+    FULL = "full"  # the [full] configuration of .ordertrap.toml
+    CALIBRATION = "calibration"  # a per-benchmark minimal configuration from calibration.json
+
+
+class Verdict(StrEnum):
+    REGRESSION = "regression"
+    IMPROVEMENT = "improvement"
+    UNCHANGED = "unchanged"
+    INCONCLUSIVE = "inconclusive"
+    FAILED = "failed"
+
+
+class Decision(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
