@@ -43,6 +43,9 @@ class VersionContext:
     # Interpreter or command prefix for this version, e.g. ["/wt/base/.venv/bin/python"] or
     # ["nice", "-n", "0"]; adapters put it in front of the framework's own command.
     prefix: tuple[str, ...] = ()
+    # Interpreter for Python-based adapters (pytest-benchmark): e.g. the venv that the build step
+    # created inside this version's worktree, so base and head can have different dependencies.
+    python: str = "python3"
     scratch: Path = Path("/tmp")  # per-version directory OUTSIDE the worktree for JSON outputs
 
 
