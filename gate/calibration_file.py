@@ -39,9 +39,11 @@ def load_calibration(path: str | Path) -> Calibration:
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError(f"calibration file {p} does not exist",
-                         "pass the path of an existing file to --calibration, or drop the flag to run "
-                         "the full configuration") from None
+        raise InputError(
+            f"calibration file {p} does not exist",
+            "pass the path of an existing file to --calibration, or drop the flag to run "
+            "the full configuration",
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"calibration file {p} is not valid JSON: {exc}", fix) from None
     if not isinstance(data, dict):
@@ -60,7 +62,9 @@ def load_calibration(path: str | Path) -> Calibration:
             for name, entry in data["benchmarks"].items()
         }
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"calibration file {p} lacks a required field or has a wrong type ({exc!r})", fix) from None
+        raise InputError(
+            f"calibration file {p} lacks a required field or has a wrong type ({exc!r})", fix
+        ) from None
     for name, config in configs.items():
         bad = {k: v for k, v in config.items() if v < 1}
         if bad:

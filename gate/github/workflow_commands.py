@@ -29,14 +29,17 @@ def command(name: str, message: str = "", properties: Mapping[str, object] | Non
     """Format one workflow command line, e.g. ``::error title=x::message``."""
     props = ""
     if properties:
-        parts = [f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None]
+        parts = [
+            f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None
+        ]
         if parts:
             props = " " + ",".join(parts)
     return f"::{name}{props}::{escape_data(message)}"
 
 
-def emit(name: str, message: str = "", properties: Mapping[str, object] | None = None,
-         stream: TextIO | None = None) -> None:
+def emit(
+    name: str, message: str = "", properties: Mapping[str, object] | None = None, stream: TextIO | None = None
+) -> None:
     print(command(name, message, properties), file=stream or sys.stdout, flush=True)
 
 
