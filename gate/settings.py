@@ -1,0 +1,290 @@
+"""One typed configuration for the run engine, built once from ``.ordertrap.toml``.
+
+The file is read with :mod:`tomllib`; unknown keys in the tables the run engine owns
+(``[suite]``, ``[full]``, ``[[benchmark]]`` core keys) are rejected with a "did you mean" fix,
+because a silently ignored typo (``iteratons = 50``) would make a run measure something else.
+Other top-level tables (the adapter tables, tables of later stages) are kept in ``Config.raw``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import shlex
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gate.adapters.base import BenchmarkSpec
+from gate.errors import ConfigError
+
+ADAPTERS: tuple[str, ...] = ("command", "pytest-benchmark", "go", "gbench", "hyperfine", "jmh")
+
+SUITE_KEYS: dict[str, str] = {
+    "adapter": "framework adapter: " + " | ".join(ADAPTERS),
+    "build": "shell command run once per version inside its worktree, untimed",
+    "build_timeout": "seconds allowed for the build step (default 3600)",
+    "reset": "shell command run before every suite run (OrderSage's reset procedure)",
+    "reset_timeout": "seconds allowed for one reset (default: timeout)",
+    "timeout": "seconds per trial (default 120)",
+    "python": "interpreter for Python-based adapters; {worktree} is substituted",
+    "prefix": "command prefix put before every benchmark command; shlex-split, {worktree} substituted",
+    "include": "list of regexes: keep only benchmarks whose name matches one of them",
+    "exclude": "list of regexes: drop benchmarks whose name matches one of them",
+}
+FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
+BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
+VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
+
+
+@dataclass(frozen=True)
+class FullConfig:
+    """The full execution configuration (µOpTime's (s, i, m) tuple, one instance)."""
+
+    suite_runs: int = 3
+    iterations: int = 5
+    measurements: int = 1
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    adapter: str = "command"
+    build: str = ""
+    build_timeout: float = 3600.0
+    reset: str = ""
+    reset_timeout: float | None = None
+    timeout: float = 120.0
+    python: str = "python3"
+    prefix: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    config_hash: str  # "sha256:<hex>" of the file's bytes
+    suite: SuiteConfig
+    full: FullConfig
+    benchmarks: tuple[BenchmarkSpec, ...]
+    adapter_table: Mapping[str, Any]  # the [<adapter>] table, e.g. [go]
+    raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
+
+    def adapter_settings(self) -> dict[str, Any]:
+        """What adapters receive as ``settings`` (see /work/shared notes and README)."""
+        suite = dict(self.raw.get("suite", {}))
+        return {**suite, **dict(self.adapter_table), "benchmarks": self.benchmarks}
+
+    def selects(self, name: str) -> bool:
+        """``[suite] include``/``exclude`` filter on discovered benchmark names (re.search)."""
+        if self.suite.include and not any(re.search(p, name) for p in self.suite.include):
+            return False
+        return not any(re.search(p, name) for p in self.suite.exclude)
+
+    def override(self, spec: BenchmarkSpec) -> BenchmarkSpec:
+        """Apply ``unit``/``higher_is_better`` of a ``[[benchmark]]`` entry with the same name."""
+        for configured in self.benchmarks:
+            if configured.name == spec.name:
+                return BenchmarkSpec(
+                    name=spec.name,
+                    unit=configured.unit,
+                    higher_is_better=configured.higher_is_better,
+                    command=spec.command if spec.command is not None else configured.command,
+                    options={**dict(spec.options), **dict(configured.options)},
+                )
+        return spec
+
+
+def _unknown_keys(table: Mapping[str, Any], allowed: tuple[str, ...] | list[str], where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, list(allowed), n=1)
+            hint = f"did you mean `{close[0]}`? " if close else ""
+            raise ConfigError(
+                f"unknown key `{key}` in {where}",
+                f"{hint}remove or rename it; allowed keys: {', '.join(allowed)} (README: Configuration)",
+            )
+
+
+def _positive_int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{where} must be a positive integer, got {value!r}", f"set {where} = 1 or more")
+    return value
+
+
+def _positive_float(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(
+            f"{where} must be a positive number of seconds, got {value!r}", f"set {where} = 120"
+        )
+    return float(value)
+
+
+def _string(value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} must be a string, got {value!r}", f'quote it: {where} = "..."')
+    return value
+
+
+def _regexes(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of regular expressions", f'write {where} = ["^parse"]')
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(
+                f"{where}: invalid regular expression {pattern!r}: {exc}", "fix the pattern"
+            ) from None
+    return tuple(value)
+
+
+def _suite(table: Mapping[str, Any]) -> SuiteConfig:
+    _unknown_keys(table, list(SUITE_KEYS), "[suite]")
+    adapter = _string(table.get("adapter", "command"), "[suite].adapter")
+    if adapter not in ADAPTERS:
+        close = difflib.get_close_matches(adapter, ADAPTERS, n=1)
+        raise ConfigError(
+            f"unknown adapter {adapter!r} in [suite].adapter",
+            (f"did you mean {close[0]!r}? " if close else "") + "use one of " + ", ".join(ADAPTERS),
+        )
+    prefix_raw = table.get("prefix", "")
+    if isinstance(prefix_raw, list) and all(isinstance(p, str) for p in prefix_raw):
+        prefix = tuple(prefix_raw)
+    else:
+        try:
+            prefix = tuple(shlex.split(_string(prefix_raw, "[suite].prefix")))
+        except ValueError as exc:
+            raise ConfigError(f"[suite].prefix cannot be split: {exc}", "balance the quotes") from None
+    reset_timeout = table.get("reset_timeout")
+    return SuiteConfig(
+        adapter=adapter,
+        build=_string(table.get("build", ""), "[suite].build"),
+        build_timeout=_positive_float(table.get("build_timeout", 3600), "[suite].build_timeout"),
+        reset=_string(table.get("reset", ""), "[suite].reset"),
+        reset_timeout=None
+        if reset_timeout is None
+        else _positive_float(reset_timeout, "[suite].reset_timeout"),
+        timeout=_positive_float(table.get("timeout", 120), "[suite].timeout"),
+        python=_string(table.get("python", "python3"), "[suite].python"),
+        prefix=prefix,
+        include=_regexes(table.get("include", []), "[suite].include"),
+        exclude=_regexes(table.get("exclude", []), "[suite].exclude"),
+    )
+
+
+def _full(table: Mapping[str, Any]) -> FullConfig:
+    _unknown_keys(table, FULL_KEYS, "[full]")
+    defaults = FullConfig()
+    return FullConfig(
+        suite_runs=_positive_int(table.get("suite_runs", defaults.suite_runs), "[full].suite_runs"),
+        iterations=_positive_int(table.get("iterations", defaults.iterations), "[full].iterations"),
+        measurements=_positive_int(table.get("measurements", defaults.measurements), "[full].measurements"),
+    )
+
+
+def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
+    if entries is None:
+        return ()
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ConfigError("`benchmark` must be an array of tables", "write each one as [[benchmark]]")
+    specs: list[BenchmarkSpec] = []
+    seen: set[str] = set()
+    for i, entry in enumerate(entries, start=1):
+        where = f"[[benchmark]] #{i}"
+        if "name" not in entry:
+            raise ConfigError(f"{where} has no name", 'add name = "..." to it')
+        name = _string(entry["name"], f"{where}.name")
+        if not name or name in seen:
+            raise ConfigError(
+                f"{where}: benchmark name {name!r} is empty or repeated", "give each benchmark a unique name"
+            )
+        seen.add(name)
+        command = entry.get("command")
+        if command is not None:
+            command = _string(command, f"{where}.command")
+        elif adapter == "command":
+            raise ConfigError(
+                f"benchmark {name!r} has no command", 'add command = "..." (the command adapter runs it)'
+            )
+        value = _string(entry.get("value", "stdout"), f"{where}.value")
+        if value not in VALUE_SOURCES:
+            raise ConfigError(
+                f"benchmark {name!r}: value = {value!r} is not one of {VALUE_SOURCES}",
+                'use value = "stdout" (last number printed) or "wall" (elapsed seconds)',
+            )
+        hib = entry.get("higher_is_better", False)
+        if not isinstance(hib, bool):
+            raise ConfigError(
+                f"benchmark {name!r}: higher_is_better must be true or false", "write true or false"
+            )
+        options = {k: v for k, v in entry.items() if k not in ("name", "command", "unit", "higher_is_better")}
+        options["value"] = value
+        specs.append(
+            BenchmarkSpec(
+                name=name,
+                unit=_string(entry.get("unit", "s"), f"{where}.unit"),
+                higher_is_better=hib,
+                command=command,
+                options=options,
+            )
+        )
+    return tuple(specs)
+
+
+def parse_config(data: bytes, path: Path) -> Config:
+    """Parse the bytes of a config file (pure; :func:`load_config` reads the file)."""
+    try:
+        raw = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}", "fix the syntax at the position shown"
+        ) from None
+    suite_table = raw.get("suite", {})
+    full_table = raw.get("full", {})
+    if not isinstance(suite_table, dict) or not isinstance(full_table, dict):
+        raise ConfigError(f"{path}: [suite] and [full] must be tables", "write them as [suite] and [full]")
+    suite = _suite(suite_table)
+    benchmarks = _benchmarks(raw.get("benchmark"), suite.adapter)
+    if suite.adapter == "command" and not benchmarks:
+        raise ConfigError(
+            f"{path} lists no benchmarks for the command adapter",
+            'add a [[benchmark]] table with name = "..." and command = "..."',
+        )
+    adapter_table = raw.get(suite.adapter, {})
+    if not isinstance(adapter_table, dict):
+        raise ConfigError(f"{path}: [{suite.adapter}] must be a table", f"write it as [{suite.adapter}]")
+    return Config(
+        path=path,
+        config_hash="sha256:" + hashlib.sha256(data).hexdigest(),
+        suite=suite,
+        full=_full(full_table),
+        benchmarks=benchmarks,
+        adapter_table=adapter_table,
+        raw=raw,
+    )
+
+
+def load_config(path: str | Path) -> Config:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            f"config file {p} does not exist",
+            "pass --config PATH, or create .ordertrap.toml (README: Configuration)",
+        ) from None
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read config file {p}: {exc}", "check the path and its permissions"
+        ) from None
+    return parse_config(data, p)
+
+
+def substitute_worktree(text: str, worktree: Path) -> str:
+    return text.replace("{worktree}", str(worktree))
