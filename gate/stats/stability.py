@@ -1,0 +1,328 @@
+"""Stability metrics of a benchmark sample (µOpTime, Japke et al. TOSEM 2025, §2).
+
+* ``cv``    — coefficient of variation: population standard deviation (ddof 0) / mean.
+* ``rmad``  — relative median absolute deviation: median(|x − median|) / median, *without*
+  the 1.4826 normal-consistency factor (as the µOpTime prototype computes it).
+* ``rciw1`` — relative width of the percentile-bootstrap CI of the mean (width / mean).
+* ``rciw2`` — relative width of the studentised (bootstrap-t) CI of the mean (width / mean).
+* ``rciw3`` — relative width of the percentile-bootstrap CI of the **median** (width / median).
+  The prototype divides the width of the *mean's* CI by the median instead (a defect, see
+  ../shared/data/README.md "uoptime_go"); :data:`RCIW3_UOPTIME` reproduces that variant for
+  comparison only.
+
+Everything is pure numpy. Bootstrap resamples come from a :class:`BootstrapPlan`: uniforms drawn
+once from one seeded stream, turned into indices for each sample size on demand. A configuration's
+metric therefore depends only on its values and the plan — not on which other configurations were
+evaluated before it — so the early-stopping search and an exhaustive search give bit-identical
+results (common random numbers across configurations).
+
+The batched functions (``*_batch``) take a 2-D array, one sample per row (all rows of the same
+size), and compute every row independently with the same reductions as the single-sample
+functions, which call them with one row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+METRICS: tuple[str, ...] = ("cv", "rmad", "rciw1", "rciw2", "rciw3")
+BOOTSTRAP_METRICS: frozenset[str] = frozenset({"rciw1", "rciw2", "rciw3"})
+# The prototype's "RCIW3": width of the mean's percentile CI / median. Comparison only.
+RCIW3_UOPTIME = "rciw3_uoptime"
+
+DEFAULT_CONFIDENCE = 0.99  # µOpTime §2: 99 % CIs with 10,000 bootstrap samples
+DEFAULT_RESAMPLES = 10_000
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass
+class BootstrapPlan:
+    """Pre-drawn bootstrap randomness shared by every configuration of a search.
+
+    ``uniforms`` has shape (resamples, max_n); a sample of size n uses the first n columns:
+    index = floor(u · n). Indices (and, for the median, their order statistics) are cached per n.
+    """
+
+    uniforms: FloatArray
+    _indices: dict[int, NDArray[np.intp]] = field(default_factory=dict, repr=False)
+    _median_ranks: dict[int, tuple[NDArray[np.intp], NDArray[np.intp]]] = field(
+        default_factory=dict, repr=False
+    )
+
+    @classmethod
+    def from_seed(cls, seed: int, max_n: int, resamples: int = DEFAULT_RESAMPLES) -> BootstrapPlan:
+        return cls.from_rng(np.random.default_rng(seed), max_n, resamples)
+
+    @classmethod
+    def from_rng(
+        cls, rng: np.random.Generator, max_n: int, resamples: int = DEFAULT_RESAMPLES
+    ) -> BootstrapPlan:
+        if resamples < 2:
+            raise ValueError("resamples must be at least 2")
+        return cls(rng.random((resamples, max(int(max_n), 1))))
+
+    @property
+    def resamples(self) -> int:
+        return int(self.uniforms.shape[0])
+
+    @property
+    def max_n(self) -> int:
+        return int(self.uniforms.shape[1])
+
+    def indices(self, n: int) -> NDArray[np.intp]:
+        """(resamples, n) resample indices into a sample of size n."""
+        idx = self._indices.get(n)
+        if idx is None:
+            if n > self.max_n:
+                raise ValueError(f"sample of {n} values exceeds the plan's max_n={self.max_n}")
+            idx = np.minimum((self.uniforms[:, :n] * n).astype(np.intp), n - 1)
+            self._indices[n] = idx
+        return idx
+
+    def median_ranks(self, n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """Ranks (into the *sorted* sample) of the two middle order statistics of every resample.
+
+        Sorting is monotone, so the median of a resample of the sorted sample is
+        (xs[lo] + xs[hi]) / 2 where lo/hi are the middle order statistics of the resample's
+        indices: O(resamples) per configuration instead of a partition of resamples × n values.
+        """
+        ranks = self._median_ranks.get(n)
+        if ranks is None:
+            srt = np.sort(self.indices(n), axis=1)
+            lo = srt[:, (n - 1) // 2].copy()
+            hi = srt[:, n // 2].copy()
+            ranks = (lo, hi)
+            self._median_ranks[n] = ranks
+        return ranks
+
+
+# ---- row-wise reductions ------------------------------------------------------------------------
+# numpy picks its summation order from the array's shape (pairwise along a contiguous axis,
+# sequential across rows otherwise), so a row's sum could differ in the last bit depending on how
+# many rows are batched with it. Summing column by column fixes the order: a row's result is the
+# same whether it is computed alone or in a batch (the search relies on that).
+
+
+def _row_sum(x: FloatArray) -> FloatArray:
+    total = x[..., 0].copy()
+    for j in range(1, x.shape[-1]):
+        total += x[..., j]
+    return total
+
+
+def _row_mean(x: FloatArray) -> FloatArray:
+    return _row_sum(x) / x.shape[-1]
+
+
+def _resample_mean_sd(
+    x: FloatArray, idx: NDArray[np.intp], ddof: int | None
+) -> tuple[FloatArray, FloatArray | None]:
+    """Means (and standard deviations) of every resample of every row, (rows, resamples),
+    gathering one resample column at a time instead of materialising rows × resamples × n."""
+    n = idx.shape[1]
+    total = x[:, idx[:, 0]]
+    for j in range(1, n):
+        total += x[:, idx[:, j]]
+    mean = total / n
+    if ddof is None:
+        return mean, None
+    ss = (x[:, idx[:, 0]] - mean) ** 2
+    for j in range(1, n):
+        ss += (x[:, idx[:, j]] - mean) ** 2
+    return mean, np.sqrt(ss / (n - ddof))
+
+
+# ---- deterministic metrics ---------------------------------------------------------------------
+
+
+def cv_batch(x: FloatArray) -> FloatArray:
+    """CV per row: population standard deviation (ddof 0) / mean (µOpTime §2)."""
+    mean = _row_mean(x)
+    return np.sqrt(_row_mean((x - mean[..., None]) ** 2)) / mean
+
+
+def rmad_batch(x: FloatArray) -> FloatArray:
+    """RMAD per row: median(|x − median|) / median, no 1.4826 factor (µOpTime prototype)."""
+    med = np.median(x, axis=-1)
+    return np.median(np.abs(x - med[..., None]), axis=-1) / med
+
+
+def cv(x: ArrayLike) -> float:
+    """Coefficient of variation (ddof 0). NaN for an empty sample."""
+    arr = _as_sample(x)
+    if arr.size == 0:
+        return float("nan")
+    return float(cv_batch(arr[None, :])[0])
+
+
+def rmad(x: ArrayLike) -> float:
+    """Relative median absolute deviation (no 1.4826 factor). NaN for an empty sample."""
+    arr = _as_sample(x)
+    if arr.size == 0:
+        return float("nan")
+    return float(rmad_batch(arr[None, :])[0])
+
+
+# ---- bootstrap ---------------------------------------------------------------------------------
+
+
+def _quantiles(dist: FloatArray, confidence: float) -> tuple[FloatArray, FloatArray]:
+    """Percentile-interval bounds per row (numpy's linear interpolation, as the prototype's
+    ``np.percentile``). Rows containing ±inf give ±inf bounds without runtime warnings."""
+    alpha = (1.0 - confidence) / 2.0
+    with np.errstate(invalid="ignore"):
+        q = np.quantile(dist, [alpha, 1.0 - alpha], axis=-1)
+    lo, hi = q[0], q[1]
+    # inf − inf in the interpolation yields NaN: the bound is unbounded.
+    lo = np.where(np.isnan(lo), -np.inf, lo)
+    hi = np.where(np.isnan(hi), np.inf, hi)
+    return lo, hi
+
+
+def bootstrap_mean_ci_batch(
+    x: FloatArray, plan: BootstrapPlan, confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap CI of the mean per row (RCIW1's interval)."""
+    idx = plan.indices(x.shape[-1])
+    means, _ = _resample_mean_sd(x, idx, None)  # (rows, resamples)
+    return _quantiles(means, confidence)
+
+
+def bootstrap_median_ci_batch(
+    x: FloatArray, plan: BootstrapPlan, confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap CI of the median per row (RCIW3's interval)."""
+    n = x.shape[-1]
+    lo_rank, hi_rank = plan.median_ranks(n)
+    xs = np.sort(x, axis=-1)
+    medians = 0.5 * (xs[:, lo_rank] + xs[:, hi_rank])
+    return _quantiles(medians, confidence)
+
+
+def bootstrap_t_mean_ci_batch(
+    x: FloatArray, plan: BootstrapPlan, confidence: float = DEFAULT_CONFIDENCE
+) -> tuple[FloatArray, FloatArray]:
+    """Studentised (bootstrap-t) CI of the mean per row (RCIW2's interval), standard error from
+    the sample standard deviation (ddof 1), as µOpTime §2 describes.
+
+    A resample whose values are all equal has no standard error; its t is ±inf (0 when its mean
+    equals the sample mean). The prototype instead floors the deviation at 1e-6 in the data's
+    unit, which makes the result depend on the unit; with ±inf a sample too small to have
+    enough non-degenerate resamples gets an unbounded interval, i.e. is not stable.
+    """
+    n = x.shape[-1]
+    idx = plan.indices(n)
+    mean = _row_mean(x)
+    se = np.sqrt(_row_sum((x - mean[:, None]) ** 2) / (n - 1)) / np.sqrt(n)
+    bs_mean, bs_sd = _resample_mean_sd(x, idx, 1)
+    assert bs_sd is not None
+    bs_se = bs_sd / np.sqrt(n)
+    diff = bs_mean - mean[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = diff / bs_se
+    degenerate = np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0))
+    t = np.where(bs_se > 0, t, degenerate)
+    t_lo, t_hi = _quantiles(t, confidence)
+    with np.errstate(invalid="ignore"):
+        lo = mean - t_hi * se
+        hi = mean - t_lo * se
+    lo = np.where(np.isnan(lo), -np.inf, lo)
+    hi = np.where(np.isnan(hi), np.inf, hi)
+    return lo, hi
+
+
+def rciw_batch(
+    x: FloatArray, kind: str, plan: BootstrapPlan, confidence: float = DEFAULT_CONFIDENCE
+) -> FloatArray:
+    """Relative CI width per row for ``kind`` in rciw1 / rciw2 / rciw3 (or RCIW3_UOPTIME)."""
+    if kind == "rciw1":
+        lo, hi = bootstrap_mean_ci_batch(x, plan, confidence)
+        centre = _row_mean(x)
+    elif kind == "rciw2":
+        lo, hi = bootstrap_t_mean_ci_batch(x, plan, confidence)
+        centre = _row_mean(x)
+    elif kind == "rciw3":
+        lo, hi = bootstrap_median_ci_batch(x, plan, confidence)
+        centre = np.median(x, axis=-1)
+    elif kind == RCIW3_UOPTIME:
+        lo, hi = bootstrap_mean_ci_batch(x, plan, confidence)
+        centre = np.median(x, axis=-1)
+    else:
+        raise ValueError(f"unknown RCIW kind {kind!r}; use rciw1, rciw2 or rciw3")
+    with np.errstate(invalid="ignore"):
+        width = np.abs(hi - lo)
+    width = np.where(np.isnan(width), np.inf, width)
+    return width / centre
+
+
+def metric_batch(
+    x: FloatArray, metric: str, plan: BootstrapPlan | None = None, confidence: float = DEFAULT_CONFIDENCE
+) -> FloatArray:
+    """Any stability metric per row; bootstrap metrics need a plan."""
+    if metric == "cv":
+        return cv_batch(x)
+    if metric == "rmad":
+        return rmad_batch(x)
+    if plan is None:
+        raise ValueError(f"metric {metric!r} needs a BootstrapPlan")
+    return rciw_batch(x, metric, plan, confidence)
+
+
+def rciw(
+    x: ArrayLike,
+    kind: str = "rciw1",
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    rng: np.random.Generator | None = None,
+) -> float:
+    """Relative confidence-interval width of one sample (µOpTime §2).
+
+    ``kind``: ``rciw1`` (mean, percentile), ``rciw2`` (mean, bootstrap-t), ``rciw3`` (median,
+    percentile). ``rng`` defaults to ``numpy.random.default_rng(0)`` so results are reproducible.
+    NaN for fewer than 2 values.
+    """
+    arr = _as_sample(x)
+    if arr.size < 2:
+        return float("nan")
+    plan = BootstrapPlan.from_rng(rng if rng is not None else np.random.default_rng(0), arr.size, resamples)
+    return float(rciw_batch(arr[None, :], kind, plan, confidence)[0])
+
+
+def bootstrap_ci(
+    x: ArrayLike,
+    statistic: str = "mean",
+    method: str = "percentile",
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    rng: np.random.Generator | None = None,
+    plan: BootstrapPlan | None = None,
+) -> tuple[float, float]:
+    """Bootstrap CI of the mean (percentile or ``t``) or the median (percentile) of one sample."""
+    arr = _as_sample(x)
+    if arr.size < 2:
+        return (float("nan"), float("nan"))
+    if plan is None:
+        plan = BootstrapPlan.from_rng(
+            rng if rng is not None else np.random.default_rng(0), arr.size, resamples
+        )
+    row = arr[None, :]
+    if statistic == "mean" and method == "percentile":
+        lo, hi = bootstrap_mean_ci_batch(row, plan, confidence)
+    elif statistic == "mean" and method == "t":
+        lo, hi = bootstrap_t_mean_ci_batch(row, plan, confidence)
+    elif statistic == "median" and method == "percentile":
+        lo, hi = bootstrap_median_ci_batch(row, plan, confidence)
+    else:
+        raise ValueError(f"unsupported bootstrap CI: {statistic} with {method}")
+    return (float(lo[0]), float(hi[0]))
+
+
+def _as_sample(x: ArrayLike) -> FloatArray:
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim != 1:
+        arr = arr.ravel()
+    return arr

@@ -1,0 +1,119 @@
+"""Stability metrics (µOpTime §2): definitions, bootstrap plans, batched == single."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from gate.stats.stability import (
+    RCIW3_UOPTIME,
+    BootstrapPlan,
+    bootstrap_ci,
+    cv,
+    metric_batch,
+    rciw,
+    rmad,
+)
+
+
+@pytest.fixture
+def sample() -> np.ndarray:
+    return np.random.default_rng(7).lognormal(mean=3.0, sigma=0.05, size=40)
+
+
+def test_cv_is_population_sd_over_mean(sample: np.ndarray) -> None:
+    assert cv(sample) == pytest.approx(np.std(sample, ddof=0) / np.mean(sample), rel=1e-12)
+    assert cv([2.0, 2.0, 2.0]) == 0.0
+
+
+def test_rmad_has_no_consistency_factor(sample: np.ndarray) -> None:
+    expected = stats.median_abs_deviation(sample, scale=1.0) / np.median(sample)
+    assert rmad(sample) == pytest.approx(expected, rel=1e-12)
+    # hand-checked: median 3, |x-3| = 2,1,0,1,6 -> median 1 -> 1/3
+    assert rmad([1.0, 2.0, 3.0, 4.0, 9.0]) == pytest.approx(1.0 / 3.0)
+
+
+def test_empty_and_single_samples_are_nan() -> None:
+    assert np.isnan(cv([]))
+    assert np.isnan(rmad([]))
+    assert np.isnan(rciw([1.0], "rciw1"))
+
+
+def test_plan_indices_are_uniform_and_in_range() -> None:
+    plan = BootstrapPlan.from_seed(1, max_n=10, resamples=20_000)
+    idx = plan.indices(7)
+    assert idx.shape == (20_000, 7)
+    assert idx.min() == 0 and idx.max() == 6
+    counts = np.bincount(idx.ravel(), minlength=7) / idx.size
+    assert np.allclose(counts, 1 / 7, atol=0.01)
+    with pytest.raises(ValueError):
+        plan.indices(11)
+
+
+def test_rciw1_equals_brute_force_percentile_bootstrap(sample: np.ndarray) -> None:
+    plan = BootstrapPlan.from_seed(3, max_n=sample.size, resamples=5000)
+    idx = plan.indices(sample.size)
+    means = sample[idx].mean(axis=1)
+    lo, hi = np.percentile(means, [0.5, 99.5])
+    got = metric_batch(sample[None, :], "rciw1", plan)[0]
+    assert got == pytest.approx((hi - lo) / sample.mean(), rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [3, 4, 15, 16])
+def test_median_rank_trick_equals_median_of_resamples(n: int) -> None:
+    x = np.random.default_rng(n).normal(100, 3, size=n)
+    plan = BootstrapPlan.from_seed(5, max_n=n, resamples=2000)
+    xs = np.sort(x)
+    brute = np.median(xs[plan.indices(n)], axis=1)
+    lo, hi = plan.median_ranks(n)
+    assert np.allclose(0.5 * (xs[lo] + xs[hi]), brute, rtol=0, atol=1e-12)
+    bl, bh = np.percentile(brute, [0.5, 99.5])
+    ci = bootstrap_ci(x, "median", plan=plan)
+    assert ci == pytest.approx((bl, bh), rel=1e-12)
+    assert metric_batch(x[None, :], "rciw3", plan)[0] == pytest.approx((bh - bl) / np.median(x), rel=1e-12)
+
+
+def test_rciw3_differs_from_the_prototype_variant() -> None:
+    # skewed sample: the mean's CI and the median's CI have different widths
+    x = np.random.default_rng(2).lognormal(0, 1.0, size=30)
+    plan = BootstrapPlan.from_seed(0, max_n=30, resamples=4000)
+    own = metric_batch(x[None, :], "rciw3", plan)[0]
+    proto = metric_batch(x[None, :], RCIW3_UOPTIME, plan)[0]
+    mean_ci = bootstrap_ci(x, "mean", plan=plan)
+    assert proto == pytest.approx((mean_ci[1] - mean_ci[0]) / np.median(x), rel=1e-12)
+    assert own != pytest.approx(proto, rel=0.05)
+
+
+def test_rciw1_matches_normal_theory_for_large_samples() -> None:
+    x = np.random.default_rng(11).normal(1000.0, 10.0, size=400)
+    expected = 2 * stats.norm.ppf(0.995) * x.std(ddof=0) / np.sqrt(x.size) / x.mean()
+    got = rciw(x, "rciw1", rng=np.random.default_rng(1))
+    assert got == pytest.approx(expected, rel=0.08)
+    got_t = rciw(x, "rciw2", rng=np.random.default_rng(1))
+    assert got_t == pytest.approx(expected, rel=0.10)
+
+
+def test_bootstrap_t_interval_contains_the_mean_and_is_unbounded_for_three_values() -> None:
+    x = np.random.default_rng(4).normal(50.0, 1.0, size=25)
+    lo, hi = bootstrap_ci(x, "mean", "t", rng=np.random.default_rng(2))
+    assert lo < x.mean() < hi
+    # n = 3: 1 resample in 9 repeats one value (no standard error) -> t = ±inf -> not stable
+    assert rciw([10.0, 10.1, 10.2], "rciw2", rng=np.random.default_rng(0)) == np.inf
+
+
+def test_rciw_is_reproducible_with_a_seeded_generator(sample: np.ndarray) -> None:
+    a = rciw(sample, "rciw3", rng=np.random.default_rng(9))
+    b = rciw(sample, "rciw3", rng=np.random.default_rng(9))
+    assert a == b
+    with pytest.raises(ValueError, match="unknown RCIW kind"):
+        rciw(sample, "rciw4")
+
+
+@pytest.mark.parametrize("metric", ["cv", "rmad", "rciw1", "rciw2", "rciw3"])
+def test_batched_rows_equal_single_rows_bit_for_bit(metric: str) -> None:
+    rows = np.random.default_rng(8).normal(20.0, 0.5, size=(6, 12))
+    plan = BootstrapPlan.from_seed(2, max_n=12, resamples=3000)
+    batched = metric_batch(rows, metric, plan)
+    singles = np.array([metric_batch(r[None, :], metric, plan)[0] for r in rows])
+    assert np.array_equal(batched, singles)
