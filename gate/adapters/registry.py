@@ -1,0 +1,34 @@
+"""Adapter names as written in ``[suite] adapter = ...`` and the one place that builds them."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Final
+
+from gate.adapters.base import Adapter
+from gate.errors import ConfigError
+
+# name -> (module, class); modules are imported lazily so one adapter's imports cannot break another.
+_ADAPTERS: Final[dict[str, tuple[str, str]]] = {
+    "command": ("gate.adapters.command", "CommandAdapter"),
+    "pytest-benchmark": ("gate.adapters.pytest_benchmark", "PytestBenchmarkAdapter"),
+    "go": ("gate.adapters.gotest", "GoTestAdapter"),
+    "gbench": ("gate.adapters.gbench", "GoogleBenchmarkAdapter"),
+    "hyperfine": ("gate.adapters.hyperfine", "HyperfineAdapter"),
+    "jmh": ("gate.adapters.jmh", "JmhAdapter"),
+}
+
+ADAPTER_NAMES: Final[tuple[str, ...]] = tuple(_ADAPTERS)
+
+
+def get_adapter(name: str) -> Adapter:
+    try:
+        module_name, class_name = _ADAPTERS[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown adapter {name!r}",
+            f"set [suite] adapter to one of: {', '.join(ADAPTER_NAMES)}",
+        ) from None
+    cls = getattr(importlib.import_module(module_name), class_name)
+    adapter: Adapter = cls()
+    return adapter
