@@ -74,9 +74,9 @@ class Config:
     raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
 
     def adapter_settings(self) -> dict[str, Any]:
-        """What adapters receive as ``settings`` (see /work/shared notes and README)."""
-        suite = dict(self.raw.get("suite", {}))
-        return {**suite, **dict(self.adapter_table), "benchmarks": self.benchmarks}
+        """What adapters receive as ``settings``: the adapter's own table (``[go]``, ...) plus
+        ``"benchmarks"`` = the raw ``[[benchmark]]`` list of dicts (gate/adapters/_common.py)."""
+        return {**dict(self.adapter_table), "benchmarks": list(self.raw.get("benchmark", []))}
 
     def selects(self, name: str) -> bool:
         """``[suite] include``/``exclude`` filter on discovered benchmark names (re.search)."""

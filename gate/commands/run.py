@@ -1,18 +1,421 @@
-"""`ordertrap-gate run` — TEMPORARY STUB, replaced by the module's owner."""
+"""`ordertrap-gate run` — check out base and head, build each once, run the RMIT schedule.
+
+Writes ``OUT/trials.csv`` (appended after every trial) and ``OUT/meta.json`` (docs/contracts.md).
+Running the same command again with the same ``--out`` resumes; see README "Running benchmarks".
+"""
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from gate.errors import GateError
+from gate import __version__, environment, worktree
+from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
+from gate.calibration_file import Calibration, load_calibration
+from gate.driver import StopFlag, SubprocessRunner, TrialLog, run_reset, run_schedule
+from gate.errors import ConfigError, InputError, RunError
+from gate.github.workflow_commands import emit, print_untrusted
+from gate.model import TRIAL_LOG_SCHEMA, ConfigSource
+from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
+from gate.settings import Config, load_config, substitute_worktree
 
 NAME = "run"
-HELP = "(not implemented yet)"
+HELP = "run the benchmark suite for base and head in a randomized interleaved (RMIT) order"
+
+EXIT_INTERRUPTED = 130
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--config", default=".ordertrap.toml", help="config file (default: %(default)s)")
+    parser.add_argument("--base", metavar="REF", help="base revision (omit for a one-version run)")
+    parser.add_argument(
+        "--head", metavar="REF", required=True, help="head revision (branch, tag, SHA, HEAD~1)"
+    )
+    parser.add_argument(
+        "--out", metavar="DIR", required=True, help="output directory; rerun with the same DIR to resume"
+    )
+    parser.add_argument("--seed", type=int, help="schedule seed (default: random; recorded in meta.json)")
+    parser.add_argument(
+        "--calibration", metavar="FILE", help="per-benchmark minimal configurations (calibrate)"
+    )
+    parser.add_argument(
+        "--order-check",
+        action="store_true",
+        help="OrderSage protocol: alternate one fixed baseline order with random orders, reset before each run",
+    )
+    parser.add_argument(
+        "--order-pairs",
+        type=int,
+        metavar="N",
+        help="--order-check: number of (fixed, random) run pairs (default: [full] suite_runs × iterations)",
+    )
+    parser.add_argument("--instance", help="runner identity for the instance column (default: host name)")
+    parser.add_argument(
+        "--repo", metavar="DIR", help="git repository to check out from (default: the config's repo)"
+    )
+    parser.add_argument(
+        "--keep-worktrees",
+        action="store_true",
+        help="keep OUT/worktrees after a complete run (kept anyway on failure)",
+    )
+
+
+@dataclass(frozen=True)
+class Version:
+    role: str  # "base" | "head"
+    revision: str  # exactly as given
+    sha: str
+    dirname: str
+
+
+def _warn(warning: Mapping[str, str]) -> None:
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        emit(
+            "warning",
+            f"{warning['message']}. Fix: {warning['action']}",
+            {"title": f"ordertrap-gate: {warning['code']}"},
+        )
+    else:
+        print(f"warning: {warning['message']}\n  fix: {warning['action']}", file=sys.stderr)
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _repo_for(args: argparse.Namespace) -> Path:
+    if args.repo:
+        return worktree.toplevel(Path(args.repo).resolve())
+    config_dir = Path(args.config).resolve().parent
+    try:
+        return worktree.toplevel(config_dir)
+    except RunError:
+        return worktree.toplevel(Path.cwd())
+
+
+def _level_configs(
+    benchmarks: Sequence[str], config: Config, calibration: Calibration | None
+) -> dict[str, LevelConfig]:
+    full = LevelConfig(config.full.suite_runs, config.full.iterations, config.full.measurements)
+    out: dict[str, LevelConfig] = {}
+    for name in benchmarks:
+        c = calibration.config_for(name) if calibration else None
+        if c is None:
+            out[name] = full
+        else:
+            out[name] = LevelConfig(
+                c.get("suite_run", full.suite_runs),
+                c.get("iteration", full.iterations),
+                c.get("measurement", full.measurements),
+                ConfigSource.CALIBRATION.value,
+            )
+    return out
+
+
+def _discover(
+    adapter: Adapter, runner: ProcessRunner, contexts: Mapping[str, VersionContext], config: Config
+) -> dict[str, dict[str, BenchmarkSpec]]:
+    settings = config.adapter_settings()
+    per_version: dict[str, dict[str, BenchmarkSpec]] = {}
+    for revision, ctx in contexts.items():
+        specs = adapter.discover(ctx, runner, settings)
+        per_version[revision] = {s.name: config.override(s) for s in specs if config.selects(s.name)}
+    if not any(per_version.values()):
+        raise ConfigError(
+            "no benchmark is left to run after [suite].include/exclude",
+            "widen [suite].include or narrow [suite].exclude (names are matched with re.search)",
+        )
+    return per_version
+
+
+def _check_resume(meta: Mapping[str, Any], fresh: Mapping[str, Any], out: Path) -> None:
+    for key in ("seed", "config_hash", "mode", "base", "head", "calibration", "order_pairs"):
+        if meta.get(key) != fresh.get(key):
+            raise InputError(
+                f"{out} holds a run with a different {key} ({meta.get(key)!r}, now {fresh.get(key)!r})",
+                f"pass a new --out to start a new run, or resume with the same seed/config/flags "
+                f"(--seed {meta.get('seed')})",
+            )
+    for rev, info in fresh["versions"].items():
+        old = meta.get("versions", {}).get(rev, {})
+        if old.get("sha") != info["sha"]:
+            raise InputError(
+                f"revision {rev!r} now points to {info['sha'][:12]}, but the run in {out} started at "
+                f"{str(old.get('sha'))[:12]}",
+                f"pass the SHA to resume (--{info['role']} {old.get('sha')}), or a new --out",
+            )
+
+
+def _trials_from_meta(meta: Mapping[str, Any]) -> list[Trial]:
+    configs = meta.get("benchmark_configs", {})
+    return [
+        Trial(config=configs.get(t["benchmark"], {}).get("source", ConfigSource.FULL.value), **t)
+        for t in meta["schedule"]
+    ]
 
 
 def run(args: argparse.Namespace) -> int:
-    raise GateError("run is not implemented yet")
+    config = load_config(args.config)
+    if args.order_check and args.calibration:
+        raise ConfigError(
+            "--order-check and --calibration cannot be combined",
+            "the order check measures the full configuration; drop --calibration",
+        )
+    if args.order_pairs is not None and not args.order_check:
+        raise ConfigError("--order-pairs needs --order-check", "add --order-check or drop --order-pairs")
+    if args.base is not None and args.base == args.head:
+        raise ConfigError(
+            f"--base and --head are the same string {args.head!r}; the version column could not tell them apart",
+            "for an A/A run pass the branch to one and its SHA to the other",
+        )
+    calibration = load_calibration(args.calibration) if args.calibration else None
+    repo = _repo_for(args)
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    meta_path, log_path = out / "meta.json", out / "trials.csv"
+    existing: dict[str, Any] | None = None
+    if meta_path.exists():
+        try:
+            existing = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"{meta_path} is unreadable: {exc}", "pass a new --out") from None
+        if not isinstance(existing, dict) or existing.get("schema_version", 0) > TRIAL_LOG_SCHEMA:
+            raise InputError(
+                f"{meta_path} was written by a newer gate", "upgrade ordertrap-gate or pass a new --out"
+            )
+    elif log_path.exists() and log_path.stat().st_size > 0:
+        raise InputError(f"{log_path} exists without meta.json", "pass a new --out, or delete the directory")
+
+    seed = args.seed if args.seed is not None else (existing or {}).get("seed", secrets.randbits(32))
+    instance = args.instance or socket.gethostname()
+    roles = ([("base", args.base)] if args.base is not None else []) + [("head", args.head)]
+    versions = [
+        Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
+    ]
+    mode = "order-check" if args.order_check else "rmit"
+    order_pairs = (
+        (args.order_pairs or config.full.suite_runs * config.full.iterations) if args.order_check else None
+    )
+    calib_meta = None
+    if calibration is not None:
+        calib_meta = {
+            "path": calibration.path,
+            "metric": calibration.metric,
+            "threshold": calibration.threshold,
+            "sha256": hashlib.sha256(Path(calibration.path).read_bytes()).hexdigest(),
+        }
+    fresh: dict[str, Any] = {
+        "seed": seed,
+        "config_hash": config.config_hash,
+        "mode": mode,
+        "base": args.base,
+        "head": args.head,
+        "calibration": calib_meta,
+        "order_pairs": order_pairs,
+        "versions": {v.revision: {"role": v.role, "sha": v.sha} for v in versions},
+    }
+    if existing is not None:
+        _check_resume(existing, fresh, out)
+        old_schedule = _trials_from_meta(existing)
+        if log_path.exists():
+            done = TrialLog(log_path).recover(old_schedule)
+            if len(done) == len(old_schedule):
+                print(
+                    f"ordertrap-gate run: all {len(done)} trials are already in {log_path}", file=sys.stderr
+                )
+                return 0
+
+    env = environment.fingerprint()
+    warnings = environment.check(env)
+    for w in warnings:
+        _warn(w)
+    if args.order_check and not config.suite.reset:
+        w = {
+            "code": "no_reset",
+            "message": "--order-check without [suite].reset: runs do not start from a clean state "
+            "(OrderSage §3 step 2)",
+            "action": 'set [suite] reset = "..." to a command that restores a clean state',
+        }
+        warnings.append(w)
+        _warn(w)
+
+    runner = SubprocessRunner()
+    contexts: dict[str, VersionContext] = {}
+    for v in versions:
+        wt = out / "worktrees" / v.dirname
+        worktree.add(repo, wt, v.sha, v.revision)
+        scratch = out / "scratch" / v.dirname
+        scratch.mkdir(parents=True, exist_ok=True)
+        contexts[v.revision] = VersionContext(
+            name=v.revision,
+            workdir=wt,
+            prefix=tuple(substitute_worktree(p, wt) for p in config.suite.prefix),
+            python=substitute_worktree(config.suite.python, wt),
+            scratch=scratch,
+        )
+        _build(config, runner, v, wt, out)
+
+    from gate.adapters.registry import get_adapter  # imported late: adapters import optional tools
+
+    adapter = get_adapter(config.suite.adapter)
+    per_version = _discover(adapter, runner, contexts, config)
+    names = sorted({name for specs in per_version.values() for name in specs})
+    if mode == "order-check":
+        assert order_pairs is not None
+        levels = {n: LevelConfig(1, 1, config.full.measurements) for n in names}
+        schedule = order_check_schedule(
+            seed, names, [v.revision for v in versions], order_pairs, config.full.measurements, instance
+        )
+    else:
+        levels = _level_configs(names, config, calibration)
+        schedule = rmit_schedule(seed, names, [v.revision for v in versions], levels, instance)
+    warmup = int((calibration.discard_warmup.get("count", 0) if calibration else 0) or 0)
+    meta: dict[str, Any] = {
+        "schema_version": TRIAL_LOG_SCHEMA,
+        "tool_version": __version__,
+        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seed": seed,
+        "mode": mode,
+        "config_path": str(args.config),
+        "config_hash": config.config_hash,
+        "adapter": config.suite.adapter,
+        "versions": {
+            v.revision: {"role": v.role, "sha": v.sha, "worktree": str(contexts[v.revision].workdir)}
+            for v in versions
+        },
+        "base": args.base,
+        "head": args.head,
+        "instance": instance,
+        "full": {
+            "suite_run": config.full.suite_runs,
+            "iteration": config.full.iterations,
+            "measurement": config.full.measurements,
+        },
+        "calibration": calib_meta,
+        "order_pairs": order_pairs,
+        "benchmark_configs": {
+            n: {
+                "suite_run": c.suite_runs,
+                "iteration": c.iterations,
+                "measurement": c.measurements,
+                "source": c.source,
+                "discard_warmup": warmup if c.source == ConfigSource.CALIBRATION.value else 0,
+            }
+            for n, c in levels.items()
+        },
+        "benchmarks": _benchmark_meta(names, per_version),
+        "schedule": [t.as_meta() for t in schedule],
+        "environment": env,
+        "warnings": warnings,
+    }
+    log = TrialLog(log_path)
+    if existing is not None:
+        if [t.as_meta() for t in schedule] != existing["schedule"]:
+            raise InputError(
+                f"the benchmarks found now differ from the run in {out} (discovery or filters changed)",
+                "pass a new --out to start a new run",
+            )
+        done = log.recover(schedule)
+    else:
+        _write_json(meta_path, meta)
+        done = log.recover(schedule)
+    if done:
+        print(
+            f"ordertrap-gate run: resuming, {len(done)}/{len(schedule)} trials already done", file=sys.stderr
+        )
+
+    reset = None
+    if config.suite.reset:
+        reset_cmd, reset_timeout = config.suite.reset, config.suite.reset_timeout or config.suite.timeout
+
+        def reset() -> None:
+            run_reset(reset_cmd, runner, repo, reset_timeout)
+
+    result = run_schedule(
+        schedule,
+        adapter=adapter,
+        runner=runner,
+        versions=contexts,
+        benchmarks=per_version,
+        settings=config.adapter_settings(),
+        timeout=config.suite.timeout,
+        log=log,
+        finished=done,
+        reset=reset,
+        progress=sys.stderr,
+        stop=StopFlag(),
+    )
+    finished = result.skipped_done + result.ran
+    if result.interrupted:
+        print(
+            f"ordertrap-gate run: stopped after {finished}/{len(schedule)} trials; everything is in {log_path}. "
+            "Run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
+    print(
+        f"ordertrap-gate run: {len(schedule)} trials done ({statuses}) in {result.elapsed_s:.1f} s; "
+        f"log: {log_path}",
+        file=sys.stderr,
+    )
+    if not args.keep_worktrees:
+        for v in versions:
+            worktree.remove(repo, contexts[v.revision].workdir)
+            (out / "worktrees" / f"{v.dirname}.built").unlink(missing_ok=True)
+            shutil.rmtree(contexts[v.revision].scratch, ignore_errors=True)
+    if result.ran and result.failed == result.ran:
+        raise RunError(
+            f"all {result.ran} trials failed",
+            f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree",
+        )
+    return 0
+
+
+def _benchmark_meta(
+    names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
+) -> dict[str, Any]:
+    """Unit, direction and the versions that have each benchmark (a missing one is ``skipped``)."""
+    out: dict[str, Any] = {}
+    for n in names:
+        have = [rev for rev, specs in per_version.items() if n in specs]
+        spec = per_version[have[0]][n]
+        out[n] = {"unit": spec.unit, "higher_is_better": spec.higher_is_better, "versions": have}
+    return out
+
+
+def _build(config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Path) -> None:
+    """``[suite].build`` once per version, untimed; a marker file makes a resume skip it."""
+    if not config.suite.build:
+        return
+    marker = out / "worktrees" / f"{v.dirname}.built"
+    if marker.exists() and marker.read_text(encoding="utf-8").strip() == v.sha:
+        return
+    print(f"ordertrap-gate run: building {v.revision} ({v.sha[:12]}) in {wt}", file=sys.stderr)
+    result = runner(config.suite.build, cwd=wt, timeout=config.suite.build_timeout)
+    if result.timed_out or result.returncode != 0:
+        print_untrusted((result.stdout + result.stderr)[-4000:], stream=sys.stderr)
+        what = "timed out" if result.timed_out else f"exited with status {result.returncode}"
+        raise RunError(
+            f"build of version {v.revision!r} {what}",
+            f"run `{config.suite.build}` by hand in {wt} (kept for you) and fix it, or fix [suite].build; "
+            "then rerun the same command",
+        )
+    marker.write_text(v.sha + "\n", encoding="utf-8")

@@ -1,0 +1,429 @@
+"""Walks a schedule: one process per trial, the trial log appended and fsynced after every trial.
+
+* :class:`SubprocessRunner` is the concrete :class:`~gate.adapters.base.ProcessRunner`: every
+  process starts in a new session so a timeout (or Ctrl-C) kills its whole process group, its
+  environment is scrubbed of secrets (:func:`scrub_env`), stdin is /dev/null and output is
+  captured.
+* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one write,
+  ``flush`` + ``os.fsync`` after every trial (hyperfine's "persist after every trial"). On resume,
+  :meth:`TrialLog.recover` keeps every complete trial and truncates anything after the last one
+  (a row cut by SIGKILL, or the first rows of a trial whose other rows never made it), so a
+  resumed run neither repeats nor loses a trial.
+* :func:`run_schedule` skips finished trials, runs ``reset`` before each suite run (OrderSage
+  §3 step ·), records failures as rows with a status and a reason, and stops cleanly after the
+  current trial on the first Ctrl-C/SIGTERM.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from gate.adapters.base import (
+    Adapter,
+    BenchmarkSpec,
+    ProcessResult,
+    ProcessRunner,
+    TrialFailure,
+    TrialRequest,
+    VersionContext,
+)
+from gate.errors import InputError, RunError
+from gate.github.workflow_commands import print_untrusted
+from gate.model import TRIAL_COLUMNS, TrialStatus
+from gate.schedule import Trial
+
+# ---- environment scrubbing ---------------------------------------------------------------------
+# Benchmark code is untrusted (a pull request's head): it must not see the workflow's secrets.
+# Dropped: the names below, and every variable whose upper-cased name contains TOKEN, SECRET,
+# PASSWORD, PASSWD or CREDENTIAL, or ends in _KEY (AWS_SECRET_ACCESS_KEY, NPM_TOKEN, SSH keys in
+# variables, ...). Everything else (PATH, HOME, GOPATH, JAVA_HOME, ...) is passed through.
+SECRET_NAMES: frozenset[str] = frozenset(
+    {"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"}
+)
+SECRET_PATTERN = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_KEY$")
+
+
+def is_secret(name: str) -> bool:
+    upper = name.upper()
+    return upper in SECRET_NAMES or SECRET_PATTERN.search(upper) is not None
+
+
+def scrub_env(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if not is_secret(k)}
+
+
+def _kill_group(pid: int) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class SubprocessRunner:
+    """The real :class:`ProcessRunner`. ``env`` passed by an adapter is added on top of the
+    scrubbed environment of the gate itself (adapters pass e.g. PYTHONDONTWRITEBYTECODE)."""
+
+    def __init__(self, base_env: Mapping[str, str] | None = None) -> None:
+        self.base_env = scrub_env(os.environ if base_env is None else base_env)
+
+    def __call__(
+        self,
+        argv: Sequence[str] | str,
+        *,
+        cwd: Path,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+    ) -> ProcessResult:
+        args: Sequence[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
+        full_env = self.base_env if not env else {**self.base_env, **scrub_env(env)}
+        start = time.perf_counter()
+        try:
+            proc = subprocess.Popen(
+                args,
+                cwd=cwd,
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # own process group: a timeout kills the whole tree
+            )
+        except OSError as exc:  # missing executable, bad cwd
+            return ProcessResult(127, "", f"cannot start {args[0]!r}: {exc.strerror or exc}", 0.0)
+        timed_out = False
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc.pid)
+            try:
+                out, err = proc.communicate(timeout=10)
+            except subprocess.TimeoutExpired:  # a grandchild left the group and holds the pipes
+                proc.kill()
+                proc.wait()
+                out, err = b"", b""
+        except BaseException:  # Ctrl-C twice: never leave the benchmark running
+            _kill_group(proc.pid)
+            proc.wait()
+            raise
+        elapsed = time.perf_counter() - start
+        _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
+        return ProcessResult(
+            returncode=proc.returncode,
+            stdout=out.decode("utf-8", "replace"),
+            stderr=err.decode("utf-8", "replace"),
+            elapsed_s=elapsed,
+            timed_out=timed_out,
+        )
+
+
+# ---- trial log ---------------------------------------------------------------------------------
+HEADER_LINE = ",".join(TRIAL_COLUMNS) + "\n"
+_NEWLINES = str.maketrans({"\n": " ", "\r": " "})
+
+
+def _clean(text: str) -> str:
+    # One row = one physical line, so recovery can split on b"\n" (names and reasons are
+    # untrusted text).
+    return text.translate(_NEWLINES)
+
+
+class TrialLog:
+    """Append-only ``trials.csv``: one open file, one write + flush + fsync per trial."""
+
+    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+        self.path = path
+        self.fsync = fsync
+        self._file: TextIO | None = None
+
+    def recover(self, schedule: Sequence[Trial]) -> set[int]:
+        """Finished trial numbers; truncates everything after the last complete trial."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            self.path.write_text(HEADER_LINE, encoding="utf-8")
+            return set()
+        data = self.path.read_bytes()
+        fix = "pass a new --out directory (this one holds a different run), or delete it"
+        if not data.startswith(HEADER_LINE.encode()):
+            if HEADER_LINE.encode().startswith(data):  # killed while writing the header
+                self.path.write_text(HEADER_LINE, encoding="utf-8")
+                return set()
+            raise InputError(f"{self.path} does not start with the trial-log header", fix)
+        finished: set[int] = set()
+        keep = len(HEADER_LINE)
+        pos = keep
+        current: int | None = None
+        count = 0
+        ok = True
+        while True:
+            end = data.find(b"\n", pos)
+            if end < 0:
+                break  # no line or a partial final line (SIGKILL mid-write): dropped below
+            line = data[pos:end].decode("utf-8", "replace")
+            pos = end + 1
+            try:
+                row = next(csv.reader([line]))
+                number = int(row[0])
+                status = row[TRIAL_COLUMNS.index("status")]
+                trial = schedule[number - 1]
+                valid = (
+                    len(row) == len(TRIAL_COLUMNS)
+                    and number >= 1
+                    and row[1] == _clean(trial.benchmark)
+                    and row[2] == _clean(trial.version)
+                )
+            except (ValueError, IndexError, StopIteration):
+                valid = False
+            if not valid:
+                line_no = data.count(b"\n", 0, pos)
+                raise InputError(f"{self.path}: line {line_no} does not match the schedule in meta.json", fix)
+            if number != current:
+                if current is not None:
+                    break  # the previous trial stopped short: its tail was lost
+                if number in finished:
+                    raise InputError(f"{self.path}: trial {number} appears twice", fix)
+                current, count, ok = number, 0, status == TrialStatus.OK.value
+            count += 1
+            needed = trial.measurements if ok else 1
+            if count == needed:
+                finished.add(number)
+                keep = pos
+                current = None
+        if keep < len(data):
+            with self.path.open("r+b") as fh:
+                fh.truncate(keep)
+                fh.flush()
+                os.fsync(fh.fileno())
+        return finished
+
+    def open(self) -> None:
+        if self._file is None:
+            self._file = self.path.open("a", encoding="utf-8", newline="")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def append(self, rows: list[list[str]]) -> None:
+        assert self._file is not None, "TrialLog.open() first"
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(rows)
+        self._file.write(buf.getvalue())
+        self._file.flush()
+        if self.fsync:
+            os.fsync(self._file.fileno())
+
+
+# ---- Ctrl-C ---------------------------------------------------------------------------------------
+class StopFlag:
+    """First SIGINT/SIGTERM: finish the current trial, then stop. Second: abort now."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.stream: TextIO = sys.stderr
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print(
+            "ordertrap-gate: stopping after the current trial (press Ctrl-C again to abort it)",
+            file=self.stream,
+            flush=True,
+        )
+
+    @contextmanager
+    def installed(self) -> Iterator[StopFlag]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+
+
+# ---- the driver loop ------------------------------------------------------------------------------
+@dataclass
+class DriverResult:
+    total: int
+    ran: int = 0  # trials executed in this invocation
+    failed: int = 0
+    skipped_done: int = 0  # already in the log (resume)
+    interrupted: bool = False
+    elapsed_s: float = 0.0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+def _mmss(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def _utc_now() -> str:
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def run_schedule(
+    schedule: Sequence[Trial],
+    *,
+    adapter: Adapter,
+    runner: ProcessRunner,
+    versions: Mapping[str, VersionContext],
+    benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
+    settings: Mapping[str, Any],
+    timeout: float,
+    log: TrialLog,
+    finished: set[int] | frozenset[int] = frozenset(),
+    reset: Callable[[], None] | None = None,
+    progress: TextIO | None = sys.stderr,
+    progress_interval: float = 1.0,
+    stop: StopFlag | None = None,
+) -> DriverResult:
+    """Run every trial of ``schedule`` not in ``finished``, appending its rows to ``log``.
+
+    ``benchmarks[version][name]`` is the spec of a benchmark in that version; a benchmark absent
+    from a version is recorded as ``skipped`` without running anything.
+    """
+    stop = stop or StopFlag()
+    total = len(schedule)
+    todo = [t for t in schedule if t.trial not in finished]
+    result = DriverResult(total=total, skipped_done=total - len(todo))
+    if not todo:
+        return result
+    started = time.monotonic()
+    last_print = -math.inf
+    last_suite_run: int | None = None
+    log.open()
+    try:
+        with stop.installed():
+            for index, trial in enumerate(todo):
+                if stop.requested:
+                    result.interrupted = True
+                    break
+                if reset is not None and trial.suite_run != last_suite_run:
+                    reset()  # OrderSage §3 ·: every run starts from the same clean state
+                last_suite_run = trial.suite_run
+                rows, status, reason = _run_one(
+                    trial, adapter, runner, versions, benchmarks, settings, timeout
+                )
+                log.append(rows)
+                result.ran += 1
+                result.statuses[status] = result.statuses.get(status, 0) + 1
+                now = time.monotonic()
+                if progress is not None:
+                    failed = status != TrialStatus.OK.value
+                    if failed or now - last_print >= progress_interval or index == len(todo) - 1:
+                        last_print = now
+                        spent = now - started
+                        eta = spent / (index + 1) * (len(todo) - index - 1)
+                        print(
+                            f"[trial {trial.trial}/{total}] elapsed {_mmss(spent)} ETA {_mmss(eta)} "
+                            f"{_clean(trial.benchmark)}@{_clean(trial.version)}"
+                            + (f": {status}" if failed else ""),
+                            file=progress,
+                            flush=True,
+                        )
+                        if failed:
+                            print_untrusted(reason, stream=progress)
+                if status != TrialStatus.OK.value:
+                    result.failed += 1
+    finally:
+        log.close()
+        result.elapsed_s = time.monotonic() - started
+    return result
+
+
+def _run_one(
+    trial: Trial,
+    adapter: Adapter,
+    runner: ProcessRunner,
+    versions: Mapping[str, VersionContext],
+    benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
+    settings: Mapping[str, Any],
+    timeout: float,
+) -> tuple[list[list[str]], str, str]:
+    spec = benchmarks.get(trial.version, {}).get(trial.benchmark)
+    started_at = _utc_now()
+    t0 = time.perf_counter()
+    values: list[float] = []
+    if spec is None:
+        status = TrialStatus.SKIPPED.value
+        reason = (
+            f"benchmark {trial.benchmark} does not exist in version {trial.version}; "
+            "expected when a change adds or removes it, otherwise check [suite].include/exclude"
+        )
+        unit, hib = "", ""
+    else:
+        unit, hib = spec.unit, "true" if spec.higher_is_better else "false"
+        request = TrialRequest(
+            benchmark=spec,
+            version=versions[trial.version],
+            measurements=trial.measurements,
+            timeout=timeout,
+            settings=settings,
+        )
+        try:
+            values = adapter.run_trial(request, runner)
+            if len(values) != trial.measurements or not all(math.isfinite(v) for v in values):
+                raise TrialFailure(
+                    TrialStatus.INVALID,
+                    f"adapter {adapter.name} returned {len(values)} values, expected {trial.measurements} "
+                    "finite values; check the benchmark's output format",
+                )
+            status, reason = TrialStatus.OK.value, ""
+        except TrialFailure as exc:
+            status, reason = exc.status.value, exc.reason
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # an adapter bug must not lose the run
+            status = TrialStatus.ERROR.value
+            reason = f"adapter {adapter.name} raised {type(exc).__name__}: {exc}; please report this as a bug"
+    elapsed = f"{time.perf_counter() - t0:.6f}"
+    head = [
+        str(trial.trial),
+        _clean(trial.benchmark),
+        _clean(trial.version),
+        _clean(trial.instance),
+        str(trial.suite_run),
+        trial.order_type,
+        str(trial.position),
+        str(trial.iteration),
+    ]
+    if status == TrialStatus.OK.value:
+        rows = [
+            [*head, str(m), repr(float(v)), unit, hib, status, "", started_at, elapsed, trial.config]
+            for m, v in enumerate(values, start=1)
+        ]
+    else:
+        rows = [[*head, "1", "", unit, hib, status, _clean(reason)[:500], started_at, elapsed, trial.config]]
+    return rows, status, reason
+
+
+def run_reset(command: str, runner: ProcessRunner, cwd: Path, timeout: float) -> None:
+    """Run ``[suite].reset``; a failed reset stops the run (the state is unknown)."""
+    result = runner(command, cwd=cwd, timeout=timeout)
+    if result.timed_out or result.returncode != 0:
+        print_untrusted((result.stdout + result.stderr)[-2000:], stream=sys.stderr)
+        raise RunError(
+            f"[suite].reset {'timed out' if result.timed_out else f'exited with status {result.returncode}'}",
+            "fix the reset command (run it by hand in the repository), raise [suite].reset_timeout, "
+            "or remove reset",
+        )

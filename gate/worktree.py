@@ -1,0 +1,94 @@
+"""One git worktree per version, and the build step run once inside it.
+
+``git worktree add --detach OUT/worktrees/<role>-<safe name> <sha>`` checks each revision out
+beside the others without touching the user's checkout. The SHA is resolved once, before any
+worktree exists, and recorded in meta.json, so a branch that moves during a long run (or before
+a resume) cannot change what is measured.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from gate.errors import RunError
+
+
+def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except FileNotFoundError:
+        raise RunError("git is not installed", "install git (apt-get install git)") from None
+    except subprocess.TimeoutExpired:
+        raise RunError(
+            f"git {' '.join(args)} did not finish in {timeout:.0f} s", "check the repository"
+        ) from None
+
+
+def toplevel(start: Path) -> Path:
+    proc = _git(start, "rev-parse", "--show-toplevel")
+    if proc.returncode != 0:
+        raise RunError(
+            f"{start} is not inside a git repository",
+            "run from inside the project's checkout or pass --repo DIR",
+        )
+    return Path(proc.stdout.strip())
+
+
+def resolve(repo: Path, revision: str) -> str:
+    """The commit SHA of ``revision`` (branch, tag, SHA, ``HEAD~1``)."""
+    if revision.startswith("-"):
+        raise RunError(f"revision {revision!r} looks like an option", "pass a branch, tag or SHA")
+    proc = _git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+    if proc.returncode != 0:
+        raise RunError(
+            f"revision {revision!r} does not name a commit in {repo}",
+            "fetch it first (actions/checkout with fetch-depth: 0, or `git fetch origin "
+            f"{revision}`), or check the spelling",
+        )
+    return proc.stdout.strip()
+
+
+def safe_name(role: str, revision: str) -> str:
+    return f"{role}-" + (re.sub(r"[^A-Za-z0-9._-]+", "_", revision).strip("._") or "rev")[:60]
+
+
+def head_of(worktree: Path) -> str | None:
+    if not (worktree / ".git").exists():
+        return None
+    proc = _git(worktree, "rev-parse", "HEAD")
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def add(repo: Path, path: Path, sha: str, revision: str) -> None:
+    """Check ``sha`` out at ``path``; reuse an existing worktree there at the same commit (resume)."""
+    existing = head_of(path)
+    if existing == sha:
+        return
+    if path.exists():
+        remove(repo, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _git(repo, "worktree", "prune")
+    proc = _git(repo, "worktree", "add", "--detach", str(path), sha, timeout=600)
+    if proc.returncode != 0:
+        raise RunError(
+            f"cannot create a worktree for {revision!r} at {path}: {proc.stderr.strip()[-400:]}",
+            "remove the stale directory (`git worktree prune`), or pass a new --out",
+        )
+
+
+def remove(repo: Path, path: Path) -> None:
+    _git(repo, "worktree", "remove", "--force", str(path), timeout=600)
+    if path.exists():  # not a registered worktree (e.g. half-created): plain removal
+        import shutil
+
+        shutil.rmtree(path, ignore_errors=True)
+    _git(repo, "worktree", "prune")
