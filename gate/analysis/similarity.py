@@ -1,0 +1,216 @@
+"""Run similarity across suite runs and across instances (ICPE'23 heuristic, §3.2).
+
+For every benchmark and version:
+
+* **suite runs** — on each instance, each suite run's ok values in execution order
+  (position, then iteration, then measurement) form one series; the five measures are
+  computed for every pair of series (:func:`gate.stats.similarity.run_heuristic`). Runs are
+  compared within one runner, so a runner difference is not counted again at run level.
+* **instances** — each instance's values in execution order (suite run, position, …) form
+  one series, compared the same way.
+
+Aggregation (ours; the paper judges a whole set of runs at once, Algorithm 1): a run or an
+instance is *dissimilar* when the pairwise majority vote calls it dissimilar from a strict
+majority of the others (needs ≥ 3 series). With exactly two series a "dissimilar" pair
+verdict is reported as such (``pair_dissimilar``) without naming an odd one. Algorithm 1's own
+verdict on the set is kept as ``heuristic``.
+
+Series shorter than ``MIN_VALUES`` (30) are not judged: on independent noise the KS statistic
+of two runs of n values is coarse (steps of 1/n) and exceeds θ = 0.25 by chance — with
+5 runs of 10 values 79 % of runs are flagged on pure noise, with 25 values 10 %, with 50 values
+under 1 % (``tests/unit/test_similarity_analysis.py`` pins this).
+
+Suite level: an instance is reported dissimilar when it is flagged for at least half of the
+benchmark×version groups that could judge it (and at least two of them): a runner that
+differs for most benchmarks is a runner problem, not a benchmark problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gate.model import TrialStatus
+from gate.stats.similarity import MEASURE_NAMES, THETA, run_heuristic
+
+MIN_VALUES = 30
+SUITE_FRACTION = 0.5
+SUITE_MIN_GROUPS = 2
+
+
+@dataclass(frozen=True)
+class SimilarityResult:
+    per_benchmark: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    suite: dict[str, Any] | None = None
+
+
+def _warning(code: str, message: str, action: str) -> dict[str, str]:
+    return {"code": code, "message": message, "action": action}
+
+
+def _ok_values(trials: pd.DataFrame) -> pd.DataFrame:
+    df = trials
+    if "status" in df.columns:
+        df = df.loc[df["status"].astype(str) == TrialStatus.OK.value]
+    df = df.assign(value=pd.to_numeric(df["value"], errors="coerce"))
+    df = df.loc[np.isfinite(df["value"].to_numpy(dtype=float))]
+    df = df.assign(
+        benchmark=df["benchmark"].astype(str),
+        version=df["version"].astype(str),
+        instance=df["instance"].astype(str) if "instance" in df.columns else "",
+        suite_run=df["suite_run"] if "suite_run" in df.columns else 1,
+    )
+    order = [c for c in ("suite_run", "position", "trial", "iteration", "measurement") if c in df.columns]
+    return df.sort_values(order, kind="stable") if order else df
+
+
+def _judge(series: list[np.ndarray], labels: list[str]) -> dict[str, Any]:
+    """Heuristic over labelled series; series shorter than MIN_VALUES are left out."""
+    keep = [i for i, s in enumerate(series) if s.size >= MIN_VALUES]
+    short = [labels[i] for i in range(len(series)) if i not in keep]
+    out: dict[str, Any] = {"n": len(keep), "too_short": short}
+    if len(keep) < 2:
+        return out
+    res = run_heuristic([series[i] for i in keep])
+    kept = [labels[i] for i in keep]
+    out.update(
+        {
+            "heuristic": "dissimilar" if res.dissimilar else "similar",
+            "mean_measures": dict(
+                zip(MEASURE_NAMES, (round(float(v), 4) for v in res.mean_measures), strict=True)
+            ),
+            "dissimilar": [kept[i] for i in np.flatnonzero(res.run_flags)],
+            "pair_dissimilar": bool(len(keep) == 2 and res.pair_dissimilar[0, 1]),
+            "dissimilar_pairs": [
+                [kept[i], kept[j]]
+                for i in range(len(keep))
+                for j in range(i + 1, len(keep))
+                if res.pair_dissimilar[i, j]
+            ],
+        }
+    )
+    return out
+
+
+def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
+    """ICPE'23 run similarity per benchmark across suite runs and instances (module docs)."""
+    needed = {"benchmark", "version", "value"}
+    if not needed <= set(trials.columns) or trials.empty:
+        return SimilarityResult({}, {}, None)
+    df = _ok_values(trials)
+    several_instances = df["instance"].nunique() > 1
+    per: dict[str, dict[str, Any]] = {}
+    warns: dict[str, list[dict[str, str]]] = {}
+    inst_flagged: dict[str, int] = {}
+    inst_assessed: dict[str, int] = {}
+
+    for key, g in df.groupby(["benchmark", "version"], sort=True):
+        bench, version = str(key[0]), str(key[1])
+        entry = per.setdefault(
+            bench, {"dissimilar_runs": [], "dissimilar_instances": [], "versions": {}, "notes": []}
+        )
+        # Suite runs are compared within one runner: differences between runners are the
+        # instance level's business, below.
+        vres: dict[str, Any] = {"runs": {}}
+        for inst, gi in g.groupby("instance", sort=True):
+            runs = list(gi.groupby("suite_run", sort=True)["value"])
+            where = f"{version}@{inst}" if several_instances else version
+            labels = [f"{where}/run {run}" for run, _ in runs]
+            series = [s.to_numpy(dtype=float) for _, s in runs]
+            run_res = _judge(series, labels)
+            vres["runs"][str(inst)] = run_res
+            entry["dissimilar_runs"].extend(run_res.get("dissimilar", []))
+            if run_res["too_short"] and len(series) >= 2:
+                entry["notes"].append(
+                    f"{where}: {len(run_res['too_short'])} suite run(s) have fewer than {MIN_VALUES} values; "
+                    "run similarity not judged for them"
+                )
+            if run_res.get("pair_dissimilar"):
+                warns.setdefault(bench, []).append(
+                    _warning(
+                        "runs_dissimilar",
+                        f"{bench} ({where}): its two suite runs look dissimilar (ICPE'23 heuristic, "
+                        f"≥3 of 5 measures above {THETA})",
+                        "run a third suite run ([full].suite_run ≥ 3) to tell which one is odd",
+                    )
+                )
+            if run_res.get("dissimilar"):
+                warns.setdefault(bench, []).append(
+                    _warning(
+                        "runs_dissimilar",
+                        f"{bench} ({where}): suite run(s) {', '.join(run_res['dissimilar'])} are unlike the "
+                        "other runs (ICPE'23 heuristic: dissimilar from most other runs) — likely warm-up that "
+                        "never settles, a bimodal benchmark, or interference on the runner during that run",
+                        "look at that run's values in the report; if the benchmark itself is bimodal, add "
+                        "warm-up iterations or fix its setup; otherwise re-run and check the runner's load",
+                    )
+                )
+
+        if several_instances:
+            insts = list(g.groupby("instance", sort=True)["value"])
+            ilabels = [str(i) for i, _ in insts]
+            ires = _judge([s.to_numpy(dtype=float) for _, s in insts], ilabels)
+            vres["instances"] = ires
+            if ires["n"] >= 3:
+                judged = [lab for lab in ilabels if lab not in ires["too_short"]]
+                for lab in judged:
+                    inst_assessed[lab] = inst_assessed.get(lab, 0) + 1
+                for lab in ires.get("dissimilar", []):
+                    inst_flagged[lab] = inst_flagged.get(lab, 0) + 1
+            entry["dissimilar_instances"].extend(ires.get("dissimilar", []))
+            if ires.get("dissimilar"):
+                warns.setdefault(bench, []).append(
+                    _warning(
+                        "instances_dissimilar",
+                        f"{bench} ({version}): runner(s) {', '.join(ires['dissimilar'])} measure it unlike the "
+                        "other runners (ICPE'23 heuristic)",
+                        "compare the runners' environment fingerprints (CPU model, governor, turbo) in the "
+                        "report and take the odd runner out of the matrix if it differs",
+                    )
+                )
+            elif ires.get("pair_dissimilar"):
+                warns.setdefault(bench, []).append(
+                    _warning(
+                        "instances_dissimilar",
+                        f"{bench} ({version}): the two runners measure it differently (ICPE'23 heuristic)",
+                        "add a third runner to the matrix to tell which one is odd, or compare their "
+                        "environment fingerprints",
+                    )
+                )
+        entry["versions"][version] = vres
+
+    for entry in per.values():
+        entry["dissimilar_instances"] = sorted(set(entry["dissimilar_instances"]))
+
+    suite: dict[str, Any] | None = None
+    if several_instances:
+        instances: dict[str, dict[str, Any]] = {
+            inst: {
+                "assessed": n,
+                "flagged": inst_flagged.get(inst, 0),
+                "fraction": round(inst_flagged.get(inst, 0) / n, 4) if n else None,
+            }
+            for inst, n in sorted(inst_assessed.items())
+        }
+        odd = [
+            i
+            for i, v in instances.items()
+            if v["flagged"] >= SUITE_MIN_GROUPS and v["flagged"] >= SUITE_FRACTION * v["assessed"]
+        ]
+        swarn = [
+            _warning(
+                "runner_dissimilar",
+                f"runner {i} measured {instances[i]['flagged']} of {instances[i]['assessed']} benchmark groups "
+                "unlike the other runners — a runner-level difference (hardware, frequency scaling, noisy "
+                "neighbour), not a benchmark problem",
+                f"check runner {i}'s environment fingerprint against the others and remove it from the "
+                "runner matrix until it matches",
+            )
+            for i in odd
+        ]
+        suite = {"instances": instances, "dissimilar_instances": odd, "warnings": swarn}
+    return SimilarityResult(per_benchmark=per, warnings=warns, suite=suite)

@@ -1,0 +1,107 @@
+"""Order-effect statistics (OrderSage, ATC'23 — ``../shared/papers/000_*.txt``). Pure numpy/scipy.
+
+* Kruskal-Wallis of fixed- vs random-order samples (§3, Algorithm 1, line 12).
+* Effect size η² = (H − k + 1)/(N − k), clipped to [0, 1] (§5.1.1; the rank-based η² of
+  Tomczak & Tomczak, which the data README fixes as the definition).
+* Δ% = (mean_fixed − mean_random)/mean_fixed · 100 (§5.1).
+* The exact distribution-free confidence interval of the median and the CI-overlap case
+  (§3, Algorithm 2), with the case-2 rule of ``../shared/data/README.md``: *at least one*
+  median inside the other sample's interval, bounds inclusive (Algorithm 2 as printed asks
+  for both medians, strictly inside; the README's rule is the contract).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import stats
+
+CI_DISJOINT = 1  # inference does change (Algorithm 2, case 1)
+CI_MEDIAN_INSIDE = 2  # inference likely does not change
+CI_INCONCLUSIVE = 3  # inference may or may not change
+
+
+@dataclass(frozen=True)
+class KruskalResult:
+    h: float  # NaN when undefined (every value identical)
+    p: float  # NaN when undefined
+    eta2: float  # NaN when undefined
+    k: int
+    n: int
+
+
+def eta_squared(h: float, k: int, n: int) -> float:
+    """Rank-based η² = (H − k + 1)/(N − k) clipped to [0, 1]; NaN when N ≤ k or H is NaN."""
+    if n <= k or math.isnan(h):
+        return math.nan
+    return min(1.0, max(0.0, (h - k + 1) / (n - k)))
+
+
+def kruskal_eta2(*groups: ArrayLike) -> KruskalResult:
+    """Kruskal-Wallis H test across ``groups`` with its η² effect size.
+
+    Returns NaN statistics (never raises, never warns) when fewer than two groups are
+    non-empty or when every value is identical (H is 0/0 then).
+    """
+    arrays = [np.asarray(g, dtype=float).ravel() for g in groups]
+    arrays = [a for a in arrays if a.size > 0]
+    k = len(arrays)
+    n = int(sum(a.size for a in arrays))
+    if k < 2:
+        return KruskalResult(math.nan, math.nan, math.nan, k, n)
+    pooled = np.concatenate(arrays)
+    if np.all(pooled == pooled[0]):
+        return KruskalResult(math.nan, math.nan, math.nan, k, n)
+    h, p = stats.kruskal(*arrays)
+    h = float(h)
+    return KruskalResult(h, float(p), eta_squared(h, k, n), k, n)
+
+
+def delta_pct(fixed: ArrayLike, random: ArrayLike) -> float:
+    """Δ% = (mean_fixed − mean_random)/mean_fixed · 100 (OrderSage §5.1); NaN if undefined."""
+    f = np.asarray(fixed, dtype=float)
+    r = np.asarray(random, dtype=float)
+    if f.size == 0 or r.size == 0:
+        return math.nan
+    mf = float(np.mean(f))
+    if mf == 0.0:
+        return math.nan
+    return (mf - float(np.mean(r))) / mf * 100.0
+
+
+def median_ci(x: ArrayLike, confidence: float) -> tuple[float, float, float]:
+    """Sample median and the exact distribution-free order-statistic CI of the median.
+
+    The interval is ``scipy.stats.quantile_test(x, p=0.5).confidence_interval`` (binomial
+    order statistics, no normality assumption — OrderSage §3 "RankBasedCI"). Bounds are NaN
+    when the sample is too small for the requested confidence (e.g. n < 8 at 99 %).
+    """
+    a = np.asarray(x, dtype=float).ravel()
+    if a.size == 0:
+        return math.nan, math.nan, math.nan
+    med = float(np.median(a))
+    ci = stats.quantile_test(a, p=0.5).confidence_interval(confidence_level=confidence)
+    return med, float(ci.low), float(ci.high)
+
+
+def ci_case(
+    fixed: tuple[float, float, float],
+    random: tuple[float, float, float],
+) -> int | None:
+    """CI-overlap case of two ``(median, low, high)`` triples (Algorithm 2, README rule).
+
+    1 = the intervals are disjoint; 2 = at least one median lies inside the other sample's
+    interval (bounds inclusive); 3 = otherwise. None when a bound is NaN.
+    """
+    f_med, f_low, f_high = fixed
+    r_med, r_low, r_high = random
+    if any(math.isnan(v) for v in (*fixed, *random)):
+        return None
+    if f_low > r_high or f_high < r_low:
+        return CI_DISJOINT
+    if (f_low <= r_med <= f_high) or (r_low <= f_med <= r_high):
+        return CI_MEDIAN_INSIDE
+    return CI_INCONCLUSIVE
