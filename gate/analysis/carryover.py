@@ -118,9 +118,8 @@ def _higher_is_better(trials: pd.DataFrame) -> dict[str, bool | None]:
     return out
 
 
-def _position_test(g: pd.DataFrame) -> dict[str, Any]:
-    y = g["norm"].to_numpy(dtype=float)
-    x = g["position"].to_numpy(dtype=float)
+def _position_test(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    """Spearman trend of normalised values ``y`` over positions ``x``."""
     if y.size < MIN_POSITION or np.ptp(x) == 0 or np.ptp(y) == 0:
         return {"p": None, "n": int(y.size), "note": f"needs ≥ {MIN_POSITION} trials at varying positions"}
     rho, p = stats.spearmanr(x, y)
@@ -133,10 +132,12 @@ def _position_test(g: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def _predecessor_groups(g: pd.DataFrame) -> tuple[pd.Series, list[str]]:
-    counts = g["predecessor"].value_counts()
-    named = sorted(str(k) for k, n in counts.items() if n >= MIN_GROUP)
-    grouped = g["predecessor"].where(g["predecessor"].isin(named), OTHER)
+def _predecessor_groups(pred: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Predecessor label per trial, groups smaller than MIN_GROUP pooled into OTHER."""
+    uniq, inv, counts = np.unique(pred, return_inverse=True, return_counts=True)
+    big = counts >= MIN_GROUP
+    named = sorted(str(u) for u in uniq[big])
+    grouped = np.where(big[inv], pred, OTHER)
     return grouped, named
 
 
@@ -180,6 +181,103 @@ def _step_down(
     return out
 
 
+def _kruskal(norm: np.ndarray, grp: np.ndarray, named: list[str]) -> dict[str, Any]:
+    labels, sizes = np.unique(grp, return_counts=True)
+    testable = [str(k) for k, n in zip(labels, sizes, strict=True) if n >= MIN_GROUP]
+    if len(testable) < 2 or not named:
+        return {
+            "p": None,
+            "n": int(norm.size),
+            "note": f"needs ≥ 2 predecessor groups of ≥ {MIN_GROUP} trials (more suite runs)",
+        }
+    samples = [norm[grp == k] for k in testable]
+    pooled = np.concatenate(samples)
+    if np.ptp(pooled) == 0:
+        return {"p": None, "n": int(pooled.size), "note": "all values identical"}
+    h, p = stats.kruskal(*samples)
+    return {"h": float(h), "p": float(p), "groups": len(testable), "n": int(pooled.size)}
+
+
+def _culprit_entries(
+    norm: np.ndarray, grp: np.ndarray, ver: np.ndarray, named: list[str], kw_significant: bool, alpha: float
+) -> list[dict[str, Any]]:
+    declared = _step_down(norm, grp, named, alpha) if kw_significant else {}
+    culprits = [n for n, (_, adj) in declared.items() if adj < alpha]
+    normal = ~np.isin(grp, culprits) if culprits else np.ones(grp.size, dtype=bool)
+    versions = np.unique(ver)
+    preds: list[dict[str, Any]] = []
+    for name in named:
+        after = grp == name
+        ref = normal & ~after
+        if not ref.any():
+            continue
+        base = float(np.median(norm[ref]))
+        effect = (float(np.median(norm[after])) - base) / base * 100.0
+        by_version = {}
+        for v in versions:
+            is_v = ver == v
+            av, rv = norm[after & is_v], norm[ref & is_v]
+            if av.size and rv.size:
+                bv = float(np.median(rv))
+                by_version[str(v)] = round((float(np.median(av)) - bv) / bv * 100.0, 3)
+        p_raw, p_adj = declared.get(name, (None, None))
+        preds.append(
+            {
+                "predecessor": name,
+                "effect_pct": effect,
+                "n": int(after.sum()),
+                "p": p_raw,
+                "p_adj": p_adj,
+                "significant": bool(p_adj is not None and p_adj < alpha),
+                "effect_pct_by_version": by_version,
+            }
+        )
+    preds.sort(key=lambda e: (not e["significant"], -abs(e["effect_pct"])))
+    return preds
+
+
+def _warnings_for(bench: str, entry: dict[str, Any], hb: bool | None) -> list[dict[str, str]]:
+    out = []
+    for e in entry["predecessors"]:
+        if not e["significant"]:
+            continue
+        start = e["predecessor"] == START
+        where = "as the first benchmark of a run" if start else f"right after {e['predecessor']}"
+        out.append(
+            {
+                "code": "carryover",
+                "message": f"{bench} is {abs(e['effect_pct']):.1f}% {_direction(e['effect_pct'], hb)} {where} "
+                f"(Mann-Whitney, Holm-adjusted p = {e['p_adj']:.2g}, n = {e['n']})",
+                "action": (
+                    "give each trial a warm start: add warm-up iterations or a throw-away first trial"
+                    if start
+                    else f"reset state between benchmarks ([suite].reset), or make {e['predecessor']} clean up "
+                    "what it leaves behind (files, caches, background threads, heat); RMIT randomisation "
+                    "keeps the comparison fair meanwhile, but the noise it adds widens every CI"
+                ),
+            }
+        )
+    pos = entry["position"]
+    if pos["significant"]:
+        out.append(
+            {
+                "code": "position_drift",
+                "message": f"{bench} drifts with its position in the run: {pos['effect_pct']:+.1f}% from the "
+                f"first to the last position (Spearman ρ = {pos['rho']:.2f}, Holm-adjusted p = {pos['p_adj']:.2g})",
+                "action": "something builds up during a suite run (heat, memory, caches, disk): add a cool-down "
+                "or reset between trials, and check the runner for thermal throttling",
+            }
+        )
+    return out
+
+
+def _adjusted(res: dict[str, Any], adj: float, alpha: float) -> dict[str, Any]:
+    out = dict(res)
+    out["p_adj"] = None if math.isnan(adj) else float(adj)
+    out["significant"] = bool(out["p_adj"] is not None and out["p_adj"] < alpha)
+    return out
+
+
 def analyze_carryover(trials: pd.DataFrame, alpha: float = 0.05) -> CarryoverResult:
     """Position and predecessor effects per benchmark (see the module docs)."""
     table = _trial_table(trials)
@@ -188,34 +286,30 @@ def analyze_carryover(trials: pd.DataFrame, alpha: float = 0.05) -> CarryoverRes
     table = table.loc[table["value"].notna()]
     med = table.groupby(["benchmark", "version"])["value"].transform("median")
     table = table.assign(norm=table["value"] / med).loc[med > 0]
+    if table.empty:
+        return CarryoverResult({}, {}, None)
+    table = table.sort_values("benchmark", kind="stable")
     hib = _higher_is_better(trials)
 
-    benches: list[str] = []
+    # Plain arrays sliced per benchmark: pandas per-group overhead would dominate on
+    # thousands of benchmarks.
+    bench_col = table["benchmark"].to_numpy(dtype=object)
+    starts = np.flatnonzero(np.r_[True, bench_col[1:] != bench_col[:-1]])
+    ends = np.r_[starts[1:], bench_col.size]
+    norm_all = table["norm"].to_numpy(dtype=float)
+    pos_all = table["position"].to_numpy(dtype=float)
+    pred_all = table["predecessor"].to_numpy(dtype=str)
+    ver_all = table["version"].to_numpy(dtype=str)
+
+    benches = [str(bench_col[i]) for i in starts]
     pos_res: list[dict[str, Any]] = []
     kw_res: list[dict[str, Any]] = []
-    groups: list[tuple[pd.DataFrame, pd.Series, list[str]]] = []
-    for bench, g in table.groupby("benchmark", sort=True):
-        benches.append(str(bench))
-        pos_res.append(_position_test(g))
-        grouped, named = _predecessor_groups(g)
-        sizes = grouped.value_counts()
-        testable = [k for k, n in sizes.items() if n >= MIN_GROUP]
-        if len(testable) >= 2 and named:
-            samples = [g["norm"].to_numpy()[grouped.to_numpy() == k] for k in testable]
-            pooled = np.concatenate(samples)
-            if np.ptp(pooled) == 0:
-                kw: dict[str, Any] = {"p": None, "n": int(pooled.size), "note": "all values identical"}
-            else:
-                h, p = stats.kruskal(*samples)
-                kw = {"h": float(h), "p": float(p), "groups": len(testable), "n": int(pooled.size)}
-        else:
-            kw = {
-                "p": None,
-                "n": len(g),
-                "note": f"needs ≥ 2 predecessor groups of ≥ {MIN_GROUP} trials (more suite runs)",
-            }
-        kw_res.append(kw)
-        groups.append((g, grouped, named))
+    groups: list[tuple[np.ndarray, list[str]]] = []
+    for a, b in zip(starts, ends, strict=True):
+        pos_res.append(_position_test(pos_all[a:b], norm_all[a:b]))
+        grp, named = _predecessor_groups(pred_all[a:b])
+        kw_res.append(_kruskal(norm_all[a:b], grp, named))
+        groups.append((grp, named))
 
     pos_adj = holm(np.array([r["p"] if r["p"] is not None else np.nan for r in pos_res]))
     kw_adj = holm(np.array([r["p"] if r["p"] is not None else np.nan for r in kw_res]))
@@ -224,81 +318,21 @@ def analyze_carryover(trials: pd.DataFrame, alpha: float = 0.05) -> CarryoverRes
     warns: dict[str, list[dict[str, str]]] = {}
     matrix_rows: dict[str, dict[str, float]] = {}
     for i, bench in enumerate(benches):
-        g, grouped, named = groups[i]
-        pos = dict(pos_res[i])
-        pos["p_adj"] = None if math.isnan(pos_adj[i]) else float(pos_adj[i])
-        pos["significant"] = bool(pos["p_adj"] is not None and pos["p_adj"] < alpha)
-        kw = dict(kw_res[i])
-        kw["p_adj"] = None if math.isnan(kw_adj[i]) else float(kw_adj[i])
-        kw["significant"] = bool(kw["p_adj"] is not None and kw["p_adj"] < alpha)
-
-        norm = g["norm"].to_numpy()
-        grp = grouped.to_numpy()
-        declared = _step_down(norm, grp, named, alpha) if kw["significant"] else {}
-        normal = ~np.isin(grp, [n for n, v in declared.items() if v[1] < alpha])
-        preds: list[dict[str, Any]] = []
-        for name in named:
-            after = grp == name
-            ref = normal & ~after
-            if not ref.any():
-                continue
-            base = float(np.median(norm[ref]))
-            effect = (float(np.median(norm[after])) - base) / base * 100.0
-            by_version = {}
-            for v, gv in g.loc[after].groupby("version"):
-                rv = g.loc[ref & (g["version"] == v).to_numpy(), "norm"]
-                if len(rv):
-                    bv = float(np.median(rv))
-                    by_version[str(v)] = round((float(gv["norm"].median()) - bv) / bv * 100.0, 3)
-            p_raw, p_adj = declared.get(name, (None, None))
-            preds.append(
-                {
-                    "predecessor": name,
-                    "effect_pct": effect,
-                    "n": int(after.sum()),
-                    "p": p_raw,
-                    "p_adj": p_adj,
-                    "significant": bool(p_adj is not None and p_adj < alpha),
-                    "effect_pct_by_version": by_version,
-                }
-            )
-            matrix_rows.setdefault(bench, {})[name] = effect
-        preds.sort(key=lambda e: (not e["significant"], -abs(e["effect_pct"])))
-        per[bench] = {"position": pos, "predecessor_test": kw, "predecessors": preds}
-
-        hb = hib.get(bench)
+        a, b = starts[i], ends[i]
+        grp, named = groups[i]
+        kw = _adjusted(kw_res[i], kw_adj[i], alpha)
+        preds = _culprit_entries(norm_all[a:b], grp, ver_all[a:b], named, kw["significant"], alpha)
         for e in preds:
-            if not e["significant"]:
-                continue
-            where = (
-                "as the first benchmark of a run"
-                if e["predecessor"] == START
-                else f"right after {e['predecessor']}"
-            )
-            warns.setdefault(bench, []).append(
-                {
-                    "code": "carryover",
-                    "message": f"{bench} is {abs(e['effect_pct']):.1f}% {_direction(e['effect_pct'], hb)} {where} "
-                    f"(Mann-Whitney, Holm-adjusted p = {e['p_adj']:.2g}, n = {e['n']})",
-                    "action": (
-                        "give each trial a warm start: add warm-up iterations or a throw-away first trial"
-                        if e["predecessor"] == START
-                        else f"reset state between benchmarks ([suite].reset), or make {e['predecessor']} clean up "
-                        "what it leaves behind (files, caches, background threads, heat); RMIT randomisation "
-                        "keeps the comparison fair meanwhile, but the noise it adds widens every CI"
-                    ),
-                }
-            )
-        if pos["significant"]:
-            warns.setdefault(bench, []).append(
-                {
-                    "code": "position_drift",
-                    "message": f"{bench} drifts with its position in the run: {pos['effect_pct']:+.1f}% from the "
-                    f"first to the last position (Spearman ρ = {pos['rho']:.2f}, Holm-adjusted p = {pos['p_adj']:.2g})",
-                    "action": "something builds up during a suite run (heat, memory, caches, disk): add a cool-down "
-                    "or reset between trials, and check the runner for thermal throttling",
-                }
-            )
+            matrix_rows.setdefault(bench, {})[e["predecessor"]] = e["effect_pct"]
+        entry = {
+            "position": _adjusted(pos_res[i], pos_adj[i], alpha),
+            "predecessor_test": kw,
+            "predecessors": preds,
+        }
+        per[bench] = entry
+        w = _warnings_for(bench, entry, hib.get(bench))
+        if w:
+            warns[bench] = w
 
     matrix: dict[str, Any] | None = None
     if matrix_rows:

@@ -138,11 +138,23 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
                         "run a third suite run ([full].suite_run ≥ 3) to tell which one is odd",
                     )
                 )
-            if run_res.get("dissimilar"):
+            flagged = run_res.get("dissimilar", [])
+            if flagged and len(flagged) == run_res["n"]:
                 warns.setdefault(bench, []).append(
                     _warning(
                         "runs_dissimilar",
-                        f"{bench} ({where}): suite run(s) {', '.join(run_res['dissimilar'])} are unlike the "
+                        f"{bench} ({where}): all {len(flagged)} suite runs differ from one another (ICPE'23 "
+                        "heuristic) — there is no typical run: the benchmark is unstable (no steady state, "
+                        "bimodal, or drifting), not one run disturbed",
+                        "stabilise the benchmark (more warm-up iterations, fixed input sizes, pinned CPU "
+                        "frequency) or read its verdict with care; more suite runs will not fix this",
+                    )
+                )
+            elif flagged:
+                warns.setdefault(bench, []).append(
+                    _warning(
+                        "runs_dissimilar",
+                        f"{bench} ({where}): suite run(s) {', '.join(flagged)} are unlike the "
                         "other runs (ICPE'23 heuristic: dissimilar from most other runs) — likely warm-up that "
                         "never settles, a bimodal benchmark, or interference on the runner during that run",
                         "look at that run's values in the report; if the benchmark itself is bimodal, add "

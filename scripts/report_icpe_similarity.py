@@ -1,0 +1,65 @@
+"""What the ICPE'23 run-similarity heuristic says about the 5 JMH series in ../shared/data/icpe_jmh.
+
+Usage: .venv/bin/python scripts/report_icpe_similarity.py [DATA_DIR]
+
+For each benchmark (10 forks × 3,000 iterations) it prints Algorithm 1's verdict with the
+five averaged measures, the number of dissimilar fork pairs, and the forks flagged as unlike
+most others (gate.stats.similarity.run_heuristic), next to the published steady-state labels
+from index.csv. Those labels say whether each fork reaches a steady state — they are NOT
+ground truth for run similarity (none exists publicly), so agreement is not expected.
+Prints Markdown, ready for the README.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from gate.stats.similarity import MEASURE_NAMES, THETA, run_heuristic  # noqa: E402
+
+DEFAULT = REPO.parent / "shared" / "data" / "icpe_jmh"
+
+
+def main(argv: list[str]) -> int:
+    data = Path(argv[0]) if argv else DEFAULT
+    index = data / "index.csv"
+    if not index.is_file():
+        print(f"{index} not found: pass the icpe_jmh folder (it lives in ../shared/data)", file=sys.stderr)
+        return 2
+    with index.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    short = {"correlation": "M1", "compression": "M2", "fourier": "M3", "cosine": "M4", "ks": "M5"}
+    print(
+        "| file | benchmark | Alg. 1 verdict | "
+        + " | ".join(f"{short[m]} {m}" for m in MEASURE_NAMES)
+        + " | dissimilar pairs /45 | forks flagged (1-based) | steady-state label | fork labels (S/N) |"
+    )
+    print("|" + "---|" * (3 + len(MEASURE_NAMES) + 4))
+    for row in rows:
+        forks = [np.asarray(f, dtype=float) for f in json.loads((data / row["file"]).read_text())]
+        res = run_heuristic(forks)
+        n_pairs = int(np.triu(res.pair_dissimilar, k=1).sum())
+        flagged = ",".join(str(i + 1) for i in np.flatnonzero(res.run_flags)) or "none"
+        measures = " | ".join(f"**{v:.3f}**" if v > THETA else f"{v:.3f}" for v in res.mean_measures)
+        name = row["benchmark"].rsplit(".", 2)
+        print(
+            f"| {row['file']} | {'.'.join(name[-2:])} | {'dissimilar' if res.dissimilar else 'similar'} | "
+            f"{measures} | {n_pairs} | {flagged} | {row['steady_state_run_label']} | "
+            f"{row['steady_state_fork_labels'].replace('|', '')} |"
+        )
+    print(
+        f"\nBold: measure above θ = {THETA}. A fork is flagged when it is dissimilar (≥ 3 of 5 measures "
+        "above θ) from a strict majority of the other 9 forks."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
