@@ -390,7 +390,7 @@ def _run_one(
                 )
             status, reason = TrialStatus.OK.value, ""
         except TrialFailure as exc:
-            status, reason = exc.status.value, exc.reason
+            status, reason = str(exc.status), exc.reason
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as exc:  # an adapter bug must not lose the run

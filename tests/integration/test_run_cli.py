@@ -1,0 +1,297 @@
+"""`ordertrap-gate run` end to end: real git repositories, worktrees, build, the command adapter,
+real subprocesses; resume after SIGKILL and after Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gate.cli import main
+from gate.model import TRIAL_COLUMNS
+from tests.conftest import REPO_ROOT, require_tool
+
+PY = sys.executable
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+}
+
+BENCH = """\
+import sys, time
+from pathlib import Path
+time.sleep(float(sys.argv[2]) if len(sys.argv) > 2 else 0)
+print("result:", Path("version.txt").read_text().strip())
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], env=GIT_ENV, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def make_repo(tmp_path: Path, config: str) -> Path:
+    """Two commits: version.txt holds 1 at HEAD~1 and 2 at HEAD, so each value proves which
+    worktree the benchmark ran in."""
+    require_tool("git")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "bench.py").write_text(BENCH)
+    (repo / ".ordertrap.toml").write_text(config)
+    (repo / "version.txt").write_text("1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    (repo / "version.txt").write_text("2\n")
+    git(repo, "commit", "-qam", "head")
+    return repo
+
+
+def config(extra_suite: str = "", sleep: float = 0, names=("a", "b"), s=2, i=2, m=1) -> str:
+    benches = "".join(
+        f'[[benchmark]]\nname = "{n}"\ncommand = "{PY} bench.py {n} {sleep}"\nunit = "x"\n' for n in names
+    )
+    return (
+        f'[suite]\nadapter = "command"\ntimeout = 30\n{extra_suite}\n{benches}'
+        f"[full]\nsuite_runs = {s}\niterations = {i}\nmeasurements = {m}\n"
+    )
+
+
+def run_cli(repo: Path, out: Path, *extra: str, base: str | None = "HEAD~1") -> int:
+    argv = ["run", "--config", str(repo / ".ordertrap.toml"), "--head", "HEAD", "--out", str(out)]
+    if base is not None:
+        argv += ["--base", base]
+    return main([*argv, "--instance", "box", *extra])
+
+
+def load(out: Path) -> tuple[pd.DataFrame, dict]:
+    return pd.read_csv(out / "trials.csv", keep_default_na=False), json.loads((out / "meta.json").read_text())
+
+
+def test_two_version_run_end_to_end(tmp_path, capsys):
+    build = 'echo "$PWD" >> ../../builds.log'
+    repo = make_repo(tmp_path, config(f"build = '{build}'\nreset = 'echo r >> {tmp_path}/resets.log'"))
+    out = tmp_path / "out"
+    assert run_cli(repo, out, "--seed", "42") == 0
+    df, meta = load(out)
+    assert tuple(df.columns) == TRIAL_COLUMNS
+    assert len(df) == 2 * 2 * 2 * 2 and (df.status == "ok").all()
+    # the version column holds the revision exactly as given, and each ran its own code
+    assert df.groupby("version")["value"].unique().apply(list).to_dict() == {"HEAD": [2], "HEAD~1": [1]}
+    assert set(df.instance) == {"box"} and set(df.config) == {"full"} and set(df.order_type) == {"random"}
+    assert df.trial.tolist() == list(range(1, 17))
+    # meta.json per docs/contracts.md
+    for key in (
+        "schema_version",
+        "tool_version",
+        "created_at",
+        "seed",
+        "mode",
+        "config_path",
+        "config_hash",
+        "adapter",
+        "versions",
+        "base",
+        "head",
+        "full",
+        "calibration",
+        "benchmark_configs",
+        "schedule",
+        "environment",
+        "warnings",
+    ):
+        assert key in meta, key
+    assert (
+        meta["seed"] == 42 and meta["mode"] == "rmit" and meta["base"] == "HEAD~1" and meta["head"] == "HEAD"
+    )
+    assert meta["versions"]["HEAD"]["sha"] == git(repo, "rev-parse", "HEAD")
+    assert meta["versions"]["HEAD~1"]["role"] == "base"
+    assert meta["full"] == {"suite_run": 2, "iteration": 2, "measurement": 1}
+    assert meta["benchmark_configs"]["a"]["source"] == "full"
+    assert [t["trial"] for t in meta["schedule"]] == df.trial.tolist()
+    assert [(t["benchmark"], t["version"]) for t in meta["schedule"]] == list(
+        zip(df.benchmark, df.version, strict=True)
+    )
+    assert {"cpu_model", "cores", "kernel", "governor", "turbo", "smt", "aslr", "loadavg", "tools"} <= set(
+        meta["environment"]
+    )
+    # build once per version inside its worktree; reset before each of the 2 suite runs
+    builds = (out / "builds.log").read_text().split()
+    assert len(builds) == 2 and all("/worktrees/" in b for b in builds)
+    assert (tmp_path / "resets.log").read_text().split() == ["r", "r"]
+    # worktrees removed after a complete run; the user's checkout untouched
+    assert "worktrees" not in git(repo, "worktree", "list")
+    assert git(repo, "status", "--porcelain") == ""
+    err = capsys.readouterr().err
+    assert "[trial 16/16]" in err
+    # rerunning the finished command does nothing
+    assert run_cli(repo, out, "--seed", "42") == 0
+    assert len(load(out)[0]) == 16
+    assert "already" in capsys.readouterr().err
+
+
+def test_resume_refuses_a_different_seed_or_config(tmp_path, capsys):
+    repo = make_repo(tmp_path, config(s=1, i=1))
+    out = tmp_path / "out"
+    assert run_cli(repo, out, "--seed", "1") == 0
+    capsys.readouterr()
+    assert run_cli(repo, out, "--seed", "2") == 2
+    err = capsys.readouterr().err
+    assert "different seed" in err and "--out" in err
+    (repo / ".ordertrap.toml").write_text(config(s=1, i=1) + "# changed\n")
+    assert run_cli(repo, out) == 2
+    assert "config_hash" in capsys.readouterr().err
+
+
+def test_one_version_run_and_calibration(tmp_path):
+    repo = make_repo(tmp_path, config(names=("a", "b", "c", "d"), s=3, i=2, m=2))
+    cal = tmp_path / "calibration.json"
+    cal.write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "metric": "cv",
+                "threshold": 0.01,
+                "levels": ["suite_run", "iteration", "measurement"],
+                "discard_warmup": {"level": "measurement", "count": 0},
+                "full": {"suite_run": 3, "iteration": 2, "measurement": 2},
+                "benchmarks": {
+                    "a": {"config": {"suite_run": 1, "iteration": 1, "measurement": 1}},
+                    "b": {"config": {"suite_run": 1, "iteration": 2, "measurement": 1}},
+                    "c": {"config": {"suite_run": 1, "iteration": 1, "measurement": 2}},
+                },
+            }
+        )
+    )
+    out = tmp_path / "out"
+    assert run_cli(repo, out, "--calibration", str(cal), "--seed", "3", base=None) == 0
+    df, meta = load(out)
+    assert meta["base"] is None and list(meta["versions"]) == ["HEAD"]
+    assert set(df.version) == {"HEAD"}
+    assert meta["benchmark_configs"]["d"]["source"] == "full"
+    assert meta["benchmark_configs"]["a"] == {
+        "suite_run": 1,
+        "iteration": 1,
+        "measurement": 1,
+        "source": "calibration",
+        "discard_warmup": 0,
+    }
+    assert meta["calibration"]["metric"] == "cv"
+    assert set(df[df.benchmark == "a"].config) == {"calibration"} and set(df[df.benchmark == "d"].config) == {
+        "full"
+    }
+    assert len(df[df.benchmark == "d"]) == 3 * 2 * 2 and len(df[df.benchmark == "c"]) == 2
+    # the three one-run benchmarks are spread: every suite run mixes d with another benchmark
+    per_run = df.groupby("suite_run").benchmark.nunique().tolist()
+    assert per_run == [2, 2, 2]
+
+
+def test_order_check_mode(tmp_path):
+    repo = make_repo(tmp_path, config(f"reset = 'echo r >> {tmp_path}/resets.log'", s=1, i=1))
+    out = tmp_path / "out"
+    assert run_cli(repo, out, "--order-check", "--order-pairs", "2", "--seed", "5") == 0
+    df, meta = load(out)
+    assert meta["mode"] == "order-check"
+    runs = df.groupby("suite_run").order_type.first().tolist()
+    assert runs == ["fixed", "random", "fixed", "random"]
+    fixed = [
+        tuple(zip(g.benchmark, g.version, strict=True))
+        for _, g in df[df.order_type == "fixed"].groupby("suite_run")
+    ]
+    assert len(set(fixed)) == 1 and len(fixed[0]) == 4
+    assert (tmp_path / "resets.log").read_text().split() == ["r"] * 4
+
+
+def test_prefix_and_python_are_per_version(tmp_path):
+    check = 'test "$WT" = "$PWD" && test "$PY" = "$PWD/.venv/bin/python" && echo 1'
+    text = (
+        '[suite]\nadapter = "command"\nprefix = "env WT={worktree} PY={worktree}/.venv/bin/python"\n'
+        f"[[benchmark]]\nname = 'p'\ncommand = '{check}'\n[full]\nsuite_runs = 1\niterations = 1\n"
+    )
+    repo = make_repo(tmp_path, text)
+    out = tmp_path / "out"
+    assert run_cli(repo, out) == 0
+    df, _ = load(out)
+    assert (df.status == "ok").all() and len(df) == 2
+
+
+def test_build_failure_and_bad_revision_name_the_fix(tmp_path, capsys):
+    repo = make_repo(tmp_path, config("build = 'echo ::error::pwned; exit 7'", s=1, i=1))
+    out = tmp_path / "out"
+    assert run_cli(repo, out) == 2
+    captured = capsys.readouterr()
+    assert "build of version 'HEAD~1' exited with status 7" in captured.err and "fix:" in captured.err
+    assert "::stop-commands::" in captured.err  # build output fenced
+    assert (out / "worktrees").is_dir()  # kept for debugging
+    assert run_cli(repo, tmp_path / "o2", base="no-such-branch") == 2
+    assert "fetch" in capsys.readouterr().err
+
+
+def _spawn(repo: Path, out: Path) -> subprocess.Popen:
+    cmd = [PY, "-m", "gate", "run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1",
+           "--head", "HEAD", "--out", str(out), "--seed", "9", "--instance", "box"]  # fmt: skip
+    return subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_rows(path: Path, rows: int, proc: subprocess.Popen) -> None:
+    for _ in range(1200):
+        if path.exists() and path.read_bytes().count(b"\n") >= rows + 1:
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"run ended early: {proc.communicate()}")
+        time.sleep(0.05)
+    pytest.fail("the run made no progress")
+
+
+def _check_complete(out: Path) -> None:
+    df, meta = load(out)
+    expected = [(t["trial"], t["benchmark"], t["version"]) for t in meta["schedule"]]
+    assert list(zip(df.trial, df.benchmark, df.version, strict=True)) == expected  # no loss, no duplicate
+    assert (df.status == "ok").all()
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
+    repo = make_repo(tmp_path, config(sleep=0.05, s=2, i=2))
+    out = tmp_path / "out"
+    for kill_after in (1, 4, 9):
+        proc = _spawn(repo, out)
+        _wait_rows(out / "trials.csv", kill_after, proc)
+        proc.kill()
+        proc.communicate()
+    proc = _spawn(repo, out)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "resuming" in err
+    _check_complete(out)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
+    repo = make_repo(tmp_path, config(sleep=0.3, s=1, i=2))
+    out = tmp_path / "out"
+    proc = _spawn(repo, out)
+    _wait_rows(out / "trials.csv", 1, proc)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Run the same command again to resume" in err
+    df, meta = load(out)
+    assert 1 <= len(df) < len(meta["schedule"])  # the trial running at Ctrl-C completed, then it stopped
+    assert (df.status == "ok").all()
+    assert (out / "worktrees").is_dir()
+    proc = _spawn(repo, out)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    _check_complete(out)
