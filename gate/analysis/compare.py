@@ -1,0 +1,408 @@
+"""Compare base and head per benchmark: estimate + CI per version, relative change + CI, verdict.
+
+Verdict rule (µOpTime §4.5: a change needs disjoint 99 % bootstrap CIs *and* at least 3 %;
+issue 3 item 2 for the other outcomes):
+
+* ``failed``       — a trial of either version failed (any non-ok row), or a version has no
+                     valid value: a crashing or timing-out head must never pass silently.
+* ``inconclusive`` — fewer than :data:`MIN_SAMPLES` values in a version, no interval could be
+                     computed, or the evidence neither shows a change ≥ threshold nor rules it
+                     out. The reason says why and how many samples per version would resolve it.
+* ``regression`` / ``improvement`` — significant (independent: the two CIs are disjoint;
+                     paired: the CI of the change excludes 0) **and** |change| ≥ threshold, in
+                     the direction given by ``higher_is_better``.
+* ``unchanged``    — the CI of the change lies inside ±threshold.
+
+The resampling scheme (``bootstrap`` flat | two-level, ``pairing`` independent | suite-run) was
+chosen by scripts/eval_verdicts.py on the µOpTime Go data (README "How the gate decides").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from gate.model import Verdict
+from gate.stats import bootstrap as bs
+from gate.stats.bootstrap import Statistic
+
+Bootstrap = Literal["flat", "two-level"]
+Pairing = Literal["independent", "suite-run"]
+BOOTSTRAPS: tuple[str, ...] = ("flat", "two-level")
+PAIRINGS: tuple[str, ...] = ("independent", "suite-run")
+MIN_SAMPLES = 3
+
+FloatArray = NDArray[np.float64]
+Warning_ = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The ok values of one benchmark × version, with the trial-log structure when known."""
+
+    values: FloatArray
+    unit_id: np.ndarray | None = None  # trial (two-level outer unit) of each value
+    suite_run: np.ndarray | None = None  # suite run of each value (pairing)
+    n_failed: int = 0
+    failures: tuple[str, ...] = ()  # short descriptions of failed trials
+
+    @property
+    def n(self) -> int:
+        return int(self.values.size)
+
+
+@dataclass(frozen=True)
+class Settings:
+    statistic: Statistic = "median"
+    confidence: float = 0.99
+    threshold_pct: float = 3.0
+    resamples: int = 10_000
+    seed: int = 1
+    bootstrap: Bootstrap = "flat"
+    pairing: Pairing = "independent"
+    method: Literal["percentile", "bca"] = "percentile"
+
+    def __post_init__(self) -> None:
+        if self.statistic not in bs.STATISTICS:
+            raise ValueError(f"statistic must be one of {bs.STATISTICS}")
+        if not 0.0 < self.confidence < 1.0:
+            raise ValueError("confidence must be in (0, 1)")
+        if self.threshold_pct <= 0 or not math.isfinite(self.threshold_pct):
+            raise ValueError("threshold_pct must be a positive number")
+        if self.resamples < 100:
+            raise ValueError("resamples must be at least 100")
+        if self.bootstrap not in BOOTSTRAPS or self.pairing not in PAIRINGS:
+            raise ValueError(f"bootstrap in {BOOTSTRAPS}, pairing in {PAIRINGS}")
+
+
+@dataclass(frozen=True)
+class VersionResult:
+    estimate: float | None
+    ci: tuple[float, float] | None
+    n: int
+    n_failed: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    benchmark: str
+    verdict: Verdict
+    reason: str
+    change_pct: float | None
+    change_ci: tuple[float, float] | None
+    base: VersionResult
+    head: VersionResult
+    significant: bool
+    samples_needed: int | None = None
+    warnings: list[Warning_] = field(default_factory=list)
+
+
+def _finite(v: float) -> float | None:
+    return float(v) if math.isfinite(v) else None
+
+
+def _pct(x: float) -> str:
+    return f"{x:+.1f}%"
+
+
+def _version_result(s: Sample, est: float, lo: float, hi: float) -> VersionResult:
+    ci = (float(lo), float(hi)) if math.isfinite(lo) and math.isfinite(hi) else None
+    return VersionResult(_finite(est), ci, s.n, s.n_failed)
+
+
+# ---------------------------------------------------------------------------------------------
+# replicates per scheme
+
+
+def _replicates(
+    base: Sample, head: Sample, settings: Settings, rng: np.random.Generator
+) -> tuple[FloatArray, FloatArray, bool, list[Warning_]]:
+    """Bootstrap replicates of the statistic for base and head, and whether they are paired."""
+    warnings: list[Warning_] = []
+    stat = settings.statistic
+    b = settings.resamples
+    two_level = settings.bootstrap == "two-level"
+    if settings.pairing == "suite-run":
+        if base.suite_run is not None and head.suite_run is not None:
+            common = np.intersect1d(np.unique(base.suite_run), np.unique(head.suite_run))
+            if common.size >= 2 and set(np.unique(base.suite_run)) == set(np.unique(head.suite_run)):
+                draw = rng.integers(0, common.size, size=(b, common.size), dtype=np.int64)
+                out = []
+                for s in (base, head):
+                    assert s.suite_run is not None
+                    if two_level and s.unit_id is not None:
+                        w = bs.three_level_weights(
+                            s.n,
+                            outer=s.suite_run,
+                            middle=s.unit_id,
+                            outer_draw=draw,
+                            outer_order=common,
+                            rng=rng,
+                        )
+                    else:
+                        w = bs.hierarchical_weights(
+                            s.n, outer=s.suite_run, resamples=b, rng=rng, outer_draw=draw, outer_order=common
+                        )
+                    out.append(bs.weighted_statistic(s.values, w, stat))
+                return out[0], out[1], True, warnings
+        warnings.append(
+            {
+                "code": "pairing_unavailable",
+                "message": "base and head do not share at least 2 suite runs, so they were compared "
+                "as independent samples",
+                "action": "run base and head in the same suite runs (`ordertrap-gate run` does), or "
+                "use --pairing independent",
+            }
+        )
+    reps = []
+    for s in (base, head):
+        if two_level and s.unit_id is not None and np.unique(s.unit_id).size >= 2:
+            w = bs.hierarchical_weights(s.n, outer=s.unit_id, resamples=b, rng=rng)
+            reps.append(bs.weighted_statistic(s.values, w, stat))
+        else:
+            reps.append(bs.flat_replicates_many(s.values[None, :], stat, b, rng)[0])
+    return reps[0], reps[1], False, warnings
+
+
+def _bounds(s: Sample, reps: FloatArray, est: float, settings: Settings, paired: bool) -> tuple[float, float]:
+    if settings.method == "bca":
+        units = s.suite_run if paired else (s.unit_id if settings.bootstrap == "two-level" else None)
+        return bs.bca_bounds(s.values, reps, est, settings.confidence, settings.statistic, units)
+    lo, hi = bs.percentile_bounds(reps, settings.confidence)
+    return float(lo), float(hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# verdict
+
+
+def samples_needed(n_base: int, n_head: int, rel_half_base: float, rel_half_head: float, thr: float) -> int:
+    """Samples per version for disjoint CIs at a change of ``thr`` (CI half-widths ∝ 1/√n)."""
+    total = rel_half_base + rel_half_head
+    if not math.isfinite(total) or total <= 0:
+        return max(n_base, n_head, MIN_SAMPLES)
+    factor = (total / (thr / 100.0)) ** 2
+    return math.ceil(max(n_base, n_head) * factor)
+
+
+def decide(
+    benchmark: str,
+    base: Sample,
+    head: Sample,
+    higher_is_better: bool,
+    settings: Settings,
+    rng: np.random.Generator,
+) -> Comparison:
+    """Compare one benchmark (for many benchmarks, :func:`compare_many` is faster)."""
+    if base.n == 0 or head.n == 0:
+        return _no_data(benchmark, base, head)
+    rb, rh, paired, warnings = _replicates(base, head, settings, rng)
+    eb = bs.point_estimate(base.values, settings.statistic)
+    eh = bs.point_estimate(head.values, settings.statistic)
+    lo_b, hi_b = _bounds(base, rb, eb, settings, paired)
+    lo_h, hi_h = _bounds(head, rh, eh, settings, paired)
+    change_reps = _change_reps(rb, rh)
+    return _verdict(
+        benchmark, base, head, higher_is_better, settings, (eb, lo_b, hi_b), (eh, lo_h, hi_h), change_reps,
+        paired, warnings,
+    )  # fmt: skip
+
+
+def _change_reps(rb: FloatArray, rh: FloatArray) -> FloatArray | None:
+    if np.any(rb <= 0) or not np.all(np.isfinite(rb)) or not np.all(np.isfinite(rh)):
+        return None
+    return np.asarray((rh / rb - 1.0) * 100.0, dtype=np.float64)
+
+
+def _no_data(benchmark: str, base: Sample, head: Sample) -> Comparison:
+    missing = [name for name, s in (("base", base), ("head", head)) if s.n == 0]
+    failed = base.n_failed + head.n_failed
+    reason = f"no valid value for {' and '.join(missing)}" + (
+        f" ({failed} failed trial(s): {'; '.join((base.failures + head.failures)[:3])})" if failed else ""
+    )
+    return Comparison(
+        benchmark,
+        Verdict.FAILED,
+        reason + "; fix the benchmark so that it runs and prints a positive value in both versions",
+        None,
+        None,
+        VersionResult(
+            _finite(float(np.median(base.values))) if base.n else None, None, base.n, base.n_failed
+        ),
+        VersionResult(
+            _finite(float(np.median(head.values))) if head.n else None, None, head.n, head.n_failed
+        ),
+        False,
+    )
+
+
+def _verdict(
+    benchmark: str,
+    base: Sample,
+    head: Sample,
+    higher_is_better: bool,
+    settings: Settings,
+    b: tuple[float, float, float],
+    h: tuple[float, float, float],
+    change_reps: FloatArray | None,
+    paired: bool,
+    warnings: list[Warning_],
+) -> Comparison:
+    thr = settings.threshold_pct
+    conf_pct = f"{settings.confidence * 100:g}%"
+    eb, lo_b, hi_b = b
+    eh, lo_h, hi_h = h
+    vb, vh = _version_result(base, eb, lo_b, hi_b), _version_result(head, eh, lo_h, hi_h)
+    change = (eh / eb - 1.0) * 100.0 if eb > 0 else float("nan")
+    change_pct = _finite(change)
+    change_ci: tuple[float, float] | None = None
+    if change_reps is not None:
+        clo, chi = bs.percentile_bounds(change_reps, settings.confidence)
+        if math.isfinite(float(clo)) and math.isfinite(float(chi)):
+            change_ci = (float(clo), float(chi))
+    if paired:
+        significant = change_ci is not None and (change_ci[0] > 0 or change_ci[1] < 0)
+        sig_text = f"the {conf_pct} CI of the change excludes 0 (paired by suite run)"
+    else:
+        significant = vb.ci is not None and vh.ci is not None and (hi_b < lo_h or hi_h < lo_b)
+        sig_text = f"{conf_pct} CIs are disjoint"
+
+    def result(verdict: Verdict, reason: str, needed: int | None = None) -> Comparison:
+        return Comparison(
+            benchmark, verdict, reason, change_pct, change_ci, vb, vh, significant, needed, warnings
+        )
+
+    failed = base.n_failed + head.n_failed
+    if failed:
+        where = ", ".join(
+            f"{name}: {s.n_failed}" for name, s in (("base", base), ("head", head)) if s.n_failed
+        )
+        detail = "; ".join((base.failures + head.failures)[:3])
+        return result(
+            Verdict.FAILED,
+            f"{failed} trial(s) failed ({where}{': ' + detail if detail else ''}); a failing trial "
+            "is a failure, not a value — fix the benchmark or rerun",
+        )
+    if base.n < MIN_SAMPLES or head.n < MIN_SAMPLES:
+        return result(
+            Verdict.INCONCLUSIVE,
+            f"only {base.n} base and {head.n} head value(s); at least {MIN_SAMPLES} per version are "
+            f"needed — raise [full].iterations in .ordertrap.toml",
+            MIN_SAMPLES,
+        )
+    if vb.ci is None or vh.ci is None or change_pct is None or change_ci is None:
+        return result(
+            Verdict.INCONCLUSIVE,
+            "no confidence interval could be computed (non-positive or non-finite values); "
+            "check the benchmark's output",
+        )
+    worse = change > 0 if not higher_is_better else change < 0
+    if significant and abs(change) >= thr:
+        verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
+        return result(verdict, f"{sig_text} and the change ({_pct(change)}) is at least {thr:g}%")
+    if -thr < change_ci[0] and change_ci[1] < thr:
+        if significant:
+            why = f"the change ({_pct(change)}) is real but its {conf_pct} CI [{change_ci[0]:+.1f}%, {change_ci[1]:+.1f}%] lies within ±{thr:g}%"
+        else:
+            why = f"the {conf_pct} CI of the change [{change_ci[0]:+.1f}%, {change_ci[1]:+.1f}%] lies within ±{thr:g}%"
+        return result(Verdict.UNCHANGED, why)
+    rel_b = (hi_b - lo_b) / 2 / eb if eb > 0 else math.inf
+    rel_h = (hi_h - lo_h) / 2 / eh if eh > 0 else math.inf
+    needed = samples_needed(base.n, head.n, rel_b, rel_h, thr)
+    if needed <= max(base.n, head.n):
+        # Noise already allows a 3% change to be seen; the change sits near the threshold, so
+        # the change CI must shrink to within the gap |thr - |change|| (floored at thr/10).
+        half = (change_ci[1] - change_ci[0]) / 2
+        gap = max(abs(thr - abs(change)), thr / 10)
+        needed = max(max(base.n, head.n) + 1, math.ceil(max(base.n, head.n) * (half / gap) ** 2))
+    if significant:
+        why = (
+            f"the change ({_pct(change)}) is significant but below {thr:g}%, and its {conf_pct} CI "
+            f"[{change_ci[0]:+.1f}%, {change_ci[1]:+.1f}%] does not rule out {thr:g}%"
+        )
+    elif abs(change) >= thr:
+        why = f"the change ({_pct(change)}) is large but the {conf_pct} CIs overlap"
+    else:
+        why = (
+            f"the {conf_pct} CI of the change [{change_ci[0]:+.1f}%, {change_ci[1]:+.1f}%] is too wide "
+            f"to rule out a {thr:g}% change"
+        )
+    return result(
+        Verdict.INCONCLUSIVE,
+        f"{why}; about {needed} values per version (now {base.n}/{head.n}) would resolve a {thr:g}% "
+        "change at this noise — raise [full].iterations or [full].suite_runs",
+        needed,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# many benchmarks
+
+
+def compare_many(items: Sequence[tuple[str, Sample, Sample, bool]], settings: Settings) -> list[Comparison]:
+    """Compare every (benchmark, base, head, higher_is_better) item.
+
+    Flat + independent comparisons of benchmarks with the same sample sizes run as one
+    vectorised batch (shared resample indices); other schemes run per benchmark. The random
+    stream is derived from ``settings.seed`` and the benchmark's position, so a result does not
+    depend on which other benchmarks were compared.
+    """
+    results: list[Comparison | None] = [None] * len(items)
+    batch: dict[tuple[int, int], list[int]] = {}
+    for i, (name, base, head, hib) in enumerate(items):
+        structured = settings.pairing == "suite-run" or (
+            settings.bootstrap == "two-level" and (base.unit_id is not None or head.unit_id is not None)
+        )
+        if base.n == 0 or head.n == 0:
+            results[i] = _no_data(name, base, head)
+        elif structured or settings.method == "bca":
+            rng = np.random.default_rng([settings.seed, i])
+            results[i] = decide(name, base, head, hib, settings, rng)
+        else:
+            batch.setdefault((base.n, head.n), []).append(i)
+    for (nb, nh), members in batch.items():
+        rng = np.random.default_rng([settings.seed, 1_000_003, nb, nh])
+        step = max(1, bs._CHUNK_ELEMENTS // (settings.resamples * 4))
+        for start in range(0, len(members), step):
+            rows = members[start : start + step]
+            xb = np.vstack([items[i][1].values for i in rows])
+            xh = np.vstack([items[i][2].values for i in rows])
+            rb = bs.flat_replicates_many(xb, settings.statistic, settings.resamples, rng)
+            rh = bs.flat_replicates_many(xh, settings.statistic, settings.resamples, rng)
+            lo_b, hi_b = bs.percentile_bounds(rb, settings.confidence)
+            lo_h, hi_h = bs.percentile_bounds(rh, settings.confidence)
+            if settings.statistic == "median":
+                eb, eh = np.median(xb, axis=1), np.median(xh, axis=1)
+            else:
+                eb, eh = np.mean(xb, axis=1), np.mean(xh, axis=1)
+            for j, i in enumerate(rows):
+                name, base, head, hib = items[i]
+                results[i] = _verdict(
+                    name, base, head, hib, settings, (float(eb[j]), float(lo_b[j]), float(hi_b[j])),
+                    (float(eh[j]), float(lo_h[j]), float(hi_h[j])), _change_reps(rb[j], rh[j]), False, [],
+                )  # fmt: skip
+    return [r for r in results if r is not None]
+
+
+def comparison_dict(c: Comparison) -> dict[str, Any]:
+    def version(v: VersionResult) -> dict[str, Any]:
+        return {
+            "estimate": v.estimate,
+            "ci": list(v.ci) if v.ci else None,
+            "n": v.n,
+            "n_failed": v.n_failed,
+        }
+
+    return {
+        "verdict": str(c.verdict),
+        "reason": c.reason,
+        "change_pct": c.change_pct,
+        "change_ci": list(c.change_ci) if c.change_ci else None,
+        "base": version(c.base),
+        "head": version(c.head),
+    }

@@ -1,0 +1,220 @@
+"""Read one or several trial logs (and their meta.json) for ``analyze``.
+
+Required columns: ``benchmark, version, value``; every other column of docs/contracts.md is used
+when present. Bad input is reported, not fatal, whenever something valid remains: each problem
+becomes a warning ``{code, message, action}`` and the offending rows are set aside. Only a
+missing/unreadable file, a log without the required columns, or no usable row at all raise
+:class:`~gate.errors.InputError`.
+
+Row classes after loading (column ``kind``):
+
+* ``ok``      — status ok (or no status column) and a finite value > 0: a value.
+* ``failed``  — a failure status from the log, or an ok row whose value is empty, non-numeric,
+                NaN or ±inf (the run engine would have logged those as ``invalid``): a failure.
+* ``dropped`` — a finite value ≤ 0: relative changes need positive values; reported, not counted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gate.errors import InputError
+from gate.model import TRIAL_LOG_SCHEMA, TrialStatus
+
+REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
+_TRUE = {"true", "1", "yes", "y", "t"}
+
+
+@dataclass(frozen=True)
+class TrialLogs:
+    """All rows of all logs (``source`` = index of the log, ``kind`` as above) and their metas."""
+
+    frame: pd.DataFrame
+    metas: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        return self.metas[0] if self.metas else None
+
+
+def _warning(code: str, message: str, action: str) -> dict[str, str]:
+    return {"code": code, "message": message, "action": action}
+
+
+def meta_path_for(path: Path) -> Path | None:
+    """meta.json beside the log: ``<log>.meta.json``, ``<stem>.meta.json``, then ``meta.json``."""
+    for candidate in (
+        path.with_name(path.name + ".meta.json"),
+        path.with_name(path.stem + ".meta.json"),
+        path.with_name("meta.json"),
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | None:
+    meta_path = meta_path_for(path)
+    if meta_path is None:
+        return None
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        warnings.append(
+            _warning(
+                "meta_unreadable",
+                f"{meta_path} could not be read ({exc}); environment, time and defaults are unknown",
+                f"restore {meta_path.name} from the run, or delete it to silence this warning",
+            )
+        )
+        return None
+    if not isinstance(meta, dict):
+        return None
+    version = meta.get("schema_version", TRIAL_LOG_SCHEMA)
+    if isinstance(version, int) and version > TRIAL_LOG_SCHEMA:
+        raise InputError(
+            f"{meta_path} has schema_version {version}, newer than this gate understands ({TRIAL_LOG_SCHEMA})",
+            "upgrade ordertrap-gate to the version that wrote the log",
+        )
+    return meta
+
+
+def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.DataFrame | None:
+    if not path.is_file():
+        raise InputError(f"trial log {path} does not exist", "pass the path of a trials.csv written by `run`")
+    if path.stat().st_size == 0:
+        warnings.append(
+            _warning(
+                "empty_log",
+                f"{path} is empty (0 bytes): no trial finished before the run stopped",
+                "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
+            )
+        )
+        return None
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise InputError(
+            f"{path} is not a readable CSV trial log ({exc})",
+            "pass the trials.csv written by `ordertrap-gate run` (comma-separated, header row)",
+        ) from exc
+    df.columns = [str(c).strip() for c in df.columns]
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"{path} lacks the required column(s) {', '.join(missing)} (has: {', '.join(df.columns) or 'none'})",
+            "the header must name at least benchmark, version and value",
+        )
+    if df.empty:
+        warnings.append(
+            _warning(
+                "empty_log",
+                f"{path} has a header but no rows: no trial finished before the run stopped",
+                "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
+            )
+        )
+        return None
+    df.insert(0, "source", source)
+    df["row"] = np.arange(2, len(df) + 2)  # line number in the file, for messages
+    return df
+
+
+def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, str]]) -> pd.DataFrame:
+    raw = df["value"].astype(str).str.strip()
+    value = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
+    if "status" in df.columns:
+        status = df["status"].astype(str).str.strip().str.lower().replace("", TrialStatus.OK.value)
+    else:
+        status = pd.Series(TrialStatus.OK.value, index=df.index)
+    is_ok_status = (status == TrialStatus.OK.value).to_numpy()
+    finite = np.isfinite(value)
+    bad_value = is_ok_status & ~finite
+    nonpositive = is_ok_status & finite & (value <= 0)
+    kind = np.where(is_ok_status & finite & (value > 0), "ok", np.where(nonpositive, "dropped", "failed"))
+    out = df.assign(value=value, status=status.where(~bad_value, TrialStatus.INVALID.value), kind=kind)
+    out["benchmark"] = out["benchmark"].astype(str).str.strip()
+    out["version"] = out["version"].astype(str).str.strip()
+    blank = (out["benchmark"] == "") | (out["version"] == "")
+    if blank.any():
+        warnings.append(
+            _warning(
+                "missing_name",
+                f"{int(blank.sum())} row(s) have an empty benchmark or version and were ignored "
+                f"(first: {paths[int(out.loc[blank, 'source'].iloc[0])]} line {int(out.loc[blank, 'row'].iloc[0])})",
+                "fill in the benchmark and version columns of the trial log",
+            )
+        )
+        out = out.loc[~blank]
+    for mask, code, what, action in (
+        (
+            bad_value[~blank.to_numpy()],
+            "invalid_value",
+            "an empty, non-numeric, NaN or infinite value in an ok row; counted as failed trials",
+            "make the benchmark print one finite number per measurement (adapter output)",
+        ),
+        (
+            nonpositive[~blank.to_numpy()],
+            "non_positive_value",
+            "a zero or negative value; relative changes need positive values, so these rows were ignored",
+            "measure a positive quantity (time, throughput); for counts that can be 0 add a constant offset",
+        ),
+    ):
+        if mask.any():
+            rows = out.loc[mask]
+            names = ", ".join(sorted(rows["benchmark"].unique())[:5])
+            first = rows.iloc[0]
+            warnings.append(
+                _warning(
+                    code,
+                    f"{int(mask.sum())} row(s) have {what} (benchmarks: {names}; first: "
+                    f"{paths[int(first['source'])]} line {int(first['row'])}, value {df.loc[first.name, 'value']!r})",
+                    action,
+                )
+            )
+    if "higher_is_better" in out.columns:
+        out["higher_is_better"] = out["higher_is_better"].astype(str).str.strip().str.lower().isin(_TRUE)
+    for col in ("trial", "suite_run", "iteration", "measurement", "position", "elapsed_s"):
+        if col in out.columns:
+            out[col] = pd.to_numeric(out[col].astype(str).str.strip(), errors="coerce")
+    return out
+
+
+def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
+    """Read and validate the trial logs; see the module docstring for what is kept."""
+    if not paths:
+        raise InputError("no trial log given", "pass one or more trials.csv files")
+    warnings: list[dict[str, str]] = []
+    frames: list[pd.DataFrame] = []
+    metas: list[dict[str, Any]] = []
+    names = [str(p) for p in paths]
+    for i, p in enumerate(paths):
+        path = Path(p)
+        df = _read_one(path, i, warnings)
+        if df is not None:
+            frames.append(df)
+        meta = _read_meta(path, warnings)
+        if meta is not None:
+            metas.append(meta)
+    if not frames:
+        raise InputError(
+            f"no rows in {', '.join(names)}: every trial log is empty",
+            "run `ordertrap-gate run` to completion (or let it resume) before analyzing",
+        )
+    frame = pd.concat(frames, ignore_index=True, sort=False)
+    frame = frame.fillna("") if frame.isna().to_numpy().any() else frame
+    frame = _classify(frame, names, warnings)
+    if not (frame["kind"] == "ok").any() and not (frame["kind"] == "failed").any():
+        raise InputError(
+            f"no usable value in {', '.join(names)}",
+            "check that the value column holds positive numbers (see the warnings above)",
+        )
+    return TrialLogs(frame=frame, metas=metas, warnings=warnings, paths=names)
