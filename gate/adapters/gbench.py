@@ -1,0 +1,145 @@
+"""``gbench``: a Google Benchmark binary built by ``[suite] build`` (or already in the tree).
+
+One trial = ``BINARY --benchmark_filter='^Name$' --benchmark_repetitions=N
+--benchmark_report_aggregates_only=false --benchmark_out=FILE --benchmark_out_format=json``;
+the values are the ``real_time`` (or ``cpu_time``) of the N ``run_type == "iteration"`` rows,
+converted from each row's ``time_unit`` (Google Benchmark docs, "Output Formats" and
+"Reporting Statistics"). Discovery: ``BINARY --benchmark_list_tests``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from gate.adapters._common import (
+    anchored,
+    configured_specs,
+    filter_discovered,
+    one_match,
+    read_text,
+    require_nonempty,
+    scratch_file,
+    string_list,
+    string_setting,
+)
+from gate.adapters.base import (
+    BenchmarkSpec,
+    ProcessRunner,
+    TrialFailure,
+    TrialRequest,
+    VersionContext,
+    check_finite,
+    raise_for_process,
+)
+from gate.errors import ConfigError, RunError
+from gate.model import TrialStatus
+
+TIME_FIELDS = ("real_time", "cpu_time")
+# seconds per unit, for Google Benchmark's time_unit values (benchmark::TimeUnit)
+_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+class GoogleBenchmarkAdapter:
+    name = "gbench"
+
+    def _settings(self, settings: Mapping[str, Any]) -> tuple[str, str, str, str, list[str]]:
+        binary = string_setting(settings, "binary", self.name, "")
+        if not binary:
+            raise ConfigError(
+                "[gbench] binary is not set",
+                '[gbench] binary = "build/bench" (path in the worktree, built by [suite] build)',
+            )
+        time_field = string_setting(settings, "time", self.name, "real_time")
+        if time_field not in TIME_FIELDS:
+            raise ConfigError(
+                f"[gbench] time = {time_field!r} is not one of {TIME_FIELDS}", '[gbench] time = "real_time"'
+            )
+        unit = string_setting(settings, "unit", self.name, "ns")
+        if unit not in _SECONDS:
+            raise ConfigError(
+                f"[gbench] unit = {unit!r} is not one of {tuple(_SECONDS)}", '[gbench] unit = "ns"'
+            )
+        min_time = string_setting(settings, "min_time", self.name, "")
+        return binary, time_field, unit, min_time, string_list(settings, "args", self.name)
+
+    def discover(
+        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+    ) -> list[BenchmarkSpec]:
+        binary, _, unit, _, _ = self._settings(settings)
+        configured = configured_specs(settings, self.name, need_command=False, default_unit=unit)
+        if configured:
+            return configured
+        result = run(
+            [*version.prefix, binary, "--benchmark_list_tests=true"], cwd=version.workdir, timeout=120
+        )
+        if result.returncode != 0 or result.timed_out:
+            tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
+            raise RunError(
+                f"listing Google Benchmark tests of {binary!r} failed in {version.name} ({tail[0][:200]})",
+                "check [gbench] binary (relative to the worktree) and that [suite] build creates it",
+            )
+        names = filter_discovered(
+            [ln.strip() for ln in result.stdout.splitlines() if ln.strip()], settings, self.name
+        )
+        require_nonempty(names, self.name, f"{version.name} ({binary})")
+        return [BenchmarkSpec(name=n, unit=unit) for n in names]
+
+    def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
+        binary, time_field, unit, min_time, args = self._settings(request.settings)
+        spec = request.benchmark
+        out = scratch_file(request.version, spec.name, ".json")
+        argv = [
+            *request.version.prefix,
+            binary,
+            f"--benchmark_filter={anchored(spec.name)}",
+            f"--benchmark_repetitions={request.measurements}",
+            # keep the per-repetition rows; the aggregates (mean, median, stddev, cv) are skipped below
+            "--benchmark_report_aggregates_only=false",
+            "--benchmark_display_aggregates_only=true",
+            f"--benchmark_out={out}",
+            "--benchmark_out_format=json",
+        ]
+        if min_time:
+            argv.append(f"--benchmark_min_time={min_time}")
+        argv += args
+        what = f"Google Benchmark {spec.name!r}"
+        result = run(argv, cwd=request.version.workdir, timeout=request.timeout)
+        raise_for_process(result, what)
+        values = parse_json(read_text(out, what), spec.name, time_field, unit, what)
+        if len(values) != request.measurements:
+            raise TrialFailure(
+                TrialStatus.INVALID,
+                f"{what}: got {len(values)} repetitions, wanted {request.measurements}; "
+                "remove Repetitions() from the benchmark or --benchmark_repetitions from [gbench] args",
+            )
+        return values
+
+
+def parse_json(text: str, requested: str, time_field: str, unit: str, what: str) -> list[float]:
+    try:
+        rows = json.loads(text)["benchmarks"]
+        iterations = [r for r in rows if r.get("run_type", "iteration") == "iteration"]
+        names = [str(r["name"]) for r in iterations]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise TrialFailure(
+            TrialStatus.INVALID, f"{what}: output is not Google Benchmark JSON ({exc!s:.80})"
+        ) from None
+    one_match(names, requested, what)
+    values: list[float] = []
+    for row in iterations:
+        if row.get("error_occurred") or row.get("skipped"):
+            message = row.get("error_message") or row.get("skip_message") or "no message"
+            raise TrialFailure(
+                TrialStatus.INVALID, f"{what} reported an error: {message!s:.150}; fix the benchmark"
+            )
+        try:
+            value = float(row[time_field]) * _SECONDS[str(row.get("time_unit", "ns"))] / _SECONDS[unit]
+        except (KeyError, TypeError, ValueError):
+            raise TrialFailure(
+                TrialStatus.INVALID,
+                f"{what}: row has no numeric {time_field}/time_unit; upgrade Google Benchmark",
+            ) from None
+        values.append(value)
+    return check_finite(values, what)
