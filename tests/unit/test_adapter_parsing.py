@@ -4,16 +4,18 @@ tests/integration/test_adapter_*.py; the recorded outputs live in tests/testdata
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from gate.adapters._common import anchored, last_number
-from gate.adapters.base import BenchmarkSpec, TrialFailure, TrialRequest, VersionContext
+from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure, TrialRequest, VersionContext
 from gate.adapters.registry import ADAPTER_NAMES, get_adapter
 from gate.errors import ConfigError
 from gate.model import TrialStatus
-from tests.fakes.process_runner import FakeRunner, failed, ok, timed_out
+from tests.fakes.process_runner import Call, FakeRunner, Responder, arg_value, failed, ok, timed_out
 
 TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
 
@@ -47,7 +49,7 @@ def request(
 
 def test_registry_builds_every_named_adapter() -> None:
     assert ADAPTER_NAMES == ("command", "pytest-benchmark", "go", "gbench", "hyperfine", "jmh")
-    for name in ("command",):
+    for name in ADAPTER_NAMES:
         assert get_adapter(name).name == name
 
 
@@ -181,3 +183,374 @@ def test_command_crash_and_timeout_stop_the_trial(tmp_path: Path) -> None:
     with pytest.raises(TrialFailure) as err:
         get_adapter("command").run_trial(request(tmp_path, spec), FakeRunner([timed_out()]))
     assert err.value.status == TrialStatus.TIMEOUT
+
+
+# ---- helpers: a fake run that "writes" a recorded output file where the real tool would -----------
+
+
+def writes(flag: str, source: Path | str, stdout: str = "") -> Responder:
+    """A runner step that copies ``source`` (a recorded file, or literal text) to the path the
+    adapter passed with ``flag``, as the real tool would."""
+
+    def step(call: Call) -> ProcessResult:
+        assert not isinstance(call.argv, str)
+        target = Path(arg_value(call.argv, flag))
+        if isinstance(source, Path):
+            shutil.copyfile(source, target)
+        else:
+            target.write_text(source)
+        return ok(stdout)
+
+    return step
+
+
+def reason_of(err: pytest.ExceptionInfo[TrialFailure]) -> str:
+    return err.value.reason
+
+
+# ---- hyperfine -----------------------------------------------------------------------------------
+
+
+def test_hyperfine_argv_and_times_from_recorded_export(tmp_path: Path) -> None:
+    spec = BenchmarkSpec(name="sleep", command="sleep 0.01")
+    runner = FakeRunner([writes("--export-json", TESTDATA / "hyperfine" / "sleep-3-runs.json")])
+    req = request(tmp_path, spec, measurements=3, settings={"shell": "none", "warmup": 1}, prefix=("nice",))
+    values = get_adapter("hyperfine").run_trial(req, runner)
+    assert values == [0.011208947, 0.011292601000000001, 0.011254385]
+    argv = runner.calls[0].argv
+    assert argv[:2] == ["nice", "hyperfine"] and argv[-2:] == ["--", "sleep 0.01"]
+    assert "--runs=3" in argv and "--shell=none" in argv and "--warmup=1" in argv and "--style=none" in argv
+    out = Path(arg_value(argv, "--export-json"))
+    assert out.parent == tmp_path / "scratch"
+
+
+@pytest.mark.parametrize(
+    ("export", "words"),
+    [
+        ('{"results": [{"command": "c", "times": [0.1, NaN]}]}', "non-finite"),
+        ('{"results": [{"command": "c", "times": [0.1]}]}', "got 1 runs, wanted 2"),
+        ('{"results": [{"command": "c"}]}', "times is missing"),
+        ('{"results": []}', "no benchmark matched"),
+        ("not json", "not hyperfine's format"),
+    ],
+)
+def test_hyperfine_rejects_bad_exports(tmp_path: Path, export: str, words: str) -> None:
+    spec = BenchmarkSpec(name="c", command="c")
+    runner = FakeRunner([writes("--export-json", export)])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("hyperfine").run_trial(request(tmp_path, spec, measurements=2), runner)
+    assert err.value.status == TrialStatus.INVALID
+    assert words in reason_of(err)
+
+
+def test_hyperfine_missing_export_file_is_invalid(tmp_path: Path) -> None:
+    spec = BenchmarkSpec(name="c", command="c")
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("hyperfine").run_trial(request(tmp_path, spec), FakeRunner([ok()]))
+    assert err.value.status == TrialStatus.INVALID and "no output file" in reason_of(err)
+
+
+# ---- go ------------------------------------------------------------------------------------------
+
+
+def test_go_argv_and_ns_per_op_from_recorded_output(tmp_path: Path) -> None:
+    stdout = (TESTDATA / "go" / "fib10-count3-benchmem.txt").read_text()
+    runner = FakeRunner([ok(stdout)])
+    spec = BenchmarkSpec(name="BenchmarkFib10", unit="ns/op")
+    req = request(tmp_path, spec, measurements=3, settings={"package": "./pkg", "benchtime": "1000x"})
+    assert get_adapter("go").run_trial(req, runner) == [316.4, 302.1, 302.0]
+    assert runner.calls[0].argv == [
+        "go",
+        "test",
+        "-run",
+        "^$",
+        "-bench",
+        "^BenchmarkFib10$",
+        "-benchtime",
+        "1000x",
+        "-count",
+        "3",
+        "./pkg",
+    ]
+
+
+def test_go_other_metric_and_prebuilt_binary(tmp_path: Path) -> None:
+    stdout = (TESTDATA / "go" / "fib10-count3-benchmem.txt").read_text()
+    runner = FakeRunner([ok(stdout)])
+    spec = BenchmarkSpec(name="BenchmarkFib10", unit="B/op")
+    req = request(tmp_path, spec, measurements=3, settings={"binary": "./pkg.test", "metric": "B/op"})
+    assert get_adapter("go").run_trial(req, runner) == [0.0, 0.0, 0.0]
+    argv = runner.calls[0].argv
+    assert argv[:5] == ["./pkg.test", "-test.run", "^$", "-test.bench", "^BenchmarkFib10$"]
+    assert arg_value(argv, "-test.count") == "3" and arg_value(argv, "-test.benchtime") == "1s"
+
+
+def test_go_sub_benchmark_regex_is_anchored_per_level_and_gomaxprocs_1_has_no_suffix(tmp_path: Path) -> None:
+    stdout = (TESTDATA / "go" / "sizes-n8-gomaxprocs1.txt").read_text()
+    runner = FakeRunner([ok(stdout)])
+    spec = BenchmarkSpec(name="BenchmarkSizes/n=8")
+    assert get_adapter("go").run_trial(request(tmp_path, spec, measurements=2), runner) == [84.73, 84.22]
+    assert arg_value(runner.calls[0].argv, "-bench") == "^BenchmarkSizes$/^n=8$"
+
+
+def test_go_parent_with_two_sub_benchmarks_is_two_matches(tmp_path: Path) -> None:
+    stdout = (TESTDATA / "go" / "sizes-parent-two-subs.txt").read_text()
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("go").run_trial(
+            request(tmp_path, BenchmarkSpec(name="BenchmarkSizes")), FakeRunner([ok(stdout)])
+        )
+    assert err.value.status == TrialStatus.INVALID
+    assert "2 benchmarks matched" in reason_of(err) and "BenchmarkSizes/n=5" in reason_of(err)
+
+
+@pytest.mark.parametrize(
+    ("stdout", "words"),
+    [
+        ("PASS\nok  \tx\t0.1s\n", "no benchmark matched"),
+        ("BenchmarkA-2 \t 100 \t NaN ns/op\n", "non-finite"),
+        ("BenchmarkA-2 \t 100 \t 12 B/op\n", "no 'ns/op'"),
+        ("BenchmarkA-2 \t 100 \t 1.0 ns/op\n", "got 1 results, wanted 3"),
+        ("garbage\n\x00\x01", "no benchmark matched"),
+    ],
+)
+def test_go_rejects_bad_output(tmp_path: Path, stdout: str, words: str) -> None:
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("go").run_trial(
+            request(tmp_path, BenchmarkSpec(name="BenchmarkA")), FakeRunner([ok(stdout)])
+        )
+    assert err.value.status == TrialStatus.INVALID
+    assert words in reason_of(err)
+
+
+def test_go_discover_lists_benchmarks_and_rejects_duplicates(tmp_path: Path) -> None:
+    listing = "BenchmarkA\nBenchmarkB\nok  \texample.com/x\t0.01s\n?   \texample.com/y\t[no test files]\n"
+    runner = FakeRunner([ok(listing)])
+    specs = get_adapter("go").discover(version(tmp_path), runner, {"package": "./...", "include": "A$"})
+    assert [(s.name, s.unit, s.higher_is_better) for s in specs] == [("BenchmarkA", "ns/op", False)]
+    assert runner.calls[0].argv == ["go", "test", "-list", "^Benchmark", "./..."]
+    dup = FakeRunner([ok("BenchmarkA\nok x 0s\nBenchmarkA\nok y 0s\n")])
+    with pytest.raises(ConfigError):
+        get_adapter("go").discover(version(tmp_path), dup, {"package": "./..."})
+    mbs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok("BenchmarkA\n")]), {"metric": "MB/s"})
+    assert mbs[0].unit == "MB/s" and mbs[0].higher_is_better is True
+
+
+# ---- gbench --------------------------------------------------------------------------------------
+
+
+def test_gbench_argv_and_iteration_rows_from_recorded_json(tmp_path: Path) -> None:
+    recorded = TESTDATA / "gbench" / "bm_vec8-3-repetitions.json"
+    rows = [r for r in json.loads(recorded.read_text())["benchmarks"] if r["run_type"] == "iteration"]
+    runner = FakeRunner([writes("--benchmark_out", recorded)])
+    settings = {"binary": "build/bench", "min_time": "0.01"}
+    values = get_adapter("gbench").run_trial(
+        request(tmp_path, BenchmarkSpec(name="BM_Vec/8"), 3, settings), runner
+    )
+    # the recorded file is in microseconds; the adapter reports nanoseconds by default
+    assert values == pytest.approx([r["real_time"] * 1000 for r in rows])
+    argv = runner.calls[0].argv
+    assert argv[0] == "build/bench"
+    assert "--benchmark_filter=^BM_Vec/8$" in argv and "--benchmark_repetitions=3" in argv
+    assert "--benchmark_out_format=json" in argv and "--benchmark_min_time=0.01" in argv
+
+
+def test_gbench_cpu_time_in_microseconds(tmp_path: Path) -> None:
+    recorded = TESTDATA / "gbench" / "bm_vec8-3-repetitions.json"
+    rows = [r for r in json.loads(recorded.read_text())["benchmarks"] if r["run_type"] == "iteration"]
+    runner = FakeRunner([writes("--benchmark_out", recorded)])
+    settings = {"binary": "b", "time": "cpu_time", "unit": "us"}
+    values = get_adapter("gbench").run_trial(
+        request(tmp_path, BenchmarkSpec(name="BM_Vec/8"), 3, settings), runner
+    )
+    assert values == pytest.approx([r["cpu_time"] for r in rows])
+
+
+def test_gbench_two_matches_from_recorded_unanchored_run(tmp_path: Path) -> None:
+    runner = FakeRunner([writes("--benchmark_out", TESTDATA / "gbench" / "two-matches.json")])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("gbench").run_trial(
+            request(tmp_path, BenchmarkSpec(name="BM_Vec"), 2, {"binary": "b"}), runner
+        )
+    assert err.value.status == TrialStatus.INVALID and "2 benchmarks matched" in reason_of(err)
+
+
+@pytest.mark.parametrize(
+    ("rows", "words"),
+    [
+        ([], "no benchmark matched"),
+        ([{"name": "BM_A", "run_type": "iteration", "real_time": "nan", "time_unit": "ns"}], "non-finite"),
+        ([{"name": "BM_A", "run_type": "iteration", "time_unit": "ns"}], "no numeric real_time"),
+        (
+            [{"name": "BM_A", "run_type": "iteration", "error_occurred": True, "error_message": "bad input"}],
+            "bad input",
+        ),
+    ],
+)
+def test_gbench_rejects_bad_rows(tmp_path: Path, rows: list[dict[str, object]], words: str) -> None:
+    runner = FakeRunner([writes("--benchmark_out", json.dumps({"benchmarks": rows}))])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("gbench").run_trial(
+            request(tmp_path, BenchmarkSpec(name="BM_A"), 1, {"binary": "b"}), runner
+        )
+    assert err.value.status == TrialStatus.INVALID and words in reason_of(err)
+
+
+def test_gbench_needs_a_binary_and_lists_tests(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        get_adapter("gbench").discover(version(tmp_path), FakeRunner(), {})
+    assert "binary" in err.value.fix
+    runner = FakeRunner([ok("BM_A\nBM_B/8\n")])
+    specs = get_adapter("gbench").discover(version(tmp_path), runner, {"binary": "b"})
+    assert [s.name for s in specs] == ["BM_A", "BM_B/8"] and specs[0].unit == "ns"
+    assert runner.calls[0].argv == ["b", "--benchmark_list_tests=true"]
+
+
+# ---- jmh -----------------------------------------------------------------------------------------
+
+
+def test_jmh_argv_and_raw_data(tmp_path: Path) -> None:
+    runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "avgt-one-result.json")])
+    spec = BenchmarkSpec(name="org.example.bench.ParseBench.parse", unit="ns/op")
+    settings = {"jar": "target/benchmarks.jar", "java_args": ["-Xmx1g"]}
+    assert get_adapter("jmh").run_trial(request(tmp_path, spec, 3, settings), runner) == [412.7, 398.1, 401.9]
+    argv = runner.calls[0].argv
+    assert argv[:5] == [
+        "java",
+        "-Xmx1g",
+        "-jar",
+        "target/benchmarks.jar",
+        r"^org\.example\.bench\.ParseBench\.parse$",
+    ]
+    for flag, value in (
+        ("-f", "1"),
+        ("-wi", "0"),
+        ("-i", "3"),
+        ("-bm", "avgt"),
+        ("-tu", "ns"),
+        ("-rf", "json"),
+    ):
+        assert arg_value(argv, flag) == value
+
+
+def test_jmh_thrpt_is_higher_is_better_with_ops_unit(tmp_path: Path) -> None:
+    settings = {
+        "mode": "thrpt",
+        "time_unit": "us",
+        "benchmarks": [{"name": "org.example.bench.ParseBench.parse"}],
+    }
+    spec = get_adapter("jmh").discover(version(tmp_path), FakeRunner(), settings)[0]
+    assert spec.unit == "ops/us" and spec.higher_is_better is True
+    runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "thrpt-one-result.json")])
+    assert get_adapter("jmh").run_trial(request(tmp_path, spec, 2, settings), runner) == [2.41, 2.52]
+
+
+def test_jmh_unit_mismatch_params_and_nan_are_invalid(tmp_path: Path) -> None:
+    spec = BenchmarkSpec(name="org.example.bench.ParseBench.parse")
+    runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "thrpt-one-result.json")])
+    with pytest.raises(TrialFailure) as err:  # file says ops/us, the adapter asked for avgt ns/op
+        get_adapter("jmh").run_trial(request(tmp_path, spec, 2), runner)
+    assert "score unit" in reason_of(err)
+    runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "nan-score.json")])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("jmh").run_trial(request(tmp_path, spec, 2), runner)
+    assert err.value.status == TrialStatus.INVALID and "non-finite" in reason_of(err)
+    listspec = BenchmarkSpec(name="org.example.bench.ListBench.add")
+    runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "params-two-results.json")])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("jmh").run_trial(request(tmp_path, listspec, 2), runner)
+    assert "@Param" in reason_of(err) and "params" in reason_of(err)
+
+
+def test_jmh_params_option_becomes_p_flags_and_discovery_parses_l(tmp_path: Path) -> None:
+    spec = BenchmarkSpec(name="org.example.bench.ListBench.add", options={"params": {"size": "10"}})
+    text = json.dumps(json.loads((TESTDATA / "jmh" / "params-two-results.json").read_text())[:1])
+    runner = FakeRunner([writes("-rff", text)])
+    assert get_adapter("jmh").run_trial(request(tmp_path, spec, 2), runner) == [10.5, 10.7]
+    assert arg_value(runner.calls[0].argv, "-p") == "size=10"
+    listing = "Benchmarks: \norg.example.A.x\norg.example.B.y\n"
+    specs = get_adapter("jmh").discover(version(tmp_path), FakeRunner([ok(listing)]), {})
+    assert [s.name for s in specs] == ["org.example.A.x", "org.example.B.y"]
+
+
+# ---- pytest-benchmark ----------------------------------------------------------------------------
+
+
+def pb_json(names: list[str], data: list[object]) -> str:
+    return json.dumps({"benchmarks": [{"name": n, "fullname": n, "stats": {"data": data}} for n in names]})
+
+
+def test_pytest_benchmark_argv_env_and_values(tmp_path: Path) -> None:
+    runner = FakeRunner([writes("--benchmark-json", pb_json(["t.py::test_a"], [1e-6, 2e-6, 3e-6]))])
+    values = get_adapter("pytest-benchmark").run_trial(
+        request(tmp_path, BenchmarkSpec(name="t.py::test_a")), runner
+    )
+    assert values == [1e-6, 2e-6, 3e-6]
+    call = runner.calls[0]
+    argv = call.argv
+    assert argv[:4] == ["/venv/bin/python", "-m", "pytest", "-q"] and argv[-1] == "t.py::test_a"
+    for needed in (
+        "no:cacheprovider",
+        "addopts=",
+        "--assert=plain",
+        "ordertrap_pytest_plugin",
+        "--benchmark-max-time=0",
+    ):
+        assert needed in argv
+    assert "--benchmark-min-rounds=3" in argv
+    assert arg_value(argv, "--benchmark-storage").startswith(f"file://{tmp_path / 'scratch'}")
+    assert Path(arg_value(argv, "--benchmark-json")).parent == tmp_path / "scratch"
+    assert call.env is not None
+    assert call.env["PYTHONDONTWRITEBYTECODE"] == "1" and call.env["PYTEST_ADDOPTS"] == ""
+    plugin_dir = Path(call.env["PYTHONPATH"].split(":")[0])
+    assert (plugin_dir / "ordertrap_pytest_plugin.py").is_file()
+
+
+def test_pytest_benchmark_extra_rounds_are_dropped_from_the_front(tmp_path: Path) -> None:
+    runner = FakeRunner([writes("--benchmark-json", pb_json(["t::a"], [9.0, 1.0, 2.0, 3.0]))])
+    values = get_adapter("pytest-benchmark").run_trial(request(tmp_path, BenchmarkSpec(name="t::a")), runner)
+    assert values == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (pb_json([], []), "measured nothing"),
+        (pb_json(["t::a[1]", "t::a[2]"], [1.0, 1.0, 1.0]), "2 benchmarks matched"),
+        (pb_json(["t::a"], [1.0, 1.0]), "got 2 rounds, wanted 3"),
+        (pb_json(["t::a"], [1.0, 1.0, float("nan")]), "non-finite"),
+        (json.dumps({"benchmarks": [{"name": "t::a", "stats": {}}]}), "stats.data is missing"),
+        ("{", "not pytest-benchmark JSON"),
+    ],
+)
+def test_pytest_benchmark_rejects_bad_json(tmp_path: Path, text: str, words: str) -> None:
+    runner = FakeRunner([writes("--benchmark-json", text)])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("pytest-benchmark").run_trial(request(tmp_path, BenchmarkSpec(name="t::a")), runner)
+    assert err.value.status == TrialStatus.INVALID and words in reason_of(err)
+
+
+def test_pytest_benchmark_process_failures_name_the_fix(tmp_path: Path) -> None:
+    spec = BenchmarkSpec(name="t::a")
+    cases = [
+        (
+            failed(4, "error: unrecognized arguments: --benchmark-json=x"),
+            TrialStatus.ERROR,
+            "install pytest-benchmark",
+        ),
+        (failed(5, "", stdout="no tests ran in 0.01s"), TrialStatus.INVALID, "collected no test"),
+        (failed(1, "", stdout="FAILED t::a - AssertionError\n1 failed"), TrialStatus.ERROR, "FAILED t::a"),
+        (timed_out(), TrialStatus.TIMEOUT, "timeout"),
+    ]
+    for result, status, words in cases:
+        with pytest.raises(TrialFailure) as err:
+            get_adapter("pytest-benchmark").run_trial(request(tmp_path, spec), FakeRunner([result]))
+        assert err.value.status == status and words in reason_of(err)
+
+
+def test_pytest_benchmark_plugin_autoload_off_loads_pytest_benchmark_explicitly(tmp_path: Path) -> None:
+    runner = FakeRunner([writes("--benchmark-json", pb_json(["t::a"], [1.0]))])
+    req = request(tmp_path, BenchmarkSpec(name="t::a"), 1, {"plugin_autoload": False, "assert_rewrite": True})
+    get_adapter("pytest-benchmark").run_trial(req, runner)
+    call = runner.calls[0]
+    assert call.env is not None and call.env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
+    assert "pytest_benchmark.plugin" in call.argv and "--assert=plain" not in call.argv

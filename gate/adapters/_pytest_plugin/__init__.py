@@ -1,0 +1,1 @@
+"""Directory put on PYTHONPATH of benchmark processes; holds only ``ordertrap_pytest_plugin``."""

@@ -1,0 +1,204 @@
+"""``pytest-benchmark``: one benchmark test per pytest process, values from ``--benchmark-json``.
+
+One trial runs, in the version's worktree with the version's interpreter (``VersionContext.python``,
+e.g. a venv the build step created there, so base and head can have different dependencies)::
+
+    PYTHON -m pytest NODEID -q -p no:cacheprovider -o addopts= --assert=plain
+        -p ordertrap_pytest_plugin --benchmark-enable --benchmark-json=SCRATCH/x.json
+        --benchmark-storage=file://SCRATCH/benchmarks
+        --benchmark-min-rounds=N --benchmark-max-time=0
+
+``--benchmark-max-time=0`` with ``--benchmark-min-rounds=N`` makes pytest-benchmark run exactly
+N rounds (``rounds = max(ceil(max_time / duration), min_rounds)`` in ``BenchmarkFixture._raw``);
+each round still calibrates its inner loop count, and the values are the JSON's
+``stats.data`` (seconds per call, one per round). A test that fixes its own rounds
+(``benchmark.pedantic(rounds=...)`` or ``@pytest.mark.benchmark(min_rounds=...)``) decides
+itself: extra rounds are dropped from the front (they count as warmup), too few is an error.
+
+Worktrees stay clean: the project's ``addopts`` (autosave, ``--benchmark-json`` into the tree)
+and ``PYTEST_ADDOPTS`` are overridden, the cache provider is off, bytecode is not written
+(``PYTHONDONTWRITEBYTECODE=1``), and every file goes to the version's scratch dir.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gate.adapters._common import (
+    configured_specs,
+    filter_discovered,
+    one_match,
+    read_text,
+    require_nonempty,
+    scratch_file,
+    string_list,
+    string_setting,
+)
+from gate.adapters.base import (
+    BenchmarkSpec,
+    ProcessResult,
+    ProcessRunner,
+    TrialFailure,
+    TrialRequest,
+    VersionContext,
+    check_finite,
+)
+from gate.errors import ConfigError, RunError
+from gate.model import TrialStatus
+
+PLUGIN_DIR = Path(__file__).resolve().parent / "_pytest_plugin"
+PLUGIN = "ordertrap_pytest_plugin"
+# pytest's exit codes (pytest.ExitCode)
+_TESTS_FAILED, _INTERRUPTED, _INTERNAL, _USAGE, _NO_TESTS = 1, 2, 3, 4, 5
+
+
+def _bool(settings: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = settings.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(
+            f"[pytest-benchmark] {key} must be true or false, got {value!r}",
+            f"[pytest-benchmark] {key} = {str(default).lower()}",
+        )
+    return value
+
+
+def process_env(settings: Mapping[str, Any]) -> dict[str, str]:
+    """Variables added to the driver's environment for every pytest process."""
+    existing = os.environ.get("PYTHONPATH", "")
+    env = {
+        # the plugin is a single module in its own directory, so nothing else can be shadowed
+        "PYTHONPATH": str(PLUGIN_DIR) + (os.pathsep + existing if existing else ""),
+        "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the worktree
+        "PYTEST_ADDOPTS": "",  # a CI-wide PYTEST_ADDOPTS must not add -n auto, --benchmark-autosave, ...
+    }
+    if not _bool(settings, "plugin_autoload", True):
+        # Skips importing every installed pytest plugin (hypothesis, cov, ...); then only
+        # pytest-benchmark and the gate's plugin are loaded (pytest docs, "Plugin discovery").
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return env
+
+
+def base_argv(version: VersionContext, settings: Mapping[str, Any]) -> list[str]:
+    argv = [*version.prefix, version.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
+    argv += ["--rootdir", str(version.workdir), "-p", PLUGIN]
+    # pytest-benchmark creates its storage dir (default ./.benchmarks) at configure time, even
+    # with --collect-only and without autosave: point it at the scratch dir.
+    argv.append(f"--benchmark-storage=file://{version.scratch / 'benchmarks'}")
+    if not _bool(settings, "plugin_autoload", True):
+        argv += ["-p", "pytest_benchmark.plugin"]
+    if not _bool(settings, "assert_rewrite", False):
+        # Rewriting re-parses every test module and plugin in each process, and with bytecode
+        # writing off nothing is cached; plain asserts only shorten failure messages.
+        argv.append("--assert=plain")
+    return argv
+
+
+def _failure(result: ProcessResult, what: str) -> TrialFailure:
+    if result.timed_out:
+        return TrialFailure(
+            TrialStatus.TIMEOUT,
+            f"{what} did not finish within the timeout; raise [suite].timeout or lower measurements",
+        )
+    lines = (result.stdout + "\n" + result.stderr).strip().splitlines()
+    failed = [ln for ln in lines if ln.startswith(("FAILED ", "ERROR ", "E   "))]
+    detail = (failed or lines[-1:] or [""])[0][:200]
+    if result.returncode == _USAGE and "benchmark" in (result.stdout + result.stderr):
+        return TrialFailure(
+            TrialStatus.ERROR,
+            f"{what}: pytest does not know the --benchmark options ({detail}); "
+            "install pytest-benchmark>=4 in this version's environment ([suite] build)",
+        )
+    if result.returncode == _NO_TESTS:
+        return TrialFailure(
+            TrialStatus.INVALID,
+            f"{what}: pytest collected no test; check the node id (it may be missing in this version)",
+        )
+    return TrialFailure(TrialStatus.ERROR, f"{what}: pytest exited with status {result.returncode}: {detail}")
+
+
+class PytestBenchmarkAdapter:
+    name = "pytest-benchmark"
+
+    def discover(
+        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+    ) -> list[BenchmarkSpec]:
+        configured = configured_specs(settings, self.name, need_command=False)
+        if configured:
+            return configured
+        listing = scratch_file(version, "pytest-list", ".json")
+        path = string_setting(settings, "path", self.name, "")
+        argv = [*base_argv(version, settings), "--collect-only", f"--ordertrap-list={listing}"]
+        argv += string_list(settings, "args", self.name)
+        if path:
+            argv.append(path)
+        result = run(argv, cwd=version.workdir, timeout=300, env=process_env(settings))
+        if result.returncode not in (0, _NO_TESTS) or result.timed_out:
+            raise RunError(
+                f"collecting pytest benchmarks failed in {version.name}: {_failure(result, 'pytest --collect-only').reason}",
+                "make `python -m pytest --collect-only` work in the worktree (dependencies: [suite] build), "
+                "or set [pytest-benchmark] path",
+            )
+        try:
+            names = json.loads(listing.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RunError(
+                f"pytest wrote no benchmark list in {version.name} ({exc})",
+                "check that the gate's plugin can load: no `-p no:...` or PYTHONPATH override in [pytest-benchmark] args",
+            ) from None
+        names = filter_discovered([str(n) for n in names], settings, self.name)
+        require_nonempty(names, self.name, f"{version.name} ({path or 'pytest testpaths'})")
+        return [BenchmarkSpec(name=n) for n in names]
+
+    def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
+        settings = request.settings
+        spec = request.benchmark
+        version = request.version
+        out = scratch_file(version, spec.name, ".json")
+        argv = [*base_argv(version, settings), "-rfE", "--benchmark-enable"]
+        argv.append(f"--benchmark-json={out}")
+        argv += [f"--benchmark-min-rounds={request.measurements}", "--benchmark-max-time=0"]
+        min_time = string_setting(settings, "min_time", self.name, "")
+        if min_time:
+            argv.append(f"--benchmark-min-time={min_time}")
+        argv += [*string_list(settings, "args", self.name), spec.name]
+        what = f"pytest-benchmark {spec.name!r}"
+        result = run(argv, cwd=version.workdir, timeout=request.timeout, env=process_env(settings))
+        if result.returncode != 0 or result.timed_out:
+            raise _failure(result, what)
+        return parse_json(read_text(out, what), spec.name, request.measurements, what)
+
+
+def parse_json(text: str, requested: str, measurements: int, what: str) -> list[float]:
+    try:
+        benches = json.loads(text)["benchmarks"]
+        names = [str(b.get("fullname") or b["name"]) for b in benches]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise TrialFailure(
+            TrialStatus.INVALID, f"{what}: output is not pytest-benchmark JSON ({exc!s:.80})"
+        ) from None
+    if not names:
+        raise TrialFailure(
+            TrialStatus.INVALID,
+            f"{what}: the test ran but measured nothing; it must call the benchmark fixture (or it was skipped)",
+        )
+    one_match(names, requested, what)
+    data = (benches[0].get("stats") or {}).get("data")
+    if not isinstance(data, list):
+        raise TrialFailure(
+            TrialStatus.INVALID, f"{what}: stats.data is missing; upgrade pytest-benchmark to >= 3.1"
+        )
+    try:
+        values = [float(v) for v in data]
+    except (TypeError, ValueError):
+        raise TrialFailure(TrialStatus.INVALID, f"{what}: stats.data holds a non-number") from None
+    if len(values) < measurements:
+        raise TrialFailure(
+            TrialStatus.INVALID,
+            f"{what}: got {len(values)} rounds, wanted {measurements}; "
+            "remove the rounds fixed by benchmark.pedantic(rounds=...) or @pytest.mark.benchmark",
+        )
+    return check_finite(values[len(values) - measurements :], what)
