@@ -1,18 +1,223 @@
-"""`ordertrap-gate calibrate` — TEMPORARY STUB, replaced by the module's owner."""
+"""`ordertrap-gate calibrate` — µOpTime minimal configurations (+ audit) from a full-configuration log."""
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
 
-from gate.errors import GateError
+from gate import __version__
+from gate.calibrate import (
+    AUDIT_THRESHOLD_PCT,
+    DEFAULT_SEED,
+    DEFAULT_THRESHOLD,
+    audit,
+    build_dataset,
+    calibrate,
+    distinct,
+    make_plan,
+    normalise,
+    read_tables,
+    select,
+)
+from gate.errors import ConfigError, InputError
+from gate.model import CALIBRATION_SCHEMA, LEVELS
+from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 
 NAME = "calibrate"
-HELP = "(not implemented yet)"
+HELP = (
+    "µOpTime: per benchmark, the cheapest stable configuration from a full-configuration trial log "
+    "(writes .ordertrap/calibration.json; --audit replays version pairs)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("trials", nargs="+", metavar="TRIALS.csv", help="trial log(s) or tidy CSV file(s)")
+    parser.add_argument("--metric", choices=METRICS, default="cv", help="stability metric (default: cv)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULT_THRESHOLD,
+        help="stable means metric < threshold (default: 0.01, µOpTime §3.1)",
+    )
+    parser.add_argument(
+        "--levels",
+        default=",".join(LEVELS),
+        help="level columns, outermost first (default: suite_run,iteration,measurement; "
+        "µOpTime Go data: suite_run,iteration,second)",
+    )
+    parser.add_argument("--value", default="value", help="value column (default: value; Go data: ns_per_op)")
+    parser.add_argument("--version", help="calibrate this version when the input has several")
+    parser.add_argument("--instance", help="use this instance (runner) when the input has several")
+    parser.add_argument(
+        "--out",
+        default=".ordertrap/calibration.json",
+        help="where to write the calibration ('-' for stdout; default: .ordertrap/calibration.json)",
+    )
+    parser.add_argument(
+        "--discard-warmup",
+        type=int,
+        default=0,
+        metavar="N",
+        help="drop the first N positions of --warmup-level before stability is computed (µOpTime RQ3)",
+    )
+    parser.add_argument(
+        "--warmup-level", help="level --discard-warmup applies to (default: the innermost level)"
+    )
+    parser.add_argument(
+        "--audit",
+        nargs="?",
+        const="",
+        metavar="V1,V2,...",
+        help="replay consecutive version pairs of the log (default order: first appearance): do the "
+        "minimal configurations (from the first version) reach the full configuration's verdicts?",
+    )
+    parser.add_argument(
+        "--audit-threshold-pct",
+        type=float,
+        default=AUDIT_THRESHOLD_PCT,
+        help="relevant change for the audit's verdicts, in %% (default: 3, µOpTime §4.5)",
+    )
+    parser.add_argument(
+        "--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level (default: 0.99)"
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (default: 10000)"
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: 1)")
+    parser.add_argument(
+        "--exhaustive",
+        action="store_true",
+        help="evaluate every configuration (Algorithm 1 as published; same result, slower)",
+    )
+
+
+def _levels(text: str) -> list[str]:
+    levels = [p.strip() for p in text.split(",") if p.strip()]
+    if not levels or len(set(levels)) != len(levels):
+        raise ConfigError(
+            f"--levels {text!r} must name distinct columns", "e.g. --levels suite_run,iteration,measurement"
+        )
+    return levels
 
 
 def run(args: argparse.Namespace) -> int:
-    raise GateError("calibrate is not implemented yet")
+    if not 0 < args.confidence < 1:
+        raise ConfigError(
+            f"--confidence {args.confidence} is not between 0 and 1", "use e.g. --confidence 0.99"
+        )
+    if args.resamples < 100:
+        raise ConfigError(f"--resamples {args.resamples} is too few", "use at least 1000 (default 10000)")
+    if args.discard_warmup < 0:
+        raise ConfigError("--discard-warmup must not be negative", "pass 0 or a positive count")
+    if not math.isfinite(args.threshold) or args.threshold <= 0:
+        raise ConfigError(f"--threshold {args.threshold} must be positive", "use e.g. --threshold 0.01")
+    levels = _levels(args.levels)
+    table = normalise(read_tables(args.trials), levels, args.value)
+    table = select(table, "instance", args.instance, "--instance")
+    versions = distinct(table, "version")
+    audit_versions: list[str] = []
+    if args.audit is not None:
+        audit_versions = [v.strip() for v in args.audit.split(",") if v.strip()] or versions
+        unknown = [v for v in audit_versions if v not in versions]
+        if unknown:
+            raise ConfigError(
+                f"--audit names version(s) not in the input: {', '.join(unknown)}",
+                f"use versions from the log: {', '.join(versions[:10])}",
+            )
+        if len(audit_versions) < 2:
+            raise InputError(
+                "--audit needs a log with at least two versions (it replays consecutive pairs)",
+                "pass a full-configuration log of base and head, or list the versions: --audit V1,V2",
+            )
+    # RQ4 (µOpTime §4.5): the minimal configuration comes from the first version
+    version = args.version or (audit_versions[0] if audit_versions else None)
+    calib_table = select(table, "version", version, "--version")
+    warmup = {"level": args.warmup_level or levels[-1], "count": int(args.discard_warmup)}
+    dataset = build_dataset(calib_table, args.discard_warmup, args.warmup_level)
+    datasets = {version or "": dataset}
+    if audit_versions:
+        datasets = {
+            v: build_dataset(select(table, "version", v, "--version"), args.discard_warmup, args.warmup_level)
+            for v in audit_versions
+        }
+    max_full = tuple(max(ds.full[i] for ds in [dataset, *datasets.values()]) for i in range(len(levels)))
+    plan = make_plan(max_full, args.seed, args.resamples)
+    result = calibrate(
+        dataset,
+        args.metric,
+        args.threshold,
+        args.confidence,
+        args.resamples,
+        args.seed,
+        warmup,
+        exhaustive=args.exhaustive,
+        plan=plan,
+    )
+    body = result.to_json()
+    audit_json = None
+    if audit_versions:
+        configs = {name: choice.config for name, choice in result.choices.items()}
+        audit_json = audit(datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence)
+        audit_json["calibrated_on"] = version
+    instances = distinct(table, "instance")
+    instance = args.instance or (instances[0] if instances else None)
+    doc: dict[str, Any] = {
+        "schema_version": CALIBRATION_SCHEMA,
+        "tool_version": __version__,
+        "created_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "source": {"trials": [str(p) for p in args.trials], "version": version, "instance": instance},
+        **body,
+        "audit": audit_json,
+    }
+    text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        out = Path(args.out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {out}: {exc}", "pass a writable path to --out") from None
+    _summary(doc, args.out, sys.stderr if args.out == "-" else sys.stdout)
+    return 0
+
+
+def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
+    s = doc["summary"]
+    unit = s["cost_unit"]
+    print(
+        f"calibrated {s['n_benchmarks']} benchmarks with {doc['metric']} < {doc['threshold']}: "
+        f"cost {s['minimal_cost']:g} instead of {s['full_cost']:g} {unit} ({s['saved_pct']:.1f}% saved)",
+        file=stream,
+    )
+    never = [n for n, b in doc["benchmarks"].items() if b["never_stable"]]
+    if never:
+        print(
+            f"never stable ({len(never)}, they keep the full configuration): {', '.join(never[:10])}"
+            + (" …" if len(never) > 10 else ""),
+            file=stream,
+        )
+        print(f"  advice: {doc['benchmarks'][never[0]]['advice']}", file=stream)
+    for name, reason in doc["skipped"].items():
+        print(f"not calibrated: {name}: {reason}", file=stream)
+    for w in doc["warnings"]:
+        if w["code"] not in ("not-calibrated",):
+            print(f"warning: {w['message']} — {w['action']}", file=stream)
+    if doc["audit"]:
+        print("audit (minimal vs full configuration verdicts):", file=stream)
+        for p in doc["audit"]["pairs"]:
+            agreement = "n/a" if p["agreement_pct"] is None else f"{p['agreement_pct']:.1f}%"
+            print(
+                f"  {p['base']} -> {p['head']}: {p['n']} benchmarks, agreement {agreement}, "
+                f"regressions full {p['full_changes']} / minimal {p['min_changes']}, "
+                f"FP {p['fp']}, FN {p['fn']}",
+                file=stream,
+            )
+    if out != "-":
+        print(f"wrote {out}", file=stream)

@@ -23,6 +23,7 @@ functions, which call them with one row.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +50,7 @@ class BootstrapPlan:
 
     uniforms: FloatArray
     _indices: dict[int, NDArray[np.intp]] = field(default_factory=dict, repr=False)
+    _weights: dict[int, FloatArray] = field(default_factory=dict, repr=False)
     _median_ranks: dict[int, tuple[NDArray[np.intp], NDArray[np.intp]]] = field(
         default_factory=dict, repr=False
     )
@@ -83,6 +85,17 @@ class BootstrapPlan:
             self._indices[n] = idx
         return idx
 
+    def weights(self, n: int) -> FloatArray:
+        """(resamples, n) multiplicities: how often each value appears in each resample."""
+        w = self._weights.get(n)
+        if w is None:
+            idx = self.indices(n)
+            rows = np.arange(idx.shape[0])[:, None] * n
+            counts = np.bincount((idx + rows).ravel(), minlength=idx.shape[0] * n)
+            w = counts.reshape(idx.shape[0], n).astype(np.float64)
+            self._weights[n] = w
+        return w
+
     def median_ranks(self, n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """Ranks (into the *sorted* sample) of the two middle order statistics of every resample.
 
@@ -103,15 +116,12 @@ class BootstrapPlan:
 # ---- row-wise reductions ------------------------------------------------------------------------
 # numpy picks its summation order from the array's shape (pairwise along a contiguous axis,
 # sequential across rows otherwise), so a row's sum could differ in the last bit depending on how
-# many rows are batched with it. Summing column by column fixes the order: a row's result is the
-# same whether it is computed alone or in a batch (the search relies on that).
+# many rows are batched with it. Reducing each row on its own fixes the order: a row's result is
+# the same whether it is computed alone or in a batch (the search relies on that).
 
 
 def _row_sum(x: FloatArray) -> FloatArray:
-    total = x[..., 0].copy()
-    for j in range(1, x.shape[-1]):
-        total += x[..., j]
-    return total
+    return np.array([np.add.reduce(row) for row in x], dtype=np.float64)
 
 
 def _row_mean(x: FloatArray) -> FloatArray:
@@ -119,21 +129,33 @@ def _row_mean(x: FloatArray) -> FloatArray:
 
 
 def _resample_mean_sd(
-    x: FloatArray, idx: NDArray[np.intp], ddof: int | None
+    x: FloatArray, plan: BootstrapPlan, ddof: int | None
 ) -> tuple[FloatArray, FloatArray | None]:
-    """Means (and standard deviations) of every resample of every row, (rows, resamples),
-    gathering one resample column at a time instead of materialising rows × resamples × n."""
-    n = idx.shape[1]
-    total = x[:, idx[:, 0]]
-    for j in range(1, n):
-        total += x[:, idx[:, j]]
-    mean = total / n
-    if ddof is None:
-        return mean, None
-    ss = (x[:, idx[:, 0]] - mean) ** 2
-    for j in range(1, n):
-        ss += (x[:, idx[:, j]] - mean) ** 2
-    return mean, np.sqrt(ss / (n - ddof))
+    """Means (and standard deviations) of every resample of every row, (rows, resamples).
+
+    A resample is a row of multiplicity counts W (resamples × n), so its mean is W·x / n: one
+    matrix-vector product per row instead of materialising rows × resamples × n values. Each row
+    is a separate product (same shapes, same summation order) so batching cannot change it.
+    Deviations are taken from the sample mean to avoid cancellation; a resample of identical
+    values (sum of squares within rounding of zero) gets a standard deviation of exactly 0.
+    """
+    n = x.shape[-1]
+    weights = plan.weights(n)
+    means = np.empty((x.shape[0], weights.shape[0]))
+    sds = np.empty_like(means) if ddof is not None else None
+    for r in range(x.shape[0]):
+        centre = _row_mean(x[r : r + 1])[0]
+        y = x[r] - centre
+        # einsum, not BLAS: single-threaded and deterministic (multi-threaded OpenBLAS gemv
+        # collapses on a loaded 2-core runner and may change summation order with thread count)
+        m = np.einsum("ij,j->i", weights, y) / n
+        means[r] = m + centre
+        if sds is not None and ddof is not None:
+            sq = np.einsum("ij,j->i", weights, y * y)
+            ss = sq - n * m * m
+            tiny = sq * (4 * n * np.finfo(np.float64).eps)
+            sds[r] = np.sqrt(np.where(ss > tiny, ss, 0.0) / (n - ddof))
+    return means, sds
 
 
 # ---- deterministic metrics ---------------------------------------------------------------------
@@ -171,12 +193,27 @@ def rmad(x: ArrayLike) -> float:
 
 
 def _quantiles(dist: FloatArray, confidence: float) -> tuple[FloatArray, FloatArray]:
-    """Percentile-interval bounds per row (numpy's linear interpolation, as the prototype's
-    ``np.percentile``). Rows containing ±inf give ±inf bounds without runtime warnings."""
+    """Percentile-interval bounds per row with linear interpolation between order statistics
+    (numpy's default, as the prototype's ``np.percentile``), via one partial sort per row.
+    Rows containing ±inf give ±inf bounds without runtime warnings."""
     alpha = (1.0 - confidence) / 2.0
+    r = dist.shape[-1]
+    bounds = []
+    for q in (alpha, 1.0 - alpha):
+        h = (r - 1) * q
+        below = math.floor(h)
+        frac = h - below
+        above = min(below + 1, r - 1)
+        bounds.append((below, above, frac))
+    kth = sorted({b for b, _, _ in bounds} | {a for _, a, _ in bounds})
+    part = np.partition(dist, kth, axis=-1)
+    out = []
     with np.errstate(invalid="ignore"):
-        q = np.quantile(dist, [alpha, 1.0 - alpha], axis=-1)
-    lo, hi = q[0], q[1]
+        for below, above, frac in bounds:
+            a = part[..., below]
+            b = part[..., above]
+            out.append(np.where(a == b, a, a + frac * (b - a)))
+    lo, hi = out
     # inf − inf in the interpolation yields NaN: the bound is unbounded.
     lo = np.where(np.isnan(lo), -np.inf, lo)
     hi = np.where(np.isnan(hi), np.inf, hi)
@@ -187,8 +224,7 @@ def bootstrap_mean_ci_batch(
     x: FloatArray, plan: BootstrapPlan, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap CI of the mean per row (RCIW1's interval)."""
-    idx = plan.indices(x.shape[-1])
-    means, _ = _resample_mean_sd(x, idx, None)  # (rows, resamples)
+    means, _ = _resample_mean_sd(x, plan, None)  # (rows, resamples)
     return _quantiles(means, confidence)
 
 
@@ -215,10 +251,9 @@ def bootstrap_t_mean_ci_batch(
     enough non-degenerate resamples gets an unbounded interval, i.e. is not stable.
     """
     n = x.shape[-1]
-    idx = plan.indices(n)
     mean = _row_mean(x)
     se = np.sqrt(_row_sum((x - mean[:, None]) ** 2) / (n - 1)) / np.sqrt(n)
-    bs_mean, bs_sd = _resample_mean_sd(x, idx, 1)
+    bs_mean, bs_sd = _resample_mean_sd(x, plan, 1)
     assert bs_sd is not None
     bs_se = bs_sd / np.sqrt(n)
     diff = bs_mean - mean[:, None]

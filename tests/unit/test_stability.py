@@ -23,13 +23,13 @@ def sample() -> np.ndarray:
 
 
 def test_cv_is_population_sd_over_mean(sample: np.ndarray) -> None:
-    assert cv(sample) == pytest.approx(np.std(sample, ddof=0) / np.mean(sample), rel=1e-12)
+    assert cv(sample) == pytest.approx(np.std(sample, ddof=0) / np.mean(sample), rel=1e-9)
     assert cv([2.0, 2.0, 2.0]) == 0.0
 
 
 def test_rmad_has_no_consistency_factor(sample: np.ndarray) -> None:
     expected = stats.median_abs_deviation(sample, scale=1.0) / np.median(sample)
-    assert rmad(sample) == pytest.approx(expected, rel=1e-12)
+    assert rmad(sample) == pytest.approx(expected, rel=1e-9)
     # hand-checked: median 3, |x-3| = 2,1,0,1,6 -> median 1 -> 1/3
     assert rmad([1.0, 2.0, 3.0, 4.0, 9.0]) == pytest.approx(1.0 / 3.0)
 
@@ -57,7 +57,7 @@ def test_rciw1_equals_brute_force_percentile_bootstrap(sample: np.ndarray) -> No
     means = sample[idx].mean(axis=1)
     lo, hi = np.percentile(means, [0.5, 99.5])
     got = metric_batch(sample[None, :], "rciw1", plan)[0]
-    assert got == pytest.approx((hi - lo) / sample.mean(), rel=1e-12)
+    assert got == pytest.approx((hi - lo) / sample.mean(), rel=1e-9)
 
 
 @pytest.mark.parametrize("n", [3, 4, 15, 16])
@@ -70,8 +70,8 @@ def test_median_rank_trick_equals_median_of_resamples(n: int) -> None:
     assert np.allclose(0.5 * (xs[lo] + xs[hi]), brute, rtol=0, atol=1e-12)
     bl, bh = np.percentile(brute, [0.5, 99.5])
     ci = bootstrap_ci(x, "median", plan=plan)
-    assert ci == pytest.approx((bl, bh), rel=1e-12)
-    assert metric_batch(x[None, :], "rciw3", plan)[0] == pytest.approx((bh - bl) / np.median(x), rel=1e-12)
+    assert ci == pytest.approx((bl, bh), rel=1e-9)
+    assert metric_batch(x[None, :], "rciw3", plan)[0] == pytest.approx((bh - bl) / np.median(x), rel=1e-9)
 
 
 def test_rciw3_differs_from_the_prototype_variant() -> None:
@@ -81,7 +81,7 @@ def test_rciw3_differs_from_the_prototype_variant() -> None:
     own = metric_batch(x[None, :], "rciw3", plan)[0]
     proto = metric_batch(x[None, :], RCIW3_UOPTIME, plan)[0]
     mean_ci = bootstrap_ci(x, "mean", plan=plan)
-    assert proto == pytest.approx((mean_ci[1] - mean_ci[0]) / np.median(x), rel=1e-12)
+    assert proto == pytest.approx((mean_ci[1] - mean_ci[0]) / np.median(x), rel=1e-9)
     assert own != pytest.approx(proto, rel=0.05)
 
 
