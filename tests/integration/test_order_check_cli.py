@@ -1,0 +1,99 @@
+"""`ordertrap-gate order-check` as a real process: tidy CSV, gate trial log, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gate.cli import main
+from gate.model import ORDER_CHECK_SCHEMA
+from tests.conftest import REPO_ROOT
+from tests.unit.test_order_check import tidy_frame, trial_log
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gate", "order-check", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        check=False,
+    )
+
+
+def test_tidy_csv_to_json_and_table(tmp_path: Path) -> None:
+    src = tmp_path / "trials.csv"
+    tidy_frame(7, shift={"c": 1.04}).to_csv(src, index=False)
+    out = tmp_path / "sub" / "order.json"
+    proc = run_cli(str(src), "--json", str(out), "--alpha", "0.01")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == ORDER_CHECK_SCHEMA
+    (exp,) = data["experiments"]
+    assert exp["alpha"] == 0.01 and exp["order_matters"]
+    assert [t["test"] for t in exp["tests"] if t["significant"]] == ["c"]
+    assert "ORDER MATTERS" in proc.stdout
+    c_line = next(line for line in proc.stdout.splitlines() if line.startswith("c "))
+    assert c_line.rstrip().endswith("yes")
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The same entry point in-process (each interpreter start costs seconds on a busy runner)."""
+    code = main(["order-check", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_trial_log_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "trials.csv"
+    trial_log(8, shift=1.05).to_csv(src, index=False)
+    out = tmp_path / "order.json"
+    code, _, err = cli(capsys, str(src), "--json", str(out))
+    assert code == 0, err
+    exps = json.loads(out.read_text())["experiments"]
+    assert {e["experiment"] for e in exps} == {"main", "HEAD"}
+    assert all(e["order_matters"] for e in exps)
+
+
+def test_errors_name_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = cli(capsys, str(tmp_path / "nope.csv"))
+    assert code == 2 and "no such file" in err and "fix:" in err
+
+    cols = tmp_path / "cols.csv"
+    pd.DataFrame({"test": ["a"], "value": [1.0]}).to_csv(cols, index=False)
+    code, _, err = cli(capsys, str(cols))
+    assert code == 2
+    assert "lacks column(s) experiment, run_index, order_type, position_in_run" in err
+    assert "fix:" in err
+
+    one = tmp_path / "one.csv"
+    df = tidy_frame(1)
+    df.loc[df["order_type"] == "fixed"].to_csv(one, index=False)
+    code, _, err = cli(capsys, str(one))
+    assert code == 2 and "only fixed-order runs" in err
+
+    text = tmp_path / "text.csv"
+    df = tidy_frame(1).astype({"value": object})
+    df.loc[5, "value"] = "n/a ms"
+    df.to_csv(text, index=False)
+    code, _, err = cli(capsys, str(text))
+    assert code == 2 and "non-numeric" in err and "row" in err
+
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, _, err = cli(capsys, str(empty))
+    assert code == 2 and "is empty" in err
+
+    log = tmp_path / "random_only.csv"
+    tl = trial_log(2)
+    tl.loc[tl["order_type"] == "random"].to_csv(log, index=False)
+    code, _, err = cli(capsys, str(log))
+    assert code == 2 and "no fixed-order runs" in err and "--order-check" in err
+
+    code, _, err = cli(capsys, str(log), "--alpha", "2")
+    assert code == 2 and "alpha" in err
