@@ -118,6 +118,10 @@ class GoogleBenchmarkAdapter:
 
 
 def parse_json(text: str, requested: str, time_field: str, unit: str, what: str) -> list[float]:
+    if not text.strip():
+        # Google Benchmark exits 0 and leaves --benchmark_out empty when the filter matches nothing
+        # ("Failed to match any benchmarks against regex" on stderr).
+        one_match([], requested, what)
     try:
         rows = json.loads(text)["benchmarks"]
         iterations = [r for r in rows if r.get("run_type", "iteration") == "iteration"]

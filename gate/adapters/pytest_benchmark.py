@@ -106,13 +106,14 @@ def _failure(result: ProcessResult, what: str) -> TrialFailure:
     lines = (result.stdout + "\n" + result.stderr).strip().splitlines()
     failed = [ln for ln in lines if ln.startswith(("FAILED ", "ERROR ", "E   "))]
     detail = (failed or lines[-1:] or [""])[0][:200]
-    if result.returncode == _USAGE and "benchmark" in (result.stdout + result.stderr):
+    output = result.stdout + result.stderr
+    if result.returncode == _USAGE and "unrecognized arguments: --benchmark" in output:
         return TrialFailure(
             TrialStatus.ERROR,
-            f"{what}: pytest does not know the --benchmark options ({detail}); "
+            f"{what}: pytest does not know the --benchmark options; "
             "install pytest-benchmark>=4 in this version's environment ([suite] build)",
         )
-    if result.returncode == _NO_TESTS:
+    if result.returncode == _NO_TESTS or (result.returncode == _USAGE and "ERROR: not found:" in output):
         return TrialFailure(
             TrialStatus.INVALID,
             f"{what}: pytest collected no test; check the node id (it may be missing in this version)",
@@ -169,6 +170,13 @@ class PytestBenchmarkAdapter:
         result = run(argv, cwd=version.workdir, timeout=request.timeout, env=process_env(settings))
         if result.returncode != 0 or result.timed_out:
             raise _failure(result, what)
+        if not out.exists():
+            # pytest-benchmark writes no JSON when no test used the fixture ("Not saving anything")
+            raise TrialFailure(
+                TrialStatus.INVALID,
+                f"{what}: the test ran but measured nothing; it must call the benchmark fixture "
+                "(or it skipped itself)",
+            )
         return parse_json(read_text(out, what), spec.name, request.measurements, what)
 
 

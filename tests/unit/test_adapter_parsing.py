@@ -538,6 +538,11 @@ def test_pytest_benchmark_process_failures_name_the_fix(tmp_path: Path) -> None:
             "install pytest-benchmark",
         ),
         (failed(5, "", stdout="no tests ran in 0.01s"), TrialStatus.INVALID, "collected no test"),
+        (
+            failed(4, "ERROR: not found: /wt/t.py::a\n(no match in any of [<Module t.py>])"),
+            TrialStatus.INVALID,
+            "no test",
+        ),
         (failed(1, "", stdout="FAILED t::a - AssertionError\n1 failed"), TrialStatus.ERROR, "FAILED t::a"),
         (timed_out(), TrialStatus.TIMEOUT, "timeout"),
     ]
