@@ -19,6 +19,12 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+# The exact order-statistic CI of the median lives in one place (shared with the base/head
+# comparison); re-exported here because Algorithm 2's "RankBasedCI" is this interval.
+from gate.stats.median_ci import median_ci
+
+__all__ = ["KruskalResult", "ci_case", "delta_pct", "eta_squared", "kruskal_eta2", "median_ci"]
+
 CI_DISJOINT = 1  # inference does change (Algorithm 2, case 1)
 CI_MEDIAN_INSIDE = 2  # inference likely does not change
 CI_INCONCLUSIVE = 3  # inference may or may not change
@@ -70,21 +76,6 @@ def delta_pct(fixed: ArrayLike, random: ArrayLike) -> float:
     if mf == 0.0:
         return math.nan
     return (mf - float(np.mean(r))) / mf * 100.0
-
-
-def median_ci(x: ArrayLike, confidence: float) -> tuple[float, float, float]:
-    """Sample median and the exact distribution-free order-statistic CI of the median.
-
-    The interval is ``scipy.stats.quantile_test(x, p=0.5).confidence_interval`` (binomial
-    order statistics, no normality assumption — OrderSage §3 "RankBasedCI"). Bounds are NaN
-    when the sample is too small for the requested confidence (e.g. n < 8 at 99 %).
-    """
-    a = np.asarray(x, dtype=float).ravel()
-    if a.size == 0:
-        return math.nan, math.nan, math.nan
-    med = float(np.median(a))
-    ci = stats.quantile_test(a, p=0.5).confidence_interval(confidence_level=confidence)
-    return med, float(ci.low), float(ci.high)
 
 
 def ci_case(
