@@ -1,18 +1,89 @@
-"""`ordertrap-gate report` — TEMPORARY STUB, replaced by the module's owner."""
+"""`ordertrap-gate report` — render analysis.json as a PR comment, a job summary or an HTML report."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-from gate.errors import GateError
+from gate.errors import ConfigError, InputError
+from gate.render import MAX_PLOTS, RenderContext, load_analysis, load_calibration_json, render
 
 NAME = "report"
-HELP = "(not implemented yet)"
+HELP = "render analysis.json as a PR comment, a job summary or a self-contained HTML report"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument(
+        "analysis", metavar="ANALYSIS.json", help="the file written by `ordertrap-gate analyze`"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("comment", "summary", "html"),
+        default="comment",
+        help="comment: the PR comment (Markdown, ≤ 65,536 characters); summary: the job summary with "
+        "every benchmark (Markdown, ≤ 1 MiB); html: one self-contained file with plots (default: comment)",
+    )
+    parser.add_argument(
+        "--out", metavar="PATH", help="write here (default: stdout; required for --format html)"
+    )
+    parser.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="calibration.json for the instability-vs-cost view of the HTML report",
+    )
+    parser.add_argument(
+        "--template-dir",
+        metavar="DIR",
+        help="your own templates: a file there named like a built-in one (comment.md.j2, summary.md.j2, "
+        'report.html.j2) replaces it and may {%% extends "builtin/comment.md.j2" %%} to override single blocks',
+    )
+    parser.add_argument(
+        "--max-plots",
+        type=int,
+        default=MAX_PLOTS,
+        metavar="N",
+        help=f"benchmark figures in the HTML report, attention first (default: {MAX_PLOTS}); the table lists all",
+    )
+    parser.add_argument("--run-url", metavar="URL", help="link to the workflow run")
+    parser.add_argument("--report-url", metavar="URL", help="link to the HTML report (e.g. the artifact)")
+    parser.add_argument(
+        "--decision", choices=("pass", "fail", "inconclusive"), help="override the analysis decision"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    raise GateError("report is not implemented yet")
+    if args.format == "html" and not args.out:
+        raise ConfigError(
+            "--format html writes a file, not stdout",
+            "add --out PATH, e.g. --out demo-output/report.html",
+        )
+    if args.max_plots < 0:
+        raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", "pass e.g. --max-plots 20")
+    if args.template_dir and not Path(args.template_dir).is_dir():
+        raise ConfigError(
+            f"--template-dir {args.template_dir} is not a directory",
+            "create it with your template (e.g. comment.md.j2) or drop --template-dir",
+        )
+    analysis = load_analysis(args.analysis)
+    calibration = load_calibration_json(args.calibration) if args.calibration else None
+    context = RenderContext(
+        decision=args.decision,
+        run_url=args.run_url,
+        report_url=args.report_url,
+        calibration=calibration,
+        template_dir=str(Path(args.template_dir).resolve()) if args.template_dir else None,
+        max_plots=args.max_plots,
+    )
+    text = render(analysis, args.format, context)
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {out}: {exc}", "choose a writable --out path") from None
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0

@@ -1,1 +1,33 @@
-"""render package."""
+"""Reports people read: the PR comment, the job summary and the HTML report with plots.
+
+Public API (used by ``report`` and ``publish``)::
+
+    from gate.render import render, RenderContext, COMMENT_MARKER, COMMENT_LIMIT, SUMMARY_LIMIT
+    text = render(analysis_dict, "comment" | "summary" | "html", RenderContext(...))
+"""
+
+from __future__ import annotations
+
+from gate.render.render import (
+    COMMENT_LIMIT,
+    COMMENT_MARKER,
+    MAX_PLOTS,
+    SUMMARY_LIMIT,
+    RenderContext,
+    load_analysis,
+    load_calibration_json,
+    render,
+    validate_analysis,
+)
+
+__all__ = [
+    "COMMENT_LIMIT",
+    "COMMENT_MARKER",
+    "MAX_PLOTS",
+    "SUMMARY_LIMIT",
+    "RenderContext",
+    "load_analysis",
+    "load_calibration_json",
+    "render",
+    "validate_analysis",
+]

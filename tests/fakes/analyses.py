@@ -49,9 +49,9 @@ def _median(values: Sequence[float]) -> float:
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def _stability(values: Sequence[float]) -> dict[str, float]:
-    if len(values) < 2:
-        return {"cv": 0.0, "rmad": 0.0, "rciw": 0.0}
+def _stability(values: Sequence[float]) -> dict[str, float | None]:
+    if len(values) < 2:  # not computable: null, like the other "not computable" fields
+        return {"cv": None, "rmad": None, "rciw": None}
     mean = sum(values) / len(values)
     var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
     med = _median(values)
@@ -107,23 +107,25 @@ def benchmark(
     n_base, n_head = max(n - n_failed_base, 0), max(n - n_failed_head, 0)
     base_vals, head_vals = draw(base_estimate, n_base), draw(head_estimate, n_head)
 
-    def version(vals: list[float], failed: int) -> dict[str, Any]:
+    def version(vals: list[float], center: float, failed: int) -> dict[str, Any]:
+        # The estimate is the requested centre (not the sample median) so a scenario's verdict,
+        # change and CI stay coherent whatever the random draw.
         if not vals:
             return {"estimate": None, "ci": None, "n": 0, "n_failed": failed}
-        est = _median(vals)
-        half = est * noise * 2.6 / len(vals) ** 0.5
+        half = center * noise * 2.6 / len(vals) ** 0.5
         return {
-            "estimate": _r(est),
-            "ci": [_r(est - half), _r(est + half)],
+            "estimate": _r(center),
+            "ci": [_r(center - half), _r(center + half)],
             "n": len(vals),
             "n_failed": failed,
         }
 
-    base, head = version(base_vals, n_failed_base), version(head_vals, n_failed_head)
+    base = version(base_vals, base_estimate, n_failed_base)
+    head = version(head_vals, head_estimate, n_failed_head)
     if base["estimate"] is not None and head["estimate"] is not None:
-        change: float | None = _r((head["estimate"] - base["estimate"]) / base["estimate"] * 100, 4)
-        spread = noise * 100 * 2.6 * (2 / n) ** 0.5
-        change_ci: list[float] | None = [_r(change - spread, 4), _r(change + spread, 4)]
+        change: float | None = _r(change_pct, 4)
+        spread = noise * 100 * 2.6 * (2 / max(n - max(n_failed_base, n_failed_head), 1)) ** 0.5
+        change_ci: list[float] | None = [_r(change_pct - spread, 4), _r(change_pct + spread, 4)]
     else:
         change, change_ci = None, None
     if reason is None:

@@ -1,0 +1,401 @@
+"""``render(analysis, fmt, context)``: analysis.json → PR comment, job summary or HTML report.
+
+Templates render, Python computes (ARCHITECTURE habit 10): :mod:`gate.render.view` builds the
+view model, :mod:`gate.render.filters` formats and escapes, and the GitHub limits and the hidden
+comment marker are enforced *after* rendering, here, by dropping whole table rows (never half a
+table) and pointing to where the full table lives.
+
+Overriding a template block: pass ``RenderContext(template_dir=DIR)`` (CLI: ``--template-dir``).
+A file ``DIR/comment.md.j2`` replaces the built-in one; it can start with
+``{% extends "builtin/comment.md.j2" %}`` and redefine only the blocks it wants.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+from markupsafe import Markup
+
+from gate.errors import InputError
+from gate.model import ANALYSIS_SCHEMA
+from gate.render import filters, view
+
+COMMENT_MARKER = "<!-- ordertrap-gate:comment -->"
+COMMENT_LIMIT = 65536  # characters: GitHub rejects longer issue/PR comment bodies
+SUMMARY_LIMIT = 1024 * 1024  # bytes: GitHub's per-step job summary limit (GITHUB_STEP_SUMMARY)
+MAX_PLOTS = 100  # benchmark figures in the HTML report (attention first); the table lists all
+MAX_HEATMAP = 40  # rows and columns of the carry-over heatmap (largest effects kept)
+MAX_ORDER_TESTS = 40  # benchmarks in the fixed-vs-random figure (significant first)
+COMMENT_MAX_NOTES = 10
+COMMENT_MAX_WARNINGS = 8  # per category
+MIN_ROW_CHARS = 60  # a table row is never shorter (pipes, icon, numbers); bounds the first render
+NAME_WIDTH_COMMENT = 80
+NAME_WIDTH_SUMMARY = 200
+
+TEMPLATE_DIR = Path(__file__).parent / "templates"
+Format = Literal["comment", "summary", "html"]
+TEMPLATES: dict[str, str] = {"comment": "comment.md.j2", "summary": "summary.md.j2", "html": "report.html.j2"}
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    decision: str | None = None  # override analysis summary.decision (publish applies fail_on / accept label)
+    accepted: bool = False  # an accept label turned a fail into a pass → show an "accepted" note
+    accept_label: str = "perf-regression-accepted"
+    run_url: str | None = None  # link to the workflow run
+    report_url: str | None = None  # link to the HTML report (artifact)
+    summary_url: str | None = None  # where the full table lives when the comment is truncated
+    rerun_hint: str | None = None  # how to rerun (e.g. "re-run the workflow" or a command)
+    calibration: dict | None = None  # calibration.json for the instability-vs-cost view
+    template_dir: str | None = None  # user templates that may {% extends "builtin/<name>" %}
+    max_plots: int = MAX_PLOTS  # benchmark figures drawn in the HTML report
+
+
+# ---- input -------------------------------------------------------------------------------------------
+
+
+def validate_analysis(data: Any, source: str = "analysis") -> dict[str, Any]:
+    """Check the parts of analysis.json the renderer relies on; raise InputError naming the fix."""
+    fix = "pass the analysis.json written by `ordertrap-gate analyze TRIALS.csv --out analysis.json`"
+    if not isinstance(data, dict):
+        raise InputError(f"{source} is not a JSON object, so it is not an analysis.json", fix)
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InputError(f"{source} has no integer schema_version, so it is not an analysis.json", fix)
+    if version > ANALYSIS_SCHEMA:
+        raise InputError(
+            f"{source} has schema_version {version}; this ordertrap-gate reads analysis files up to "
+            f"version {ANALYSIS_SCHEMA}",
+            "upgrade ordertrap-gate (pip install -U ordertrap-gate), or re-run `analyze` with this version",
+        )
+    if not isinstance(data.get("summary"), dict) or not isinstance(data.get("benchmarks"), list):
+        raise InputError(f"{source} lacks 'summary' or 'benchmarks', so it is not an analysis.json", fix)
+    for i, b in enumerate(data["benchmarks"]):
+        if not isinstance(b, dict) or "benchmark" not in b or "verdict" not in b:
+            raise InputError(f"{source}: benchmarks[{i}] lacks 'benchmark' or 'verdict'", fix)
+    return data
+
+
+def load_analysis(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(
+            f"analysis file {p} does not exist",
+            "run `ordertrap-gate analyze TRIALS.csv --out analysis.json` first, or check the path",
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(
+            f"{p} is not valid JSON ({exc}), so it is not an analysis.json",
+            "pass the analysis.json written by `ordertrap-gate analyze`",
+        ) from None
+    return validate_analysis(data, str(p))
+
+
+def load_calibration_json(path: str | Path) -> dict[str, Any]:
+    """calibration.json for the instability-vs-cost view (the run engine's loader is stricter)."""
+    p = Path(path)
+    fix = "pass the file written by `ordertrap-gate calibrate` (.ordertrap/calibration.json), or drop --calibration"
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"calibration file {p} does not exist", fix) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"calibration file {p} is not valid JSON ({exc})", fix) from None
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), dict):
+        raise InputError(
+            f"calibration file {p} has no 'benchmarks' object, so it is not a calibration.json", fix
+        )
+    return data
+
+
+# ---- environments ------------------------------------------------------------------------------------
+
+
+def _md_finalize(value: Any) -> Any:
+    """Every ``{{ … }}`` in a Markdown template is escaped unless a filter marked it trusted."""
+    if isinstance(value, Markup):
+        return value
+    return filters.md_escape(value)
+
+
+@functools.lru_cache(maxsize=8)
+def _environments(template_dir: str | None) -> tuple[jinja2.Environment, jinja2.Environment]:
+    builtin = jinja2.FileSystemLoader(str(TEMPLATE_DIR))
+    loaders: list[jinja2.BaseLoader] = []
+    if template_dir:
+        loaders.append(jinja2.FileSystemLoader(template_dir))
+    loaders += [builtin, jinja2.PrefixLoader({"builtin": builtin})]
+    loader = jinja2.ChoiceLoader(loaders)
+    common: dict[str, Any] = {
+        "loader": loader,
+        "undefined": jinja2.StrictUndefined,
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+        "keep_trailing_newline": True,
+    }
+    md = jinja2.Environment(autoescape=False, finalize=_md_finalize, **common)
+    md.filters.update(filters.make_filters("md"))
+    html_env = jinja2.Environment(autoescape=True, **common)
+    html_env.filters.update(filters.make_filters("html"))
+    return md, html_env
+
+
+def _template(fmt: str, template_dir: str | None) -> jinja2.Template:
+    md, html_env = _environments(template_dir)
+    env = html_env if fmt == "html" else md
+    try:
+        return env.get_template(TEMPLATES[fmt])
+    except jinja2.TemplateError as exc:
+        raise InputError(
+            f"template {TEMPLATES[fmt]} cannot be loaded: {exc}",
+            "fix the template in --template-dir (start it with "
+            f'{{% extends "builtin/{TEMPLATES[fmt]}" %}} and override blocks), or drop --template-dir',
+        ) from None
+
+
+def _render(template: jinja2.Template, **ctx: Any) -> str:
+    try:
+        return template.render(**ctx)
+    except jinja2.UndefinedError as exc:
+        raise InputError(
+            f"template {template.name} uses an undefined value: {exc}",
+            "use only the view-model fields of the built-in templates (see gate/render/view.py)",
+        ) from None
+
+
+# ---- limits ------------------------------------------------------------------------------------------
+
+
+def _fit_rows(render_rows: Any, total: int, size: Any, limit: int, start: int) -> tuple[str, int]:
+    """Largest row count k (≤ total) whose rendering fits ``limit``: one render, then a
+    linear estimate of the per-row size, then shrink by 10% until it fits. ``start`` is an
+    upper bound (limit / smallest possible row): more rows than that cannot fit."""
+    if start < total:  # rows have a minimum size: rendering more than ``start`` cannot fit
+        text = render_rows(start)
+        if size(text) > limit:
+            return _fit_rows(render_rows, start, size, limit, start)
+        return text, start
+    text = render_rows(total)
+    if size(text) <= limit:
+        return text, total
+    empty = render_rows(0)
+    if size(empty) > limit:
+        return empty, 0
+    per_row = max((size(text) - size(empty)) / max(total, 1), 1.0)
+    k = min(int((limit - size(empty)) / per_row * 0.98), total - 1)
+    while k > 0:
+        text = render_rows(k)
+        if size(text) <= limit:
+            return text, k
+        k = int(k * 0.9)
+    return empty, 0
+
+
+def _hard_cut(text: str, limit: int, size: Any, note: str) -> str:
+    """Last resort when even zero rows do not fit (e.g. thousands of warnings): cut at a line."""
+    if size(text) <= limit:
+        return text
+    budget = limit - size(note) - 2
+    cut = text
+    while size(cut) > budget:
+        cut = cut[: max(len(cut) - max((size(cut) - budget), 64), 0)]
+    cut = cut[: cut.rfind("\n") + 1] if "\n" in cut else cut
+    return cut + "\n" + note
+
+
+def _chars(s: str) -> int:
+    return len(s)
+
+
+def _bytes(s: str) -> int:
+    return len(s.encode("utf-8"))
+
+
+# ---- formats -----------------------------------------------------------------------------------------
+
+
+def _render_comment(v: dict[str, Any], template: jinja2.Template) -> str:
+    attention, unchanged = v["attention"], v["unchanged"]
+    total = len(attention) + len(unchanged)
+
+    def rows(k: int) -> str:
+        shown_att = attention[:k]
+        shown_unch = unchanged[: max(k - len(attention), 0)]
+        return _render(
+            template,
+            v=v,
+            marker=Markup(COMMENT_MARKER),
+            shown_attention=shown_att,
+            shown_unchanged=shown_unch,
+            n_hidden=total - len(shown_att) - len(shown_unch),
+            n_hidden_unchanged=len(unchanged) - len(shown_unch),
+        )
+
+    text, _ = _fit_rows(rows, total, _chars, COMMENT_LIMIT, COMMENT_LIMIT // MIN_ROW_CHARS)
+    where = v["summary_url"] or "the job summary of this workflow run"
+    text = _hard_cut(
+        text, COMMENT_LIMIT, _chars, f"… (cut at GitHub's comment limit; see {filters.md_escape(where)})\n"
+    )
+    # The marker must open the body: publish finds its comment by it, and a benchmark name may
+    # contain the marker text literally (inside a code span), so "in text" is not enough.
+    if not text.startswith(COMMENT_MARKER):
+        text = COMMENT_MARKER + "\n" + text
+        text = _hard_cut(text, COMMENT_LIMIT, _chars, "…\n")
+    return text
+
+
+def _render_summary(v: dict[str, Any], template: jinja2.Template) -> str:
+    all_rows = v["rows"]
+
+    def rows(k: int) -> str:
+        return _render(template, v=v, shown_rows=all_rows[:k], n_hidden=len(all_rows) - k)
+
+    text, _ = _fit_rows(rows, len(all_rows), _bytes, SUMMARY_LIMIT, SUMMARY_LIMIT // MIN_ROW_CHARS)
+    return _hard_cut(
+        text, SUMMARY_LIMIT, _bytes, "… (cut at GitHub's 1 MiB job summary limit; see the HTML report)\n"
+    )
+
+
+def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
+    if not isinstance(matrix, Mapping):
+        return None
+    names = [str(x) for x in matrix.get("benchmarks") or []]
+    preds = [str(x) for x in matrix.get("predecessors") or []]
+    effects = matrix.get("effect_pct") or []
+    if not names or not preds or len(effects) != len(names):
+        return None
+
+    def mag(v: Any) -> float:
+        return abs(v) if isinstance(v, int | float) else 0.0
+
+    row_idx = sorted(range(len(names)), key=lambda i: -max((mag(v) for v in effects[i]), default=0.0))[
+        :MAX_HEATMAP
+    ]
+    row_idx.sort()
+    col_idx = sorted(
+        range(len(preds)),
+        key=lambda j: -max((mag(effects[i][j]) for i in row_idx if j < len(effects[i])), default=0.0),
+    )[:MAX_HEATMAP]
+    col_idx.sort()
+    sub = [[effects[i][j] if j < len(effects[i]) else None for j in col_idx] for i in row_idx]
+    from gate.render import plots
+
+    image = plots.carryover_heatmap(sub)
+    if image is None:
+        return None
+    cells: list[dict[str, Any]] = []
+    for a, i in enumerate(row_idx):
+        for b, j in enumerate(col_idx):
+            val = sub[a][b]
+            if isinstance(val, int | float) and val != 0:
+                cells.append(
+                    {"benchmark": names[i], "predecessor": preds[j], "effect_pct": val, "mag": abs(val)}
+                )
+    cells.sort(key=lambda c: -c["mag"])
+    return {
+        "image": image,
+        "rows": [{"label": f"B{a + 1}", "name": names[i]} for a, i in enumerate(row_idx)],
+        "cols": [{"label": f"P{b + 1}", "name": preds[j]} for b, j in enumerate(col_idx)],
+        "n_rows_total": len(names),
+        "n_cols_total": len(preds),
+        "strongest": cells[:10],
+    }
+
+
+def _calibration_view(calibration: Any) -> dict[str, Any] | None:
+    if not isinstance(calibration, Mapping) or not isinstance(calibration.get("benchmarks"), Mapping):
+        return None
+    points = []
+    has_curve = False
+    for name, entry in calibration["benchmarks"].items():
+        if not isinstance(entry, Mapping):
+            continue
+        curve = entry.get("curve") or entry.get("configurations") or []
+        has_curve = has_curve or bool(curve)
+        points.append(
+            {
+                "name": str(name),
+                "cost": entry.get("cost"),
+                "instability": entry.get("instability"),
+                "stable": bool(entry.get("stable", True)),
+                "config": view.config_label({"source": "calibration", **(entry.get("config") or {})}),
+                "curve": curve if isinstance(curve, list) else [],
+            }
+        )
+    from gate.render import plots
+
+    threshold = calibration.get("threshold")
+    image = plots.calibration_figure(points, threshold if isinstance(threshold, int | float) else None)
+    summary = calibration.get("summary") or {}
+    return {
+        "image": image,
+        "points": points,
+        "has_curve": has_curve,
+        "metric": str(calibration.get("metric") or "instability"),
+        "threshold": threshold,
+        "saved_pct": summary.get("saved_pct"),
+        "cost_unit": str(summary.get("cost_unit") or ""),
+    }
+
+
+def _render_html(
+    analysis: Mapping[str, Any], v: dict[str, Any], context: RenderContext, template: jinja2.Template
+) -> str:
+    from gate.render import plots
+
+    benchmarks = analysis.get("benchmarks") or []
+    # Interesting first: the analysis is already sorted (verdict class, then |change|).
+    plotted = []
+    for row in v["rows"][: max(context.max_plots, 0)]:
+        b = benchmarks[row["index"]]
+        svg = plots.benchmark_figure(b.get("samples"), b.get("base"), b.get("head"))
+        plotted.append({**row, "svg": Markup(svg) if svg else None})
+    plotted_idx = {r["index"] for r in plotted}
+    tests = sorted(
+        v["order_tests"], key=lambda t: (not t.get("significant"), -abs(t.get("delta_pct") or 0.0))
+    )[:MAX_ORDER_TESTS]
+    order_image = plots.order_figure(tests) if tests else None
+    return _render(
+        template,
+        v=v,
+        plotted=plotted,
+        plotted_idx=plotted_idx,
+        max_plots=context.max_plots,
+        order_view={"image": order_image, "tests": tests, "n_total": len(v["order_tests"])}
+        if tests
+        else None,
+        heatmap=_pick_heatmap(analysis.get("carryover_matrix")),
+        calibration=_calibration_view(context.calibration),
+        max_heatmap=MAX_HEATMAP,
+    )
+
+
+def render(analysis: dict, fmt: Format, context: RenderContext | None = None) -> str:
+    """Render an analysis.json document (already loaded) into ``fmt``."""
+    if fmt not in TEMPLATES:
+        raise InputError(f"unknown report format {fmt!r}", "use one of: comment, summary, html")
+    context = context or RenderContext()
+    validate_analysis(analysis)
+    v = view.build(analysis, context)
+    for r in v["rows"]:
+        r["short_name"] = filters.truncate(r["name"], NAME_WIDTH_COMMENT)
+        r["mid_name"] = filters.truncate(r["name"], NAME_WIDTH_SUMMARY)
+    v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
+    v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
+    for g in v["warning_groups"]:
+        g["shown_comment"] = g["entries"][:COMMENT_MAX_WARNINGS]
+        g["more_comment"] = g["n"] - len(g["shown_comment"])
+    template = _template(fmt, context.template_dir)
+    if fmt == "comment":
+        return _render_comment(v, template)
+    if fmt == "summary":
+        return _render_summary(v, template)
+    return _render_html(analysis, v, context, template)

@@ -1,0 +1,302 @@
+"""The view model: everything a template shows, precomputed from analysis.json in Python.
+
+Templates only lay out and format these values (no arithmetic in templates). Field names of the
+input are those of docs/contracts.md; missing optional fields are tolerated (older analyses,
+partial runs), required ones are checked by :func:`gate.render.render.validate_analysis`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+VERDICT_ICON = {
+    "regression": "🔴",
+    "failed": "❌",
+    "inconclusive": "🟡",
+    "improvement": "🟢",
+    "unchanged": "⚪",
+}
+DECISION_ICON = {"fail": "❌", "inconclusive": "⚠️", "pass": "✅"}
+COUNT_ORDER = ("regression", "improvement", "inconclusive", "unchanged", "failed")
+COUNT_LABEL = {
+    "regression": ("regression", "regressions"),
+    "improvement": ("improvement", "improvements"),
+    "inconclusive": ("inconclusive", "inconclusive"),
+    "unchanged": ("unchanged", "unchanged"),
+    "failed": ("failed", "failed"),
+}
+ATTENTION = ("regression", "failed", "inconclusive", "improvement")
+
+# Warning categories of the PR comment, in display order, with what each one means for the
+# reader. Codes are matched by prefix; anything else from the suite level is "machine".
+CATEGORIES: tuple[tuple[str, str, str], ...] = (
+    ("order", "Order effects", "results depend on the order benchmarks ran in"),
+    ("carryover", "Carry-over", "a benchmark is faster or slower right after another one"),
+    ("dissimilar", "Dissimilar runs", "some runs do not look like the others"),
+    ("machine", "Machine preparation", "the benchmark host was not prepared for stable timing"),
+    ("other", "Other warnings", ""),
+)
+_CODE_CATEGORY = (
+    ("order", "order"),
+    ("carry", "carryover"),
+    ("dissimilar", "dissimilar"),
+    ("similar", "dissimilar"),
+)
+
+
+def _category(code: str, suite_level: bool) -> str:
+    c = code.lower()
+    for prefix, cat in _CODE_CATEGORY:
+        if c.startswith(prefix):
+            return cat
+    return "machine" if suite_level else "other"
+
+
+def _get(d: Any, *keys: str) -> Any:
+    for k in keys:
+        if type(d) is not dict:  # JSON objects are dicts; anything else is "absent"
+            return None
+        d = d.get(k)
+    return d
+
+
+@functools.lru_cache(maxsize=256)
+def _config_label(source: Any, suite_run: Any, iteration: Any, measurement: Any) -> str:
+    levels = f"{suite_run}×{iteration}×{measurement}"
+    if source == "calibration":
+        return f"minimal {levels}"
+    if source == "full":
+        return f"full {levels}"
+    return levels
+
+
+def config_label(config: Any) -> str:
+    """'minimal 2×3×1' (suite runs × iterations × measurements), 'full 3×5×1' or '—'."""
+    if type(config) is not dict:
+        return "—"
+    g = config.get
+    try:
+        return _config_label(g("source"), g("suite_run", "?"), g("iteration", "?"), g("measurement", "?"))
+    except TypeError:  # unhashable junk in the file: format it directly
+        return f"{g('suite_run', '?')}×{g('iteration', '?')}×{g('measurement', '?')}"
+
+
+def benchmark_row(b: dict[str, Any], index: int) -> dict[str, Any]:
+    g = b.get
+    verdict = str(g("verdict", "inconclusive"))
+    base = g("base") or {}
+    head = g("head") or {}
+    stab = g("stability") or {}
+    sb = stab.get("base") or {}
+    sh = stab.get("head") or {}
+    warnings = g("warnings") or []
+    order = g("order")
+    order = order if type(order) is dict else None
+    carry = g("carryover") or {}
+    preds = carry.get("predecessors") or []
+    position = carry.get("position") or {}
+    sim = g("similarity") or {}
+    dissimilar = (sim.get("dissimilar_runs") or []) + (sim.get("dissimilar_instances") or [])
+    change = g("change_pct")
+    config = g("config")
+    name = g("benchmark", "")
+    return {
+        "index": index,
+        "anchor": f"b{index}",
+        "number": index + 1,
+        "name": name if type(name) is str else str(name),
+        "verdict": verdict,
+        "icon": VERDICT_ICON.get(verdict, "•"),
+        "attention": verdict in ATTENTION,
+        "reason": str(g("reason") or ""),
+        "unit": str(g("unit") or ""),
+        "higher_is_better": bool(g("higher_is_better")),
+        "change_pct": change,
+        "abs_change": abs(change) if isinstance(change, int | float) else -1.0,
+        "change_ci": g("change_ci"),
+        "base_est": base.get("estimate"),
+        "base_ci": base.get("ci"),
+        "base_n": base.get("n", 0),
+        "base_failed": base.get("n_failed", 0),
+        "head_est": head.get("estimate"),
+        "head_ci": head.get("ci"),
+        "head_n": head.get("n", 0),
+        "head_failed": head.get("n_failed", 0),
+        "cv_base": sb.get("cv"),
+        "cv_head": sh.get("cv"),
+        "rciw_base": sb.get("rciw"),
+        "rciw_head": sh.get("rciw"),
+        "config": config_label(config),
+        "minimal": type(config) is dict and config.get("source") == "calibration",
+        "order": order,
+        "order_significant": bool(order and order.get("significant")),
+        "predecessors": [p for p in preds if type(p) is dict],
+        "position_p": position.get("p"),
+        "position_significant": bool(position.get("significant")),
+        "dissimilar": [str(d) for d in dissimilar],
+        "warnings": [w for w in warnings if type(w) is dict],
+        "n_warnings": len(warnings),
+        "n_label": _n_label(base, head),
+    }
+
+
+def _n_label(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
+    """Samples per version, with failed trials when there are any: '15 / 9 (6 failed)'."""
+    nb, nh = base.get("n") or 0, head.get("n") or 0
+    failed = (base.get("n_failed") or 0) + (head.get("n_failed") or 0)
+    return f"{nb} / {nh} ({failed} failed)" if failed else f"{nb} / {nh}"
+
+
+def counts_line(counts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for key in COUNT_ORDER:
+        n = int(counts.get(key, 0) or 0)
+        singular, plural = COUNT_LABEL[key]
+        out.append({"key": key, "n": n, "label": singular if n == 1 else plural, "icon": VERDICT_ICON[key]})
+    return out
+
+
+def headline(decision: str, counts: Mapping[str, Any], n: int, accepted: bool) -> str:
+    """One sentence a reviewer reads first (plain text; escaped by the template)."""
+    reg = int(counts.get("regression", 0) or 0)
+    inc = int(counts.get("inconclusive", 0) or 0)
+    failed = int(counts.get("failed", 0) or 0)
+    if accepted:
+        return f"{reg} regression{'s' * (reg != 1)} accepted"
+    if decision == "fail":
+        parts = [f"{reg} regression{'s' * (reg != 1)}"] if reg else []
+        if failed:
+            parts.append(f"{failed} failed")
+        return " and ".join(parts) or "failed"
+    if decision == "inconclusive":
+        parts = []
+        if inc:
+            parts.append(f"{inc} inconclusive")
+        if failed:
+            parts.append(f"{failed} failed")
+        return ", ".join(parts) + " — cannot tell yet" if parts else "cannot tell yet"
+    imp = int(counts.get("improvement", 0) or 0)
+    if imp:
+        return f"no regressions, {imp} improvement{'s' * (imp != 1)}"
+    return f"no regressions in {n} benchmark{'s' * (n != 1)}"
+
+
+def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Warnings grouped by category: [{key, title, meaning, items: [{benchmark, code, message, action}]}]."""
+    groups: dict[str, list[dict[str, Any]]] = {key: [] for key, _, _ in CATEGORIES}
+    seen: set[tuple[str, str, str, str]] = set()
+
+    def add(w: Mapping[str, Any], benchmark: str | None, suite_level: bool) -> None:
+        code = str(w.get("code") or "")
+        message, action = str(w.get("message") or ""), str(w.get("action") or "")
+        item = {"benchmark": benchmark, "code": code, "message": message, "action": action}
+        key = (benchmark or "", code, message, action)
+        if key in seen:
+            return
+        seen.add(key)
+        groups[_category(code, suite_level)].append(item)
+
+    for w in analysis.get("warnings") or []:
+        if isinstance(w, Mapping):
+            add(w, None, True)
+    for w in _get(analysis, "similarity", "warnings") or []:
+        if isinstance(w, Mapping):
+            add({"code": "dissimilar", **w}, None, True)
+    for r in rows:
+        for w in r["warnings"]:
+            add(w, r["name"], False)
+        if r["dissimilar"] and not any(
+            _category(str(w.get("code") or ""), False) == "dissimilar" for w in r["warnings"]
+        ):
+            # flagged in the data without a warning of its own: still tell the reader what to do
+            add(
+                {
+                    "code": "dissimilar",
+                    "message": "these runs look unlike the others: " + ", ".join(r["dissimilar"]),
+                    "action": "check the runner for background load or a machine change during those runs, "
+                    "then rerun",
+                },
+                r["name"],
+                False,
+            )
+    return [
+        {"key": key, "title": title, "meaning": meaning, "entries": groups[key], "n": len(groups[key])}
+        for key, title, meaning in CATEGORIES
+        if groups[key]
+    ]
+
+
+def order_tests(order_check: Any) -> list[dict[str, Any]]:
+    """The per-benchmark rows of the order check (fixed vs random), whichever shape was stored:
+    one ``experiments`` entry (the analysis contract) or the whole order-check document."""
+    if not isinstance(order_check, Mapping):
+        return []
+    experiments = order_check.get("experiments")
+    if not isinstance(experiments, list):
+        experiments = [order_check]
+    out = []
+    for exp in experiments:
+        if not isinstance(exp, Mapping):
+            continue
+        for t in exp.get("tests") or []:
+            if isinstance(t, Mapping):
+                out.append(dict(t))
+    return out
+
+
+def time_view(time: Any) -> dict[str, Any] | None:
+    if not isinstance(time, Mapping) or time.get("spent_s") is None:
+        return None
+    return {"spent_s": time.get("spent_s"), "full_s": time.get("full_s"), "saved_pct": time.get("saved_pct")}
+
+
+def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
+    """The common view model for all three formats (``context`` is a RenderContext)."""
+    summary = analysis.get("summary") or {}
+    counts = summary.get("counts") or {}
+    rows = [benchmark_row(b, i) for i, b in enumerate(analysis.get("benchmarks") or [])]
+    n = int(summary.get("n_benchmarks") or len(rows))
+    decision = str(context.decision or summary.get("decision") or "inconclusive")
+    settings = analysis.get("settings") or {}
+    confidence = settings.get("confidence")
+    conf_label = f"{confidence * 100:g}%" if isinstance(confidence, int | float) else "CI"
+    tests = order_tests(analysis.get("order_check"))
+    n_order_sig = sum(1 for t in tests if t.get("significant"))
+    return {
+        "decision": decision,
+        "decision_icon": DECISION_ICON.get(decision, "•"),
+        "headline": headline(decision, counts, n, context.accepted),
+        "accepted": context.accepted,
+        "accept_label": context.accept_label,
+        "run_url": context.run_url,
+        "report_url": context.report_url,
+        "summary_url": context.summary_url,
+        "rerun_hint": context.rerun_hint,
+        "base": str(analysis.get("base") or "base"),
+        "head": str(analysis.get("head") or "head"),
+        "n_benchmarks": n,
+        "counts": counts_line(counts),
+        "rows": rows,
+        "attention": [r for r in rows if r["attention"]],
+        "unchanged": [r for r in rows if not r["attention"]],
+        "notes": [r for r in rows if r["verdict"] in ("failed", "inconclusive") and r["reason"]],
+        "warning_groups": collect_warnings(analysis, rows),
+        "time": time_view(summary.get("time")),
+        "confidence": conf_label,
+        "threshold_pct": settings.get("threshold_pct"),
+        "statistic": str(settings.get("statistic") or "median"),
+        "settings": {str(k): str(v) for k, v in settings.items()},
+        "order_tests": tests,
+        "n_order_significant": n_order_sig,
+        "order_matters": bool(n_order_sig) or bool(_get(analysis, "order_check", "order_matters")),
+        "tool_version": str(analysis.get("tool_version") or ""),
+        "created_at": str(analysis.get("created_at") or ""),
+        "environment": {
+            str(k): str(v)
+            for k, v in (analysis.get("environment") or {}).items()
+            if not isinstance(v, Mapping | list)
+        },
+        "n_minimal": sum(1 for r in rows if r["minimal"]),
+    }
