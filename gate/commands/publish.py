@@ -1,18 +1,412 @@
-"""`ordertrap-gate publish` — TEMPORARY STUB, replaced by the module's owner."""
+"""`ordertrap-gate publish` — turn analysis.json into a verdict on GitHub.
+
+Reads the Actions environment once (:mod:`gate.github.context`), decides (:func:`decide`), then:
+upserts the one PR comment, sets the commit status ``ordertrap-gate`` on the head SHA, writes the
+job summary and the step outputs, and emits at most 10 ``::error::`` annotations. The exit code
+is non-zero only when the decision is ``fail`` and ``fail_on`` asks for it (or, with status
+``error``, when there was no usable analysis).
+
+Writes that a read-only token cannot make (a PR from a fork under ``pull_request``) are reported
+with the two-workflow pattern that fixes them; the summary and outputs are still written.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
 
-from gate.errors import GateError
+from github import Github, GithubException
+
+from gate.errors import GitHubError, InputError
+from gate.github import outputs
+from gate.github.client import make_client
+from gate.github.comment import CommentResult, upsert_comment
+from gate.github.context import COMMENT_CHOICES, FAIL_ON_CHOICES, ActionSettings, from_env
+from gate.github.event import EventInfo, load_event
+from gate.github.status import State, set_status
+from gate.model import ANALYSIS_SCHEMA, Decision, Verdict
 
 NAME = "publish"
-HELP = "(not implemented yet)"
+HELP = "publish analysis.json to GitHub: PR comment, commit status, job summary, outputs"
+
+FORK_EXPLANATION = (
+    "The token of this job is read-only, as GitHub makes it for pull requests from forks, so the "
+    "comment and the commit status cannot be written. The summary and the outputs are written. "
+    "Fix: use the two-workflow pattern: the `pull_request` workflow runs the benchmarks and uploads "
+    "the trial logs with ordertrap-pr.json; a second workflow `on: workflow_run` (which gets a "
+    "write token and never runs the PR's code) downloads them and runs this action. See "
+    "examples/workflows/perf-pr-fork-safe.yml and perf-publish.yml, and README 'Fork PRs'."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--analysis", required=True, type=Path, help="analysis.json written by `analyze`")
+    parser.add_argument(
+        "--report-path", default=None, help="the HTML report, given back as the report_path output"
+    )
+    parser.add_argument("--report-url", default=None, help="a URL where the HTML report can be seen (linked)")
+    parser.add_argument(
+        "--fail-on", choices=FAIL_ON_CHOICES, default=None, help="default: INPUT_FAIL_ON or regression"
+    )
+    parser.add_argument(
+        "--comment", choices=COMMENT_CHOICES, default=None, help="default: INPUT_COMMENT or on-change"
+    )
+    parser.add_argument(
+        "--accept-label", default=None, help="default: INPUT_ACCEPT_LABEL or perf-regression-accepted"
+    )
+    parser.add_argument(
+        "--pr-info",
+        default=None,
+        help="workflow_run only: ordertrap-pr.json stored by the first workflow (default: INPUT_PR_INFO)",
+    )
+
+
+# ---- decision ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    decision: Decision
+    accepted: bool
+    exit_code: int
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def decide(counts: dict[str, int], fail_on: str, accepted_label: bool) -> Outcome:
+    """The final decision from the verdict counts, ``fail_on`` and the accept label.
+
+    fail: any regression (or, with ``fail_on=inconclusive``, any inconclusive or failed benchmark);
+    the accept label turns that into pass with an "accepted" note; inconclusive: otherwise, when
+    some benchmark is inconclusive or failed; else pass. Exit 1 only for fail unless fail_on=never.
+    """
+    regressions = counts.get(Verdict.REGRESSION, 0)
+    unresolved = counts.get(Verdict.INCONCLUSIVE, 0) + counts.get(Verdict.FAILED, 0)
+    failing = regressions > 0 or (fail_on == "inconclusive" and unresolved > 0)
+    if failing and accepted_label:
+        return Outcome(Decision.PASS, True, 0, counts)
+    if failing:
+        return Outcome(Decision.FAIL, False, 0 if fail_on == "never" else 1, counts)
+    if unresolved:
+        return Outcome(Decision.INCONCLUSIVE, False, 0, counts)
+    return Outcome(Decision.PASS, False, 0, counts)
+
+
+def load_analysis(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(
+            f"{path} does not exist: the analysis could not be made",
+            fix="check the `analyze` step's log above (trial logs found? base/head names right?)",
+        ) from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(
+            f"{path} is not a readable JSON file: {exc}", fix="re-run `ordertrap-gate analyze`"
+        ) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("summary"), dict):
+        raise InputError(
+            f"{path} is not an analysis.json (no summary)", fix="pass the file written by `analyze --json`"
+        )
+    version = data.get("schema_version")
+    if not isinstance(version, int) or version > ANALYSIS_SCHEMA:
+        raise InputError(
+            f"{path} has schema_version {version!r}; this gate reads up to {ANALYSIS_SCHEMA}",
+            fix="use the same ordertrap-gate version for analyze and publish (upgrade the action)",
+        )
+    counts = data["summary"].get("counts")
+    if not isinstance(counts, dict):
+        raise InputError(f"{path} has no summary.counts", fix="re-run `ordertrap-gate analyze`")
+    return data
+
+
+def counts_of(analysis: dict[str, Any]) -> dict[str, int]:
+    raw = analysis["summary"]["counts"]
+    return {verdict.value: int(raw.get(verdict.value, 0) or 0) for verdict in Verdict}
+
+
+# ---- status texts ------------------------------------------------------------------------------
+
+
+def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
+    c = outcome.counts
+    regressions = c.get("regression", 0)
+    improvements = c.get("improvement", 0)
+    unresolved = c.get("inconclusive", 0) + c.get("failed", 0)
+    if outcome.accepted:
+        return "success", (
+            f"accepted: {regressions} regression(s) accepted by the label {accept_label}"
+            if regressions
+            else f"accepted: {unresolved} inconclusive/failed accepted by the label {accept_label}"
+        )
+    if outcome.decision == Decision.FAIL:
+        if regressions:
+            return (
+                "failure",
+                f"{regressions} regression(s), {improvements} improvement(s): see the PR comment",
+            )
+        return "failure", f"{unresolved} inconclusive/failed benchmark(s) and fail_on=inconclusive"
+    if outcome.decision == Decision.INCONCLUSIVE:
+        return "success", f"inconclusive: {unresolved} benchmark(s) could not be decided; no regression found"
+    return "success", f"no regression; {improvements} improvement(s)"
+
+
+# ---- the publish run ---------------------------------------------------------------------------
+
+
+@dataclass
+class Published:
+    outcome: Outcome | None
+    comment: CommentResult | None = None
+    status_set: bool = False
+    read_only: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def _is_read_only(exc: GithubException) -> bool:
+    # 403 "Resource not accessible by integration": the token lacks the permission (fork PR,
+    # or `permissions:` without pull-requests/statuses: write).
+    return exc.status == 403
+
+
+def _render(
+    analysis: dict[str, Any], fmt: str, outcome: Outcome, settings: ActionSettings, report_url: str | None
+) -> str:
+    from gate.render import RenderContext, render
+
+    run_url = settings.run_url
+    context = RenderContext(
+        decision=outcome.decision,
+        accepted=outcome.accepted,
+        accept_label=settings.accept_label,
+        run_url=run_url,
+        report_url=report_url,
+        summary_url=f"{run_url}#summary" if run_url else None,
+        rerun_hint=(
+            f"To accept a regression, add the label `{settings.accept_label}` to the PR and re-run the "
+            "gate job: the label is read from the API, so a re-run sees it."
+        ),
+        calibration=_calibration(settings),
+    )
+    return render(analysis, fmt, context)  # type: ignore[arg-type]
+
+
+def _calibration(settings: ActionSettings) -> dict[str, Any] | None:
+    """The calibration file's content for the renderer's instability-vs-cost view, if readable."""
+    if not settings.calibration:
+        return None
+    try:
+        data = json.loads(Path(settings.calibration).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # the run step already reported a bad calibration file; the comment goes on
+    return data if isinstance(data, dict) else None
+
+
+def _regression_annotations(analysis: dict[str, Any]) -> list[tuple[str, str]]:
+    result = []
+    for bench in analysis.get("benchmarks") or []:
+        if bench.get("verdict") != Verdict.REGRESSION:
+            continue
+        change = bench.get("change_pct")
+        ci = bench.get("change_ci")
+        text = (
+            f"{bench.get('benchmark')}: {change:+.1f}%"
+            if isinstance(change, int | float)
+            else str(bench.get("benchmark"))
+        )
+        if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, int | float) for x in ci):
+            text += f" (CI {ci[0]:+.1f}% .. {ci[1]:+.1f}%)"
+        if bench.get("reason"):
+            text += f" — {bench['reason']}"
+        result.append((f"performance regression: {bench.get('benchmark')}", text))
+    return result
+
+
+def _wants_comment(mode: str, counts: dict[str, int], outcome: Outcome) -> bool:
+    """Whether to *create* a comment; an existing one is always kept up to date unless mode=never."""
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    changed = sum(n for verdict, n in counts.items() if verdict != Verdict.UNCHANGED)
+    return changed > 0 or outcome.accepted
+
+
+def publish(
+    settings: ActionSettings,
+    analysis_path: Path,
+    *,
+    client: Github | None,
+    pr_info: Path | None = None,
+    report_path: str | None = None,
+    report_url: str | None = None,
+    stream: TextIO | None = None,
+) -> Published:
+    """Publish everything; raises InputError (after setting status ``error``) without an analysis."""
+    out = stream or sys.stdout
+    event = load_event(settings, pr_info)
+    repo = client.get_repo(settings.repository) if client is not None else None
+    result = Published(outcome=None)
+
+    def note(message: str, *, warn: bool = False) -> None:
+        result.notes.append(message)
+        (outputs.warning if warn else outputs.notice)(message, stream=out)
+
+    def try_write(what: str, action: Any) -> Any:
+        try:
+            return action()
+        except GithubException as exc:
+            if _is_read_only(exc):
+                if not result.read_only:
+                    note(FORK_EXPLANATION if event.is_fork else _permission_explanation(what), warn=True)
+                result.read_only = True
+                return None
+            raise GitHubError(
+                f"GitHub answered {exc.status} while writing the {what}: {_message(exc)}",
+                fix="GitHub may be degraded (githubstatus.com); re-run the job. 5xx and rate limits were "
+                "already retried with backoff",
+            ) from exc
+
+    try:
+        analysis = load_analysis(analysis_path)
+    except InputError as exc:
+        description = f"analysis could not be made: {exc.message}"
+        if repo is not None:
+            try_write(
+                "commit status",
+                lambda: set_status(repo, event.head_sha, "error", description, settings.run_url),
+            )
+        outputs.write_summary(
+            settings.summary_path,
+            f"## ordertrap-gate: error\n\nThe analysis could not be made: {exc.message}\n\n**Fix:** {exc.fix}\n",
+        )
+        outputs.write_outputs(
+            settings.output_path,
+            {
+                "decision": "error",
+                "regressions": 0,
+                "improvements": 0,
+                "inconclusive": 0,
+                "comment_url": "",
+                "report_path": report_path or "",
+            },
+        )
+        raise
+
+    counts = counts_of(analysis)
+    issue = None
+    labels = set(event.payload_labels)
+    if repo is not None and event.pr_number:
+        issue, labels = _pr_labels(repo, event)
+    accepted = bool(settings.accept_label) and settings.accept_label in labels
+    outcome = decide(counts, settings.fail_on, accepted)
+    result.outcome = outcome
+
+    # the PR comment
+    comment_url = ""
+    if event.pr_number and settings.comment != "never":
+        if repo is None:
+            note("no GitHub token/repository: the PR comment is not written (local run)")
+        elif event.from_artifact and not _pr_still_at(repo, event):
+            note(
+                f"PR #{event.pr_number} has moved past {event.head_sha[:12]}: its comment is left to the newer run"
+            )
+        else:
+            body = _render(analysis, "comment", outcome, settings, report_url)
+            from gate.render import COMMENT_MARKER
+
+            create = _wants_comment(settings.comment, counts, outcome)
+            res = try_write(
+                "PR comment",
+                lambda: upsert_comment(client, issue, body, COMMENT_MARKER, create=create),  # type: ignore[arg-type]
+            )
+            if res is not None:
+                result.comment = res
+                comment_url = res.url or ""
+
+    # the commit status
+    state, description = status_of(outcome, settings.accept_label)
+    if repo is not None:
+        done = try_write(
+            "commit status",
+            lambda: set_status(repo, event.head_sha, state, description, settings.run_url),
+        )
+        result.status_set = bool(done)
+    else:
+        note("no GitHub token/repository: the commit status is not set (local run)")
+
+    # summary, outputs, annotations: always, also with a read-only token
+    outputs.write_summary(settings.summary_path, _render(analysis, "summary", outcome, settings, report_url))
+    outputs.write_outputs(
+        settings.output_path,
+        {
+            "decision": outcome.decision.value,
+            "regressions": counts["regression"],
+            "improvements": counts["improvement"],
+            "inconclusive": counts["inconclusive"] + counts["failed"],
+            "comment_url": comment_url,
+            "report_path": report_path or "",
+        },
+    )
+    if not outcome.accepted:
+        outputs.annotate_errors(_regression_annotations(analysis), stream=out)
+    print(
+        f"ordertrap-gate: decision {outcome.decision.value}{' (accepted)' if outcome.accepted else ''}: {description}",
+        file=out,
+    )
+    return result
+
+
+def _message(exc: GithubException) -> str:
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return str(data.get("message") or exc.data)
+
+
+def _permission_explanation(what: str) -> str:
+    return (
+        f"The token cannot write the {what} (403). Fix: give the job `permissions: pull-requests: write` "
+        "(comments) and `statuses: write` (status), or pass a token with those scopes as `github_token`."
+    )
+
+
+def _pr_labels(repo: Any, event: EventInfo) -> tuple[Any, set[str]]:
+    """The PR's issue and its labels as they are now (a re-run keeps the original payload)."""
+    try:
+        issue = repo.get_issue(event.pr_number)
+        return issue, {label.name for label in issue.labels}
+    except GithubException as exc:
+        raise GitHubError(
+            f"cannot read the labels of PR #{event.pr_number}: {exc.status} {_message(exc)}",
+            fix="give the job `permissions: pull-requests: read` (or issues: read)",
+        ) from exc
+
+
+def _pr_still_at(repo: Any, event: EventInfo) -> bool:
+    try:
+        pull = repo.get_pull(event.pr_number)
+    except GithubException as exc:
+        raise GitHubError(
+            f"cannot read PR #{event.pr_number} named by the PR info file: {exc.status} {_message(exc)}",
+            fix="check the artifact of the first workflow, and `permissions: pull-requests: read`",
+        ) from exc
+    return str(pull.head.sha) == event.head_sha
 
 
 def run(args: argparse.Namespace) -> int:
-    raise GateError("publish is not implemented yet")
+    settings = from_env().with_overrides(
+        fail_on=args.fail_on, comment=args.comment, accept_label=args.accept_label, pr_info=args.pr_info
+    )
+    client = make_client(settings) if settings.token and settings.repository else None
+    result = publish(
+        settings,
+        args.analysis,
+        client=client,
+        pr_info=Path(settings.pr_info) if settings.pr_info else None,
+        report_path=args.report_path,
+        report_url=args.report_url,
+    )
+    assert result.outcome is not None
+    return result.outcome.exit_code

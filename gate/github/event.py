@@ -1,0 +1,225 @@
+"""What the triggering event means for publishing: which PR, which commit, whether it is a fork.
+
+Supported events (docs.github.com, "Events that trigger workflows"):
+
+* ``pull_request`` / ``pull_request_target``: the PR from the payload; status on the PR head SHA.
+* ``push``, ``schedule``, ``workflow_dispatch``: no PR; status on ``GITHUB_SHA``.
+* ``workflow_run``: the fork-safe second workflow. GitHub leaves ``workflow_run.pull_requests``
+  empty for PRs from forks, so the first (unprivileged) workflow stores the PR number and SHAs in
+  ``ordertrap-pr.json`` beside its artifact (:func:`write_pr_info`), and the second one reads it
+  back here. That file comes from untrusted code, so it is checked against the trusted event:
+  its head SHA must be the ``workflow_run.head_sha`` GitHub reports, and :mod:`gate.commands.publish`
+  checks through the API that the PR's head still is that commit before commenting.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from gate.errors import ConfigError, InputError
+from gate.github.context import ActionSettings
+
+PR_INFO_SCHEMA: Final = 1
+PR_INFO_NAME: Final = "ordertrap-pr.json"
+PR_EVENTS: Final = ("pull_request", "pull_request_target")
+NO_PR_EVENTS: Final = ("push", "schedule", "workflow_dispatch")
+
+
+@dataclass(frozen=True)
+class EventInfo:
+    name: str
+    head_sha: str
+    pr_number: int | None = None
+    base_sha: str | None = None
+    base_ref: str | None = None
+    head_ref: str | None = None
+    head_repo: str | None = None
+    is_fork: bool = False
+    payload_labels: tuple[str, ...] = ()
+    # workflow_run only: the PR info came from an artifact and must match the API before use
+    from_artifact: bool = False
+
+
+def load_payload(settings: ActionSettings) -> dict[str, Any]:
+    if settings.event_path is None:
+        return {}
+    try:
+        data = json.loads(settings.event_path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(
+            f"the event file {settings.event_path} does not exist",
+            fix="GITHUB_EVENT_PATH must point at the event payload (set by the runner); unset it for a local run",
+        ) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"the event file {settings.event_path} is not JSON: {exc}",
+            fix="point GITHUB_EVENT_PATH at the runner's event payload",
+        ) from exc
+    if not isinstance(data, dict):
+        raise InputError(
+            f"the event file {settings.event_path} is not a JSON object", fix="check GITHUB_EVENT_PATH"
+        )
+    return data
+
+
+def _pr_event(name: str, payload: dict[str, Any], repository: str) -> EventInfo:
+    pr = payload.get("pull_request") or {}
+    head = pr.get("head") or {}
+    base = pr.get("base") or {}
+    head_repo = (head.get("repo") or {}).get("full_name")
+    number = pr.get("number") or payload.get("number")
+    if not number or not head.get("sha"):
+        raise InputError(
+            f"the {name} event payload has no pull_request.number/head.sha",
+            fix="run publish from a workflow triggered by pull_request, or pass the PR info file (pr_info)",
+        )
+    return EventInfo(
+        name=name,
+        head_sha=head["sha"],
+        pr_number=int(number),
+        base_sha=base.get("sha"),
+        base_ref=base.get("ref"),
+        head_ref=head.get("ref"),
+        head_repo=head_repo,
+        # a deleted fork has repo null: treat as a fork (never trusted)
+        is_fork=head_repo != repository,
+        payload_labels=tuple(label.get("name", "") for label in pr.get("labels") or []),
+    )
+
+
+def read_pr_info(path: Path) -> dict[str, Any]:
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InputError(
+            f"the PR info file {path} does not exist",
+            fix=f"the first workflow must write it with `python -m gate.github.event write-pr-info {PR_INFO_NAME}` "
+            "and upload it with the trial logs; download that artifact before this step",
+        ) from exc
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"the PR info file {path} is not JSON: {exc}", fix="re-run the first workflow"
+        ) from exc
+    if not isinstance(info, dict) or int(info.get("schema_version", 0)) > PR_INFO_SCHEMA:
+        raise InputError(
+            f"the PR info file {path} has an unknown schema",
+            fix="use the same ordertrap-gate version in both workflows",
+        )
+    return info
+
+
+def _workflow_run_event(payload: dict[str, Any], settings: ActionSettings, pr_info: Path | None) -> EventInfo:
+    run = payload.get("workflow_run") or {}
+    head_sha = run.get("head_sha")
+    if not head_sha:
+        raise InputError(
+            "the workflow_run payload has no workflow_run.head_sha",
+            fix="trigger this workflow with `on: workflow_run` (see examples/workflows/perf-publish.yml)",
+        )
+    head_repo = (run.get("head_repository") or {}).get("full_name")
+    is_fork = head_repo != settings.repository
+    if pr_info is None:
+        # a push-triggered first workflow: no PR, publish a status on the commit only
+        prs = run.get("pull_requests") or []
+        if prs and not is_fork:
+            return EventInfo(
+                name="workflow_run",
+                head_sha=head_sha,
+                pr_number=int(prs[0]["number"]),
+                head_repo=head_repo,
+                is_fork=False,
+            )
+        return EventInfo(name="workflow_run", head_sha=head_sha, head_repo=head_repo, is_fork=is_fork)
+    info = read_pr_info(pr_info)
+    if info.get("head_sha") != head_sha:
+        raise InputError(
+            f"the PR info file says head {info.get('head_sha')!r} but the workflow run built {head_sha!r}",
+            fix="download the artifact of exactly this run (actions/download-artifact with "
+            "`run-id: ${{ github.event.workflow_run.id }}`); a mismatch can mean a tampered artifact",
+        )
+    number = info.get("pr_number")
+    return EventInfo(
+        name="workflow_run",
+        head_sha=head_sha,
+        pr_number=int(number) if number else None,
+        base_sha=info.get("base_sha"),
+        base_ref=info.get("base_ref"),
+        head_ref=info.get("head_ref"),
+        head_repo=head_repo,
+        is_fork=is_fork,
+        from_artifact=True,
+    )
+
+
+def load_event(settings: ActionSettings, pr_info: Path | None = None) -> EventInfo:
+    """Interpret the event that started this job."""
+    name = settings.event_name
+    payload = load_payload(settings)
+    if name in PR_EVENTS:
+        return _pr_event(name, payload, settings.repository)
+    if name == "workflow_run":
+        return _workflow_run_event(payload, settings, pr_info)
+    if name in NO_PR_EVENTS or not name:
+        if not settings.sha:
+            raise ConfigError(
+                "GITHUB_SHA is empty, so there is no commit to publish a status on",
+                fix="run inside GitHub Actions, or export GITHUB_SHA for a local publish",
+            )
+        return EventInfo(name=name or "local", head_sha=settings.sha)
+    # other events (release, issue_comment, …): publish on GITHUB_SHA without a PR
+    if not settings.sha:
+        raise ConfigError(f"event {name!r} has no GITHUB_SHA", fix="export GITHUB_SHA")
+    return EventInfo(name=name, head_sha=settings.sha)
+
+
+def pr_info_from_payload(payload: dict[str, Any]) -> dict[str, Any]:
+    """The fields the second workflow needs, taken from a pull_request payload."""
+    pr = payload.get("pull_request") or {}
+    head = pr.get("head") or {}
+    base = pr.get("base") or {}
+    if not pr.get("number") or not head.get("sha"):
+        raise InputError(
+            "the event is not a pull_request event",
+            fix="write the PR info file only in the first workflow, triggered by pull_request",
+        )
+    return {
+        "schema_version": PR_INFO_SCHEMA,
+        "pr_number": int(pr["number"]),
+        "head_sha": head["sha"],
+        "head_ref": head.get("ref"),
+        "base_sha": base.get("sha"),
+        "base_ref": base.get("ref"),
+    }
+
+
+def write_pr_info(settings: ActionSettings, path: Path) -> dict[str, Any]:
+    info = pr_info_from_payload(load_payload(settings))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gate.github.event write-pr-info PATH``, used by the first workflow."""
+    import sys
+
+    from gate.github.context import from_env
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[0] != "write-pr-info":
+        print("usage: python -m gate.github.event write-pr-info PATH", file=sys.stderr)
+        return 2
+    try:
+        info = write_pr_info(from_env(), Path(args[1]))
+    except (InputError, ConfigError) as exc:
+        print(f"write-pr-info: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    print(f"wrote {args[1]}: PR #{info['pr_number']} head {info['head_sha']}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

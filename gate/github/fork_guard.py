@@ -1,0 +1,127 @@
+"""Refuse to run a fork PR's code on the benchmark runner unless a maintainer opted in.
+
+``python -m gate.github.fork_guard`` (step 1 of ``run/action.yml``; exit 0 = go, 1 = refused).
+
+A PR from a fork may be run when either
+
+* the workflow sets the input ``allow_fork_prs: true`` (a maintainer's decision in the base
+  repository's workflow file), or
+* this very run was triggered by a maintainer adding the opt-in label: the event is
+  ``pull_request`` with ``action: labeled`` and ``label.name`` = the opt-in label, and the
+  ``sender``'s permission on the repository, asked from the API
+  (``GET /repos/{o}/{r}/collaborators/{user}/permission``), is ``admin``, ``maintain`` or
+  ``write`` — anyone with triage rights can add labels, so the label alone proves nothing.
+
+Only the labelling run is accepted, not a later push on a labelled PR: the label stays when the
+fork pushes new commits, but the maintainer approved the head SHA in that labelling event
+(``pull_request.head.sha`` of its payload, which is what ``run/action.yml`` benchmarks). After
+new commits, the maintainer removes and re-adds the label.
+
+This guards the gate's own workflow. It cannot stop a fork that edits the workflow file in its
+PR: for that, the repository setting "Require approval for all outside collaborators" (Settings →
+Actions → Fork pull request workflows) must be on; README "Fork PRs" says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from github import Github, GithubException
+
+from gate.errors import GateError, GitHubError
+from gate.github.client import make_client
+from gate.github.context import from_env
+from gate.github.event import PR_EVENTS, load_payload
+
+WRITE_PERMISSIONS = ("admin", "maintain", "write")
+DEFAULT_FORK_LABEL = "ordertrap-run-fork"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    reason: str
+
+
+def check(
+    event_name: str,
+    payload: Mapping[str, Any],
+    repository: str,
+    *,
+    allow_input: bool,
+    label: str,
+    client: Github | None,
+) -> Verdict:
+    if event_name not in PR_EVENTS:
+        return Verdict(True, f"{event_name or 'this'} event: no fork code involved")
+    pr = payload.get("pull_request") or {}
+    head_repo = ((pr.get("head") or {}).get("repo") or {}).get("full_name")
+    if head_repo == repository:
+        return Verdict(True, "the PR's branch lives in this repository")
+    who = head_repo or "a deleted fork"
+    if allow_input:
+        return Verdict(True, f"PR from {who}: allowed because the workflow sets allow_fork_prs: true")
+    refusal = (
+        f"PR from {who}: its code is NOT run on this runner (fork PRs can run anything on a self-hosted "
+        f"machine). To run it, a maintainer with write access reviews the PR and adds the label "
+        f"`{label}`; that labelling event runs the benchmarks of exactly the reviewed head commit. "
+        f"New commits need the label removed and added again. Or set `allow_fork_prs: true` in the workflow."
+    )
+    if payload.get("action") != "labeled" or (payload.get("label") or {}).get("name") != label:
+        return Verdict(False, refusal)
+    sender = (payload.get("sender") or {}).get("login")
+    if not sender:
+        return Verdict(False, refusal)
+    if client is None:
+        return Verdict(False, refusal + " (no token to verify who added the label)")
+    owner_repo = client.get_repo(repository)
+    try:
+        permission = owner_repo.get_collaborator_permission(sender)
+    except GithubException as exc:
+        raise GitHubError(
+            f"cannot check the permission of {sender}: {exc.status}",
+            fix="give the job `permissions: contents: read` (metadata) and pass `github_token`",
+        ) from exc
+    if permission in WRITE_PERMISSIONS:
+        head_sha = (pr.get("head") or {}).get("sha", "?")
+        return Verdict(
+            True, f"PR from {who}: {sender} ({permission}) added `{label}` for head {head_sha[:12]}"
+        )
+    return Verdict(
+        False, f"`{label}` was added by {sender}, whose permission is {permission!r}, not write. " + refusal
+    )
+
+
+def main(environ: Mapping[str, str] | None = None) -> int:
+    import os
+
+    env = os.environ if environ is None else environ
+    try:
+        settings = from_env(env)
+        payload = load_payload(settings)
+        client = make_client(settings) if settings.token and settings.repository else None
+        verdict = check(
+            settings.event_name,
+            payload,
+            settings.repository,
+            allow_input=env.get("INPUT_ALLOW_FORK_PRS", "false").strip().lower() == "true",
+            label=env.get("INPUT_FORK_LABEL") or DEFAULT_FORK_LABEL,
+            client=client,
+        )
+    except GateError as exc:
+        print(f"ordertrap-gate fork guard: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    from gate.github import workflow_commands
+
+    if verdict.allowed:
+        print(f"ordertrap-gate fork guard: allowed: {verdict.reason}")
+        return 0
+    workflow_commands.emit("error", verdict.reason, {"title": "fork PR not benchmarked"})
+    return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,404 @@
+"""`ordertrap-gate publish` end to end: the real CLI and the real PyGithub client against the
+fake GitHub server (tests/fakes/github_server.py); nothing reaches github.com."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.cli import main
+from gate.commands import publish as publish_module
+from gate.commands.publish import decide, publish
+from gate.errors import InputError
+from gate.github.client import make_client, make_retry
+from gate.github.context import from_env
+from gate.model import Decision
+from gate.render import COMMENT_LIMIT, COMMENT_MARKER
+from tests.fakes import analyses
+from tests.fakes.github_server import ACTIONS_TOKEN, READ_ONLY_TOKEN, FakeGitHub
+
+HEAD = "a1" * 20
+BASE = "b2" * 20
+PUSH_SHA = "c3" * 20
+PR = 42
+
+
+@pytest.fixture
+def fake():
+    with FakeGitHub() as server:
+        yield server
+
+
+class Job:
+    """A GitHub-shaped job environment in tmp_path: event file, output and summary files."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake: FakeGitHub) -> None:
+        self.tmp = tmp_path
+        self.fake = fake
+        self.mp = monkeypatch
+        self.output = tmp_path / "github_output"
+        self.summary = tmp_path / "step_summary.md"
+        self.output.touch()
+        self.summary.touch()
+        for name in ("INPUT_FAIL_ON", "INPUT_COMMENT", "INPUT_ACCEPT_LABEL", "INPUT_PR_INFO", "GITHUB_TOKEN"):
+            monkeypatch.delenv(name, raising=False)
+        for key, value in {
+            "GITHUB_API_URL": fake.url,
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_REPOSITORY": fake.full_name,
+            "GITHUB_RUN_ID": "123456",
+            "GITHUB_OUTPUT": str(self.output),
+            "GITHUB_STEP_SUMMARY": str(self.summary),
+            "INPUT_GITHUB_TOKEN": ACTIONS_TOKEN,
+        }.items():
+            monkeypatch.setenv(key, value)
+
+    def event(self, name: str, payload: dict[str, Any], sha: str) -> None:
+        path = self.tmp / "event.json"
+        path.write_text(json.dumps(payload))
+        self.mp.setenv("GITHUB_EVENT_NAME", name)
+        self.mp.setenv("GITHUB_EVENT_PATH", str(path))
+        self.mp.setenv("GITHUB_SHA", sha)
+
+    def pull_request(self, *, labels: tuple[str, ...] = (), fork: str | None = None) -> None:
+        pull = self.fake.add_pull(PR, HEAD, BASE, labels=labels, fork=fork)
+        payload = {
+            "action": "synchronize",
+            "number": PR,
+            "pull_request": pull,
+            "repository": {"full_name": self.fake.full_name},
+        }
+        self.event("pull_request", payload, "d4" * 20)
+
+    def analysis(self, doc: dict[str, Any], name: str = "analysis.json") -> Path:
+        path = self.tmp / name
+        path.write_text(json.dumps(doc))
+        return path
+
+    def outputs(self) -> dict[str, str]:
+        lines = self.output.read_text().splitlines()
+        return dict(line.split("=", 1) for line in lines if "=" in line and "<<" not in line)
+
+    def publish(self, doc: dict[str, Any] | Path, *args: str) -> int:
+        path = doc if isinstance(doc, Path) else self.analysis(doc)
+        return main(["publish", "--analysis", str(path), *args])
+
+
+@pytest.fixture
+def default_job(tmp_path, monkeypatch, fake):
+    """publish builds its client exactly as in production (request spacing, default retry)."""
+    return Job(tmp_path, monkeypatch, fake)
+
+
+@pytest.fixture
+def job(tmp_path, monkeypatch, fake):
+    # PyGithub's request spacing (1 s between writes) only slows these tests down; the client is
+    # otherwise the one publish builds (same factory, real PyGithub, real retry class).
+    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=5, backoff_factor=0.05))
+    monkeypatch.setattr(publish_module, "make_client", fast)
+    return Job(tmp_path, monkeypatch, fake)
+
+
+# ---- decision ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("counts", "fail_on", "label", "expected", "code"),
+    [
+        ({"regression": 1}, "regression", False, Decision.FAIL, 1),
+        ({"regression": 1}, "never", False, Decision.FAIL, 0),
+        ({"regression": 1}, "regression", True, Decision.PASS, 0),
+        ({"inconclusive": 2}, "regression", False, Decision.INCONCLUSIVE, 0),
+        ({"failed": 1}, "inconclusive", False, Decision.FAIL, 1),
+        ({"inconclusive": 1}, "inconclusive", True, Decision.PASS, 0),
+        ({"improvement": 3, "unchanged": 2}, "inconclusive", False, Decision.PASS, 0),
+    ],
+)
+def test_decide(counts, fail_on, label, expected, code):
+    outcome = decide(counts, fail_on, label)
+    assert (outcome.decision, outcome.exit_code) == (expected, code)
+    assert outcome.accepted == (
+        label
+        and expected == Decision.PASS
+        and code == 0
+        and bool(counts.get("regression") or counts.get("inconclusive"))
+    )
+
+
+# ---- pull_request ------------------------------------------------------------------------------
+
+
+def test_regression_fails_and_comment_is_created_then_updated(default_job, fake, capsys):
+    job = default_job
+    job.pull_request()
+    assert job.publish(analyses.mixed()) == 1
+    out = capsys.readouterr().out
+    (comment,) = fake.comments_on(PR)
+    assert COMMENT_MARKER in comment["body"] and comment["user"]["login"] == "github-actions[bot]"
+    (status,) = fake.statuses_for(HEAD)
+    assert status["state"] == "failure" and status["context"] == "ordertrap-gate"
+    assert status["target_url"] == "https://github.example/acme/widgets/actions/runs/123456"
+    outs = job.outputs()
+    counts = analyses.mixed()["summary"]["counts"]
+    assert outs["decision"] == "fail"
+    assert outs["regressions"] == str(counts["regression"])
+    assert outs["improvements"] == str(counts["improvement"])
+    assert outs["inconclusive"] == str(counts["inconclusive"] + counts["failed"])
+    assert outs["comment_url"] == comment["html_url"]
+    errors = [line for line in out.splitlines() if line.startswith("::error")]
+    assert len(errors) == counts["regression"] and "parse" in errors[0]
+    assert job.summary.read_text().strip()
+
+    # second run on the same PR: the comment is edited, never duplicated
+    job.output.write_text("")
+    assert job.publish(analyses.all_unchanged()) == 0
+    (updated,) = fake.comments_on(PR)
+    assert updated["id"] == comment["id"] and updated["body"] != comment["body"]
+    assert [s["state"] for s in fake.statuses_for(HEAD)] == ["failure", "success"]
+    assert job.outputs()["decision"] == "pass"
+    assert len(fake.requests("POST", "/comments")) == 1 and len(fake.requests("PATCH", "/comments/")) == 1
+
+
+def test_on_change_does_not_comment_when_nothing_changed(job, fake):
+    job.pull_request()
+    assert job.publish(analyses.all_unchanged()) == 0
+    assert fake.comments_on(PR) == []
+    assert fake.statuses_for(HEAD)[-1]["state"] == "success"
+    assert job.outputs()["comment_url"] == ""
+
+
+def test_comment_always_and_never(job, fake, monkeypatch):
+    job.pull_request()
+    assert job.publish(analyses.all_unchanged(), "--comment", "always") == 0
+    assert len(fake.comments_on(PR)) == 1
+    monkeypatch.setenv("INPUT_COMMENT", "never")
+    assert job.publish(analyses.mixed()) == 1
+    (comment,) = fake.comments_on(PR)
+    assert "regression" not in comment["body"].split(COMMENT_MARKER)[0]  # untouched
+    assert len(fake.requests("PATCH")) == 0
+
+
+def test_accept_label_is_read_from_the_api(job, fake):
+    job.pull_request(labels=())  # the payload has no label (a re-run keeps the original payload)
+    fake.set_labels(PR, ("bug", "perf-regression-accepted"))
+    assert job.publish(analyses.mixed()) == 0
+    status = fake.statuses_for(HEAD)[-1]
+    assert status["state"] == "success" and "accepted" in status["description"]
+    (comment,) = fake.comments_on(PR)
+    assert "accepted" in comment["body"].lower()
+    assert job.outputs()["decision"] == "pass"
+
+
+def test_label_removed_since_the_event_no_longer_accepts(job, fake):
+    job.pull_request(labels=("perf-regression-accepted",))
+    fake.set_labels(PR, ())
+    assert job.publish(analyses.mixed()) == 1
+    assert fake.statuses_for(HEAD)[-1]["state"] == "failure"
+
+
+def test_custom_accept_label(job, fake, monkeypatch):
+    job.pull_request()
+    fake.set_labels(PR, ("slow-is-fine",))
+    monkeypatch.setenv("INPUT_ACCEPT_LABEL", "slow-is-fine")
+    assert job.publish(analyses.mixed()) == 0
+
+
+def test_fail_on_never_reports_but_exits_zero(job, fake):
+    job.pull_request()
+    assert job.publish(analyses.mixed(), "--fail-on", "never") == 0
+    assert job.outputs()["decision"] == "fail"
+    assert fake.statuses_for(HEAD)[-1]["state"] == "failure"
+
+
+def test_inconclusive(job, fake):
+    job.pull_request()
+    doc = analyses.inconclusive_heavy()
+    assert doc["summary"]["counts"]["regression"] == 0
+    assert job.publish(doc) == 0
+    assert job.outputs()["decision"] == "inconclusive"
+    status = fake.statuses_for(HEAD)[-1]
+    assert status["state"] == "success" and status["description"].startswith("inconclusive")
+    job.output.write_text("")
+    assert job.publish(doc, "--fail-on", "inconclusive") == 1
+    assert job.outputs()["decision"] == "fail" and fake.statuses_for(HEAD)[-1]["state"] == "failure"
+
+
+@pytest.mark.parametrize(
+    "content", [None, "{not json", json.dumps({"schema_version": 99, "summary": {"counts": {}}})]
+)
+def test_no_usable_analysis_sets_status_error(job, fake, capsys, content):
+    job.pull_request()
+    path = job.tmp / "analysis.json"
+    if content is not None:
+        path.write_text(content)
+    assert job.publish(path) == 2
+    (status,) = fake.statuses_for(HEAD)
+    assert status["state"] == "error" and status["description"].startswith("analysis could not be made")
+    assert job.outputs()["decision"] == "error"
+    assert "Fix:" in job.summary.read_text()
+    assert "fix:" in capsys.readouterr().err
+
+
+def test_fork_pr_with_read_only_token_explains_and_still_writes_the_summary(job, fake, capsys, monkeypatch):
+    job.pull_request(fork="outsider/widgets")
+    monkeypatch.setenv("INPUT_GITHUB_TOKEN", READ_ONLY_TOKEN)
+    assert job.publish(analyses.mixed()) == 1  # the verdict still fails the job
+    out = capsys.readouterr().out
+    assert "two-workflow pattern" in out and "workflow_run" in out
+    assert out.count("two-workflow pattern") == 1
+    assert fake.comments_on(PR) == [] and fake.statuses_for(HEAD) == []
+    assert job.summary.read_text().strip()
+    assert job.outputs()["decision"] == "fail"
+
+
+def test_missing_permissions_in_own_repo_names_the_permission(job, fake, capsys, monkeypatch):
+    job.pull_request()
+    monkeypatch.setenv("INPUT_GITHUB_TOKEN", READ_ONLY_TOKEN)
+    assert job.publish(analyses.all_unchanged(), "--comment", "always") == 0
+    out = capsys.readouterr().out
+    assert "pull-requests: write" in out and "statuses: write" in out
+
+
+def test_5xx_then_success(job, fake):
+    job.pull_request()
+    fake.fail_next("POST", r"/issues/\d+/comments$", 502, message="Bad Gateway")
+    fake.fail_next("POST", r"/statuses/", 500, times=2)
+    assert job.publish(analyses.mixed()) == 1
+    assert len(fake.comments_on(PR)) == 1 and len(fake.statuses_for(HEAD)) == 1
+    assert len(fake.requests("POST", "/comments")) == 2 and len(fake.requests("POST", "/statuses/")) == 3
+
+
+def test_comment_stays_within_github_limit(job, fake):
+    job.pull_request()
+    doc = analyses.large(5000)
+    assert job.publish(doc, "--comment", "always") == 1
+    (comment,) = fake.comments_on(PR)  # the fake answers 422 above 65,536 characters, as GitHub does
+    assert COMMENT_MARKER in comment["body"] and len(comment["body"]) <= COMMENT_LIMIT
+    assert len(job.summary.read_text().encode()) <= 1024 * 1024
+
+
+def test_token_never_printed(job, fake, capsys):
+    job.pull_request(fork="outsider/widgets")
+    job.publish(analyses.mixed())
+    captured = capsys.readouterr()
+    for text in (
+        captured.out,
+        captured.err,
+        job.summary.read_text(),
+        job.output.read_text(),
+        repr(from_env()),
+    ):
+        assert ACTIONS_TOKEN not in text
+
+
+# ---- other events ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", ["push", "schedule", "workflow_dispatch"])
+def test_events_without_a_pr_set_a_status_on_github_sha(job, fake, event):
+    payloads = {
+        "push": {"ref": "refs/heads/main", "before": BASE, "after": PUSH_SHA},
+        "schedule": {"schedule": "0 3 * * *"},
+        "workflow_dispatch": {"inputs": {}, "ref": "refs/heads/main"},
+    }
+    job.event(event, payloads[event], PUSH_SHA)
+    assert job.publish(analyses.mixed()) == 1
+    assert fake.statuses_for(PUSH_SHA)[-1]["state"] == "failure"
+    assert fake.requests("POST", "/comments") == [] and fake.requests("GET", "/issues") == []
+    assert job.outputs()["decision"] == "fail"
+
+
+def _workflow_run(job: Job, pr_info: dict[str, Any] | None, *, fork: bool = True) -> Path | None:
+    head_repo = "outsider/widgets" if fork else job.fake.full_name
+    job.event(
+        "workflow_run",
+        {
+            "action": "completed",
+            "workflow_run": {
+                "id": 99,
+                "head_sha": HEAD,
+                "head_branch": "feature",
+                "event": "pull_request",
+                "conclusion": "success",
+                "pull_requests": [],
+                "head_repository": {"full_name": head_repo},
+            },
+        },
+        "e5" * 20,
+    )
+    if pr_info is None:
+        return None
+    path = job.tmp / "ordertrap-pr.json"
+    path.write_text(json.dumps(pr_info))
+    return path
+
+
+def test_workflow_run_publishes_on_the_pr_from_the_artifact(job, fake):
+    fake.add_pull(PR, HEAD, BASE, fork="outsider/widgets")
+    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD, "base_sha": BASE})
+    assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 1
+    assert len(fake.comments_on(PR)) == 1
+    assert fake.statuses_for(HEAD)[-1]["state"] == "failure"  # on the PR head, not on GITHUB_SHA
+    assert fake.statuses_for("e5" * 20) == []
+
+
+def test_workflow_run_rejects_a_pr_info_for_another_commit(job, fake, capsys):
+    fake.add_pull(PR, HEAD, BASE, fork="outsider/widgets")
+    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": "f" * 40})
+    assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 2
+    assert "tampered" in capsys.readouterr().err
+    assert fake.comments_on(PR) == [] and fake.statuses_for(HEAD) == []
+
+
+def test_workflow_run_leaves_a_moved_pr_alone(job, fake, capsys):
+    fake.add_pull(PR, "9" * 40, BASE, fork="outsider/widgets")  # the PR got new commits since
+    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD})
+    assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 1
+    assert fake.comments_on(PR) == []
+    assert "moved past" in capsys.readouterr().out
+    assert fake.statuses_for(HEAD)[-1]["state"] == "failure"
+
+
+def test_workflow_run_of_a_push_sets_only_a_status(job, fake):
+    _workflow_run(job, None, fork=False)
+    assert job.publish(analyses.all_unchanged()) == 0
+    assert fake.statuses_for(HEAD)[-1]["state"] == "success"
+    assert fake.requests("POST", "/comments") == []
+
+
+def test_write_pr_info_roundtrip(job, fake, tmp_path):
+    from gate.github.event import main as event_main
+
+    job.pull_request()
+    assert event_main(["write-pr-info", str(tmp_path / "art" / "ordertrap-pr.json")]) == 0
+    info = json.loads((tmp_path / "art" / "ordertrap-pr.json").read_text())
+    assert info == {
+        "schema_version": 1,
+        "pr_number": PR,
+        "head_sha": HEAD,
+        "head_ref": "feature",
+        "base_sha": BASE,
+        "base_ref": "main",
+    }
+
+
+def test_local_run_without_token_writes_summary_only(job, fake, monkeypatch, capsys):
+    job.pull_request()
+    monkeypatch.delenv("INPUT_GITHUB_TOKEN")
+    assert job.publish(analyses.mixed()) == 1
+    assert "local run" in capsys.readouterr().out
+    assert fake.requests() == []
+    assert job.outputs()["decision"] == "fail"
+
+
+def test_publish_function_raises_input_error_without_analysis(job, fake, tmp_path):
+    job.pull_request()
+    settings = from_env()
+    client = make_client(settings, retry=make_retry(total=2, backoff_factor=0.01), throttle=False)
+    with pytest.raises(InputError) as info:
+        publish(settings, tmp_path / "nope.json", client=client)
+    assert "analyze" in info.value.fix
