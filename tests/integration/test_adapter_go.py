@@ -29,6 +29,7 @@ FIB_TEST = """package fib
 
 import (
 	"fmt"
+	"os"
 	"testing"
 )
 
@@ -51,6 +52,15 @@ func BenchmarkSizes(b *testing.B) {
 				Fib(n)
 			}
 		})
+	}
+}
+
+// Needs the package directory as working directory, as `go test` gives it.
+func BenchmarkReadsTestdata(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if _, err := os.ReadFile("testdata/input.txt"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -78,49 +88,50 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_tool("go")
     root = tmp_path_factory.mktemp("gomod")
     (root / "go.mod").write_text(GO_MOD)
-    (root / "fib.go").write_text(FIB)
-    (root / "fib_test.go").write_text(FIB_TEST)
+    pkg = root / "fib"
+    (pkg / "testdata").mkdir(parents=True)
+    (pkg / "testdata" / "input.txt").write_text("x")
+    (pkg / "fib.go").write_text(FIB)
+    (pkg / "fib_test.go").write_text(FIB_TEST)
     return root
 
 
-def test_discover_and_run_with_go_test(module: Path) -> None:
+@pytest.mark.parametrize("prebuild", [True, False], ids=["prebuilt-in-scratch", "go-test-per-trial"])
+def test_discover_and_run(module: Path, tmp_path: Path, prebuild: bool) -> None:
     runner = real_runner(go_env(module))
     adapter = get_adapter("go")
-    version = context(module, module.parent / "scratch-go")
-    settings = {"benchtime": "200x"}
+    version = context(module, tmp_path / "scratch")
+    settings = {"package": "./fib", "benchtime": "200x", "prebuild": prebuild}
     specs = adapter.discover(version, runner, settings)
-    assert [s.name for s in specs] == ["BenchmarkFib10", "BenchmarkSizes", "BenchmarkBroken"]
+    names = ["BenchmarkFib10", "BenchmarkSizes", "BenchmarkReadsTestdata", "BenchmarkBroken"]
+    assert [s.name for s in specs] == names
     assert all(s.unit == "ns/op" and not s.higher_is_better for s in specs)
-    values = adapter.run_trial(trial(specs[0], version, 3, settings), runner)
-    assert len(values) == 3 and all(v > 0 for v in values)
+    assert len(list((tmp_path / "scratch").glob("go-*.test"))) == (1 if prebuild else 0)
+    for spec in specs[:3:2]:  # Fib10, and the one that needs the package directory as cwd
+        values = adapter.run_trial(trial(spec, version, 3, settings), runner)
+        assert len(values) == 3 and all(v > 0 for v in values)
     sub = adapter.run_trial(trial(BenchmarkSpec(name="BenchmarkSizes/n=8"), version, 2, settings), runner)
     assert len(sub) == 2 and all(v > 0 for v in sub)
 
-
-def test_parent_missing_and_failing_benchmarks(module: Path) -> None:
-    runner = real_runner(go_env(module))
-    adapter = get_adapter("go")
-    version = context(module, module.parent / "scratch-go")
-    settings = {"benchtime": "10x"}
-    with pytest.raises(TrialFailure) as err:
-        adapter.run_trial(trial(BenchmarkSpec(name="BenchmarkSizes"), version, 1, settings), runner)
-    assert err.value.status == TrialStatus.INVALID and "2 benchmarks matched" in err.value.reason
-    with pytest.raises(TrialFailure) as err:
-        adapter.run_trial(trial(BenchmarkSpec(name="BenchmarkFib1"), version, 1, settings), runner)
-    assert err.value.status == TrialStatus.INVALID and "no benchmark matched" in err.value.reason
-    with pytest.raises(TrialFailure) as err:
-        adapter.run_trial(trial(BenchmarkSpec(name="BenchmarkBroken"), version, 1, settings), runner)
-    assert err.value.status == TrialStatus.ERROR
+    failures = [
+        ("BenchmarkSizes", TrialStatus.INVALID, "2 benchmarks matched"),
+        ("BenchmarkFib1", TrialStatus.INVALID, "no benchmark matched"),
+        ("BenchmarkBroken", TrialStatus.ERROR, "exited with status"),
+    ]
+    for name, status, words in failures:
+        with pytest.raises(TrialFailure) as err:
+            adapter.run_trial(trial(BenchmarkSpec(name=name), version, 1, settings), runner)
+        assert err.value.status == status and words in err.value.reason
 
 
 def test_prebuilt_test_binary(module: Path) -> None:
     env = go_env(module)
     binary = module.parent / "fib.test"
     subprocess.run(
-        ["go", "test", "-c", "-o", str(binary), "."], cwd=module, env={**os.environ, **env}, check=True
+        ["go", "test", "-c", "-o", str(binary), "./fib"], cwd=module, env={**os.environ, **env}, check=True
     )
     adapter = get_adapter("go")
-    version = context(module, module.parent / "scratch-go")
+    version = context(module / "fib", module.parent / "scratch-bin")
     settings = {"binary": str(binary), "benchtime": "200x", "include": "Fib"}
     specs = adapter.discover(version, real_runner(), settings)
     assert [s.name for s in specs] == ["BenchmarkFib10"]

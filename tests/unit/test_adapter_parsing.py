@@ -13,7 +13,7 @@ import pytest
 from gate.adapters._common import anchored, last_number
 from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure, TrialRequest, VersionContext
 from gate.adapters.registry import ADAPTER_NAMES, get_adapter
-from gate.errors import ConfigError
+from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
 from tests.fakes.process_runner import Call, FakeRunner, Responder, arg_value, failed, ok, timed_out
 
@@ -331,8 +331,38 @@ def test_go_discover_lists_benchmarks_and_rejects_duplicates(tmp_path: Path) -> 
     dup = FakeRunner([ok("BenchmarkA\nok x 0s\nBenchmarkA\nok y 0s\n")])
     with pytest.raises(ConfigError):
         get_adapter("go").discover(version(tmp_path), dup, {"package": "./..."})
-    mbs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok("BenchmarkA\n")]), {"metric": "MB/s"})
+    settings = {"metric": "MB/s", "prebuild": False}
+    mbs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok("BenchmarkA\n")]), settings)
     assert mbs[0].unit == "MB/s" and mbs[0].higher_is_better is True
+
+
+def test_go_prebuilds_the_test_binary_once_and_trials_use_it(tmp_path: Path) -> None:
+    def build(call: Call) -> ProcessResult:
+        assert not isinstance(call.argv, str)
+        Path(arg_value(call.argv, "-o")).write_text("binary")
+        return ok()
+
+    settings = {"package": "./pkg", "build_args": ["-tags=bench"], "args": ["-benchmem", "-test.cpu=1"]}
+    runner = FakeRunner([build, ok("BenchmarkA\nBenchmarkB\n")])
+    specs = get_adapter("go").discover(version(tmp_path), runner, settings)
+    assert [s.name for s in specs] == ["BenchmarkA", "BenchmarkB"]
+    build_argv, list_argv = runner.calls[0].argv, runner.calls[1].argv
+    binary = arg_value(build_argv, "-o")
+    assert build_argv[:3] == ["go", "test", "-c"] and build_argv[-2:] == ["-tags=bench", "./pkg"]
+    assert Path(binary).parent == tmp_path / "scratch"
+    assert list_argv == [binary, "-test.list", "^Benchmark"]
+
+    trial_runner = FakeRunner([ok("BenchmarkA-2 \t 10 \t 5.0 ns/op\n")])
+    assert get_adapter("go").run_trial(request(tmp_path, specs[0], 1, settings), trial_runner) == [5.0]
+    call = trial_runner.calls[0]
+    assert call.argv[0] == binary and call.cwd == tmp_path / "wt" / "pkg"
+    assert call.argv[-2:] == ["-test.benchmem", "-test.cpu=1"]
+
+
+def test_go_failed_prebuild_names_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(RunError) as err:
+        get_adapter("go").discover(version(tmp_path), FakeRunner([failed(1, "undefined: Foo")]), {})
+    assert "undefined: Foo" in str(err.value) and "prebuild = false" in err.value.fix
 
 
 # ---- gbench --------------------------------------------------------------------------------------
