@@ -1,11 +1,11 @@
 """Walks a schedule: one process per trial, the trial log appended and fsynced after every trial.
 
 * :class:`SubprocessRunner` is the concrete :class:`~gate.adapters.base.ProcessRunner`: every
-  process starts in a new session so a timeout (or Ctrl-C) kills its whole process group, its
+  process starts in its own process group so a timeout (or Ctrl-C) kills its whole process group, its
   environment is scrubbed of secrets (:func:`scrub_env`), stdin is /dev/null and output is
   captured.
-* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one write,
-  ``flush`` + ``os.fsync`` after every trial (hyperfine's "persist after every trial"). On resume,
+* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one write and
+  ``flush`` after every trial (hyperfine's "persist after every trial"), fsync rate-limited. On resume,
   :meth:`TrialLog.recover` keeps every complete trial and truncates anything after the last one
   (a row cut by SIGKILL, or the first rows of a trial whose other rows never made it), so a
   resumed run neither repeats nor loses a trial.
@@ -21,6 +21,7 @@ import io
 import math
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -77,7 +78,11 @@ class SubprocessRunner:
     scrubbed environment of the gate itself (adapters pass e.g. PYTHONDONTWRITEBYTECODE)."""
 
     def __init__(self, base_env: Mapping[str, str] | None = None) -> None:
-        self.base_env = scrub_env(os.environ if base_env is None else base_env)
+        source = os.environ if base_env is None else base_env
+        self.base_env = scrub_env(source)
+        # Fast path: nothing to scrub in the gate's own environment -> env=None lets the child
+        # inherit it without re-encoding every variable per spawn (~80 µs).
+        self._inherit = base_env is None and len(self.base_env) == len(os.environ)
 
     def __call__(
         self,
@@ -88,7 +93,12 @@ class SubprocessRunner:
         env: Mapping[str, str] | None = None,
     ) -> ProcessResult:
         args: Sequence[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
-        full_env = self.base_env if not env else {**self.base_env, **scrub_env(env)}
+        full_env: Mapping[str, str] | None
+        if env:
+            full_env = {**self.base_env, **scrub_env(env)}
+        else:
+            # (a variable added to os.environ since, possibly a secret, ends the fast path)
+            full_env = None if self._inherit and len(os.environ) == len(self.base_env) else self.base_env
         start = time.perf_counter()
         try:
             proc = subprocess.Popen(
@@ -98,35 +108,89 @@ class SubprocessRunner:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                start_new_session=True,  # own process group: a timeout kills the whole tree
+                # Own process group: a timeout kills the whole tree, and the terminal's Ctrl-C
+                # (sent to the foreground group) reaches the gate only, which then finishes the
+                # trial. process_group=0 (setpgid) rather than start_new_session (setsid): the
+                # latter costs ~3 ms per spawn here (no vfork), more than a trivial benchmark.
+                process_group=0,
             )
         except OSError as exc:  # missing executable, bad cwd
             return ProcessResult(127, "", f"cannot start {args[0]!r}: {exc.strerror or exc}", 0.0)
         timed_out = False
         try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc.pid)
-            try:
-                out, err = proc.communicate(timeout=10)
-            except subprocess.TimeoutExpired:  # a grandchild left the group and holds the pipes
-                proc.kill()
+            out, err, timed_out = _collect(proc, time.monotonic() + timeout)
+            if timed_out:
+                _kill_group(proc.pid)
+                # whatever it printed before the kill; a grandchild that left the group and still
+                # holds the pipes gets 5 s, then the pipes are abandoned
+                more_out, more_err, stuck = _collect(proc, time.monotonic() + 5)
+                out, err = out + more_out, err + more_err
+                if stuck:
+                    proc.kill()
                 proc.wait()
-                out, err = b"", b""
         except BaseException:  # Ctrl-C twice: never leave the benchmark running
             _kill_group(proc.pid)
             proc.wait()
             raise
+        finally:
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.close()
+            proc.stderr.close()
         elapsed = time.perf_counter() - start
         _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
         return ProcessResult(
-            returncode=proc.returncode,
+            returncode=proc.returncode if proc.returncode is not None else -9,
             stdout=out.decode("utf-8", "replace"),
             stderr=err.decode("utf-8", "replace"),
             elapsed_s=elapsed,
             timed_out=timed_out,
         )
+
+
+def _collect(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes, bool]:
+    """Read stdout and stderr to EOF and reap the process, or give up at ``deadline``.
+
+    ``Popen.communicate(timeout=...)`` ends with ``wait(timeout)``, a sleep-and-retry loop that
+    costs ~0.2 ms per trivial trial; polling the pipes and then a pidfd waits exactly as long as
+    needed. Returns (stdout, stderr, timed_out).
+    """
+    assert proc.stdout is not None and proc.stderr is not None
+    chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+    poller = select.poll()
+    for fd in chunks:
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    open_fds = len(chunks)
+    while open_fds:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()]), True
+        for fd, _ in poller.poll(remaining * 1000):
+            data = os.read(fd, 65536)
+            if data:
+                chunks[fd].append(data)
+            else:
+                poller.unregister(fd)
+                open_fds -= 1
+    out, err = b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()])
+    if proc.poll() is None:  # closed its output but still running: wait on a pidfd, no sleep loop
+        remaining = max(0.0, deadline - time.monotonic())
+        try:
+            pidfd = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):  # pre-5.3 kernel
+            try:
+                proc.wait(timeout=remaining)
+            except subprocess.TimeoutExpired:
+                return out, err, True
+        else:
+            try:
+                waiter = select.poll()
+                waiter.register(pidfd, select.POLLIN)
+                waiter.poll(remaining * 1000)
+            finally:
+                os.close(pidfd)
+            if proc.poll() is None:
+                return out, err, True
+    return out, err, False
 
 
 # ---- trial log ---------------------------------------------------------------------------------
@@ -141,12 +205,22 @@ def _clean(text: str) -> str:
 
 
 class TrialLog:
-    """Append-only ``trials.csv``: one open file, one write + flush + fsync per trial."""
+    """Append-only ``trials.csv``: one open file, one write + flush per trial.
 
-    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+    ``flush`` hands every trial to the kernel at once, which is what survives SIGKILL (and
+    Ctrl-C, OOM kills, a cancelled job). ``os.fsync`` (what survives a power cut) is rate-limited
+    to once per ``fsync_interval`` seconds and done on close: an fsync costs ~3.5 ms on this
+    disk, more than a trivial benchmark, so fsyncing every trial would triple the driver's cost
+    (scripts/bench_driver.py). At most the last ``fsync_interval`` seconds of trials can be lost
+    to a power cut; recovery cuts any torn tail either way.
+    """
+
+    def __init__(self, path: Path, *, fsync: bool = True, fsync_interval: float = 1.0) -> None:
         self.path = path
         self.fsync = fsync
+        self.fsync_interval = fsync_interval
         self._file: TextIO | None = None
+        self._last_sync = 0.0
 
     def recover(self, schedule: Sequence[Trial]) -> set[int]:
         """Finished trial numbers; truncates everything after the last complete trial."""
@@ -213,6 +287,9 @@ class TrialLog:
 
     def close(self) -> None:
         if self._file is not None:
+            self._file.flush()
+            if self.fsync:
+                os.fsync(self._file.fileno())
             self._file.close()
             self._file = None
 
@@ -223,7 +300,10 @@ class TrialLog:
         self._file.write(buf.getvalue())
         self._file.flush()
         if self.fsync:
-            os.fsync(self._file.fileno())
+            now = time.monotonic()
+            if now - self._last_sync >= self.fsync_interval:
+                os.fsync(self._file.fileno())
+                self._last_sync = now
 
 
 # ---- Ctrl-C ---------------------------------------------------------------------------------------
