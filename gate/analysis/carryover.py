@@ -12,7 +12,8 @@ trial's *position* are randomised factors. For each benchmark we test both:
   predecessor ``(start of run)``). Groups with fewer than ``MIN_GROUP`` trials are pooled
   into ``(other)`` — valid under the null hypothesis, and it keeps their data in the test —
   and never named as a culprit. Culprits: Mann-Whitney U of "right after X" vs the trials not
-  attributed to a culprit, Holm step-down within the benchmark (:func:`_step_down`), and only for benchmarks
+  attributed to a culprit, Holm step-down within the benchmark and Bonferroni across the
+  benchmarks that reach this stage (:func:`_step_down`), and only for benchmarks
   whose omnibus test survives Holm across benchmarks (a protected post-hoc, like Fisher's
   LSD after an ANOVA; it keeps the family-wise error rate near alpha while staying cheap on
   thousands of benchmarks: post-hoc tests only run where there is something to find).
@@ -142,7 +143,7 @@ def _predecessor_groups(pred: np.ndarray) -> tuple[np.ndarray, list[str]]:
 
 
 def _step_down(
-    norm: np.ndarray, grp: np.ndarray, named: list[str], alpha: float
+    norm: np.ndarray, grp: np.ndarray, named: list[str], alpha: float, families: int = 1
 ) -> dict[str, tuple[float, float]]:
     """Name the culprit predecessors: Holm step-down over "after X" vs the normal trials.
 
@@ -150,7 +151,9 @@ def _step_down(
     make every other group look shifted the opposite way. So at each step the group with the
     smallest Mann-Whitney p against the trials not yet attributed to a culprit is tested at
     Holm's level; once it is declared, its trials leave the reference. Returns
-    {name: (p, p_adj)} for every group tested.
+    {name: (p, p_adj)} for every group tested. ``families`` = the number of benchmarks whose
+    post-hoc tests run; p_adj is multiplied by it (Bonferroni across benchmarks on top of Holm
+    within one), so the chance of naming a wrong culprit anywhere in the suite stays ≤ alpha.
     """
     out: dict[str, tuple[float, float]] = {}
     culprits: list[str] = []
@@ -172,7 +175,7 @@ def _step_down(
         if best is None:
             break
         p, name = best
-        adj = min(1.0, max(prev_adj, p * (m - len(out))))
+        adj = min(1.0, max(prev_adj, p * (m - len(out)) * families))
         prev_adj = adj
         out[name] = (p, adj)
         if adj >= alpha:
@@ -199,9 +202,15 @@ def _kruskal(norm: np.ndarray, grp: np.ndarray, named: list[str]) -> dict[str, A
 
 
 def _culprit_entries(
-    norm: np.ndarray, grp: np.ndarray, ver: np.ndarray, named: list[str], kw_significant: bool, alpha: float
+    norm: np.ndarray,
+    grp: np.ndarray,
+    ver: np.ndarray,
+    named: list[str],
+    kw_significant: bool,
+    alpha: float,
+    families: int,
 ) -> list[dict[str, Any]]:
-    declared = _step_down(norm, grp, named, alpha) if kw_significant else {}
+    declared = _step_down(norm, grp, named, alpha, families) if kw_significant else {}
     culprits = [n for n, (_, adj) in declared.items() if adj < alpha]
     normal = ~np.isin(grp, culprits) if culprits else np.ones(grp.size, dtype=bool)
     versions = np.unique(ver)
@@ -317,11 +326,13 @@ def analyze_carryover(trials: pd.DataFrame, alpha: float = 0.05) -> CarryoverRes
     per: dict[str, dict[str, Any]] = {}
     warns: dict[str, list[dict[str, str]]] = {}
     matrix_rows: dict[str, dict[str, float]] = {}
+    kws = [_adjusted(r, adj, alpha) for r, adj in zip(kw_res, kw_adj, strict=True)]
+    families = max(1, sum(k["significant"] for k in kws))
     for i, bench in enumerate(benches):
         a, b = starts[i], ends[i]
         grp, named = groups[i]
-        kw = _adjusted(kw_res[i], kw_adj[i], alpha)
-        preds = _culprit_entries(norm_all[a:b], grp, ver_all[a:b], named, kw["significant"], alpha)
+        kw = kws[i]
+        preds = _culprit_entries(norm_all[a:b], grp, ver_all[a:b], named, kw["significant"], alpha, families)
         for e in preds:
             matrix_rows.setdefault(bench, {})[e["predecessor"]] = e["effect_pct"]
         entry = {
