@@ -83,6 +83,7 @@ class SubprocessRunner:
         # Fast path: nothing to scrub in the gate's own environment -> env=None lets the child
         # inherit it without re-encoding every variable per spawn (~80 µs).
         self._inherit = base_env is None and len(self.base_env) == len(os.environ)
+        self._devnull: int | None = None
 
     def __call__(
         self,
@@ -99,13 +100,15 @@ class SubprocessRunner:
         else:
             # (a variable added to os.environ since, possibly a secret, ends the fast path)
             full_env = None if self._inherit and len(os.environ) == len(self.base_env) else self.base_env
+        if self._devnull is None:  # opened once, not per spawn; dup2'ed to the child's stdin
+            self._devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
         start = time.perf_counter()
         try:
             proc = subprocess.Popen(
                 args,
                 cwd=cwd,
                 env=full_env,
-                stdin=subprocess.DEVNULL,
+                stdin=self._devnull,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 # Own process group: a timeout kills the whole tree, and the terminal's Ctrl-C
@@ -281,6 +284,10 @@ class TrialLog:
                 os.fsync(fh.fileno())
         return finished
 
+    @property
+    def is_open(self) -> bool:
+        return self._file is not None
+
     def open(self) -> None:
         if self._file is None:
             self._file = self.path.open("a", encoding="utf-8", newline="")
@@ -391,6 +398,7 @@ def run_schedule(
     started = time.monotonic()
     last_print = -math.inf
     last_suite_run: int | None = None
+    owns_log = not log.is_open  # a caller that opened the log closes it (scripts/bench_driver.py)
     log.open()
     try:
         with stop.installed():
@@ -426,7 +434,8 @@ def run_schedule(
                 if status != TrialStatus.OK.value:
                     result.failed += 1
     finally:
-        log.close()
+        if owns_log:
+            log.close()
         result.elapsed_s = time.monotonic() - started
     return result
 
