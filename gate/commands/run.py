@@ -146,7 +146,7 @@ def _discover(
 
 
 def _check_resume(meta: Mapping[str, Any], fresh: Mapping[str, Any], out: Path) -> None:
-    for key in ("seed", "config_hash", "mode", "base", "head", "calibration", "order_pairs"):
+    for key in ("seed", "config_hash", "mode", "base", "head", "instance", "calibration", "order_pairs"):
         if meta.get(key) != fresh.get(key):
             raise InputError(
                 f"{out} holds a run with a different {key} ({meta.get(key)!r}, now {fresh.get(key)!r})",
@@ -227,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         "mode": mode,
         "base": args.base,
         "head": args.head,
+        "instance": instance,
         "calibration": calib_meta,
         "order_pairs": order_pairs,
         "versions": {v.revision: {"role": v.role, "sha": v.sha} for v in versions},
