@@ -1,0 +1,82 @@
+"""µOpTime RQ4 (§4.5) change detection replayed by `calibrate --audit` machinery.
+
+Rule: minimal configuration from the first version reused for the later ones; a change is a
+slowdown > 3 % with disjoint 99 % bootstrap CIs (10,000 resamples; of the mean for CV/RCIW1, the
+bootstrap-t of the mean for RCIW2, of the median for RMAD/RCIW3); ground truth = the same rule on
+the full configuration. Compared with expected_rq4_change_detection.csv.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from gate.calibrate import (
+    audit,
+    build_dataset,
+    calibrate,
+    distinct,
+    make_plan,
+    normalise,
+    read_tables,
+    select,
+)
+from tests.conftest import require_shared_data
+
+LEVELS = ("suite_run", "iteration", "second")
+METHOD = {
+    "cv": "cv__mean__ci_bootstrap_mean_p",
+    "rmad": "rmad__median__ci_bootstrap_median_p",
+    "rciw1": "rciw_mean_p__mean__ci_bootstrap_mean_p",
+    "rciw2": "rciw_mean_t__mean__ci_bootstrap_mean_t",
+    "rciw3": "rciw_median_p__median__ci_bootstrap_median_p",
+}
+COUNTS = ("n", "full_changes", "min_changes", "tp", "fp", "fn", "tn")
+
+
+def replay(project: str, metric: str) -> tuple[list[dict], pd.DataFrame]:
+    root = require_shared_data("uoptime_go", project)
+    table = select(
+        normalise(read_tables([root / "measurements.csv"]), LEVELS, "ns_per_op"),
+        "instance",
+        "1",
+        "--instance",
+    )
+    datasets = {
+        v: build_dataset(select(table, "version", v, "--version")) for v in distinct(table, "version")
+    }
+    first = next(iter(datasets.values()))
+    plan = make_plan(first.full, 1, 10_000)
+    cal = calibrate(first, metric, plan=plan)
+    result = audit(datasets, {n: c.config for n, c in cal.choices.items()}, metric, plan)
+    expected = pd.read_csv(root / "expected_rq4_change_detection.csv")
+    expected = expected[expected["method"] == METHOD[metric]].rename(columns=str.lower)
+    return result["pairs"], expected
+
+
+@pytest.mark.parametrize("project", ["prometheus-common", "toml"])
+@pytest.mark.parametrize("metric", ["cv", "rmad"])
+def test_change_detection_counts_match_the_paper(project: str, metric: str) -> None:
+    pairs, expected = replay(project, metric)
+    assert len(pairs) == len(expected) == 4
+    for pair, (_, row) in zip(pairs, expected.iterrows(), strict=True):
+        assert row["v1"].endswith(pair["base"]) and row["v2"].endswith(pair["head"])
+        assert {k: pair[k] for k in COUNTS} == {k: int(row[k]) for k in COUNTS}, pair["disagreements"]
+        assert pair["fpr"] == pytest.approx(row["fpr"]) and pair["fnr"] == pytest.approx(row["fnr"])
+
+
+@pytest.mark.parametrize("metric", ["rciw1", "rciw2", "rciw3"])
+def test_bootstrap_metrics_move_at_most_single_borderline_cases(metric: str) -> None:
+    for project in ("prometheus-common", "toml"):
+        pairs, expected = replay(project, metric)
+        for pair, (_, row) in zip(pairs, expected.iterrows(), strict=True):
+            assert pair["full_changes"] == row["full_changes"]
+            for k in ("min_changes", "tp", "fp", "fn", "tn"):
+                assert abs(pair[k] - int(row[k])) <= 1, (project, pair["base"], k)
+
+
+def test_agreement_is_reported_per_pair() -> None:
+    pairs, _ = replay("toml", "cv")
+    for pair in pairs:
+        differing = len(pair["disagreements"])
+        assert pair["agreement_pct"] == pytest.approx(100 * (pair["n"] - differing) / pair["n"], abs=0.01)
