@@ -76,13 +76,15 @@ def md_escape(value: object) -> str:
 def md_code(value: object, table: bool = True) -> str:
     """A Markdown code span showing ``value`` literally (``table`` escapes ``|`` for a GFM cell)."""
     text = str(value).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    if table and "\\|" in text:
+        # GFM's cell splitter pairs a backslash with the next character even inside a code
+        # span, so "\\|" cannot be shown in a code span within a table; escaped text can.
+        return md_escape(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")):
         text = f" {text} "
-    if table:
-        # Inside a table cell a backslash before | is consumed by the table parser first, so
-        # backslashes that precede a pipe must themselves survive: GFM only unescapes "\|".
+    if table:  # GFM unescapes "\|" in a cell before parsing the code span
         text = text.replace("|", "\\|")
     if not text.strip():
         return DASH

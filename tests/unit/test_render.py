@@ -1,0 +1,221 @@
+"""render(): golden files, GitHub limits, the render context, template overrides, input checks."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+
+from gate.errors import InputError
+from gate.render import COMMENT_LIMIT, COMMENT_MARKER, SUMMARY_LIMIT, RenderContext, render, validate_analysis
+from gate.render.render import load_analysis
+from scripts.regenerate_golden import FORMATS, GOLDEN_CONTEXT, golden_path
+from tests.fakes import analyses
+from tests.unit.mdcheck import split_cells, tables
+
+# ---- golden files (make golden) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scenario", sorted(analyses.SCENARIOS))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_golden(scenario: str, fmt: str) -> None:
+    path = golden_path(scenario, fmt)
+    assert path.exists(), f"{path} is missing: run `make golden`"
+    rendered = render(analyses.SCENARIOS[scenario](), fmt, GOLDEN_CONTEXT)  # type: ignore[arg-type]
+    assert rendered == path.read_text(encoding="utf-8"), (
+        f"{path.name} differs from the rendering: if the change is intended run `make golden` and review the diff"
+    )
+
+
+def test_rendering_is_deterministic() -> None:
+    a = analyses.order_effects()
+    ctx = RenderContext(calibration=analyses.calibration(["alloc_big", "hash"]))
+    for fmt in ("comment", "summary", "html"):
+        assert render(copy.deepcopy(a), fmt, ctx) == render(copy.deepcopy(a), fmt, ctx)  # type: ignore[arg-type]
+
+
+def test_render_does_not_modify_the_analysis() -> None:
+    a = analyses.mixed()
+    before = copy.deepcopy(a)
+    for fmt in ("comment", "summary", "html"):
+        render(a, fmt)  # type: ignore[arg-type]
+    assert a == before
+
+
+# ---- the comment a reviewer reads ---------------------------------------------------------------------
+
+
+def test_comment_headline_and_attention_table() -> None:
+    text = render(analyses.mixed(), "comment")
+    lines = text.splitlines()
+    assert lines[0] == COMMENT_MARKER
+    assert "fail" in lines[1] and "2 regressions" in lines[1]
+    attention = tables(text)[0]
+    names = [split_cells(row)[1].strip() for row in attention[2:]]
+    assert names == ["`parse`", "`alloc_small`", "`query`", "`throughput`"]  # regressions first
+    assert "12.3 ms" in attention[2] and "14.8 ms" in attention[2] and "minimal 2×3×1" in attention[2]
+    details = text[text.index("<details>") : text.index("</details>")]
+    assert "`render`" in details and "`parse`" not in details
+    assert "reset state between benchmarks" in text  # the carry-over warning's action
+
+
+def test_comment_pass_has_no_attention_table() -> None:
+    text = render(analyses.all_unchanged(), "comment")
+    assert "pass" in text.splitlines()[1]
+    assert "Nothing needs attention" in text
+    assert "Expected slowdown" not in text
+
+
+def test_context_decision_accept_and_links() -> None:
+    a = analyses.mixed()
+    accepted = render(a, "comment", RenderContext(decision="pass", accepted=True, accept_label="perf-ok"))
+    assert "Performance gate: **pass**" in accepted
+    assert "Accepted" in accepted and "`perf-ok`" in accepted
+    assert "Expected slowdown" not in accepted
+    plain = render(a, "comment", RenderContext(accept_label="perf-ok", rerun_hint="comment /rerun-perf"))
+    assert "Add the `perf-ok` label" in plain
+    assert "comment /rerun-perf" in plain
+    assert "](" not in plain  # no URLs given → no links
+    linked = render(
+        a, "comment", RenderContext(run_url="https://github.com/o/r/actions/runs/1", report_url="r.html")
+    )
+    assert "[workflow run](https://github.com/o/r/actions/runs/1)" in linked
+    assert "[HTML report with plots](r.html)" in linked
+
+
+def test_javascript_urls_are_not_linked() -> None:
+    text = render(analyses.mixed(), "comment", RenderContext(run_url="javascript:alert(1)"))
+    assert "javascript" not in text
+
+
+# ---- limits, enforced after rendering --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def large() -> dict:
+    return analyses.large(5000)
+
+
+def _check_tables(text: str) -> int:
+    """Every table keeps its header's width; returns the number of benchmark rows."""
+    n = 0
+    for table in tables(text):
+        width = len(split_cells(table[0]))
+        assert re.fullmatch(r"\|[:\-| ]+\|", table[1]), "the delimiter row follows the header"
+        for row in table:
+            assert len(split_cells(row)) == width
+        n += len(table) - 2
+    return n
+
+
+def test_comment_of_5000_benchmarks_is_cut_by_rows(large: dict) -> None:
+    text = render(large, "comment", RenderContext(summary_url="https://example.invalid/summary"))
+    assert len(text) <= COMMENT_LIMIT
+    assert text.startswith(COMMENT_MARKER)
+    shown = _check_tables(text)
+    hidden = int(re.search(r"(\d+) of 5000 benchmarks are not shown", text).group(1))  # type: ignore[union-attr]
+    assert shown + hidden == 5000 and hidden > 0
+    assert "[Full table in the job summary](https://example.invalid/summary)" in text
+    assert text.count("<details>") == text.count("</details>")
+    # cutting drops unchanged rows first: every benchmark that needs attention is still listed
+    attention = sum(1 for b in large["benchmarks"] if b["verdict"] != "unchanged")
+    assert len(tables(text)[0]) - 2 == attention
+
+
+def test_summary_lists_all_5000_within_1_mib(large: dict) -> None:
+    text = render(large, "summary")
+    assert len(text.encode()) <= SUMMARY_LIMIT
+    assert _check_tables(text) == 5000
+    assert "not shown" not in text
+
+
+def test_summary_is_cut_by_rows_beyond_1_mib() -> None:
+    a = analyses.large(3000)
+    for b in a["benchmarks"]:
+        b["benchmark"] = b["benchmark"] + "/" + "é" * 190  # 2 bytes per character in UTF-8
+    text = render(a, "summary", RenderContext(report_url="https://example.invalid/report.html"))
+    assert len(text.encode()) <= SUMMARY_LIMIT
+    shown = _check_tables(text)
+    hidden = int(re.search(r"(\d+) more benchmarks are not shown", text).group(1))  # type: ignore[union-attr]
+    assert shown + hidden == 3000 and hidden > 0
+
+
+def test_comment_hard_cut_when_even_zero_rows_do_not_fit(tmp_path: Path) -> None:
+    # The built-in template caps warnings; a user template that lists them all can still
+    # exceed the limit without any table row: the text is then cut at a line, marker kept.
+    (tmp_path / "comment.md.j2").write_text(
+        '{% extends "builtin/comment.md.j2" %}{% block warnings %}'
+        "{% for g in v.warning_groups %}{% for w in g.entries %}- {{ w.message }}\n{% endfor %}{% endfor %}"
+        "{% endblock %}",
+        encoding="utf-8",
+    )
+    a = analyses.mixed()
+    a["warnings"] = [{"code": f"w{i}", "message": "m" * 300 + str(i), "action": ""} for i in range(2000)]
+    text = render(a, "comment", RenderContext(template_dir=str(tmp_path)))
+    assert len(text) <= COMMENT_LIMIT
+    assert text.startswith(COMMENT_MARKER)
+    assert text.endswith("(cut at GitHub's comment limit; see the job summary of this workflow run)\n")
+    assert all(line == "" or len(line) < 400 for line in text.splitlines())  # whole lines only
+
+
+# ---- template overrides ------------------------------------------------------------------------------
+
+
+def test_override_one_block(tmp_path: Path) -> None:
+    (tmp_path / "comment.md.j2").write_text(
+        '{% extends "builtin/comment.md.j2" %}\n{% block time %}CUSTOM TIME {{ v.n_benchmarks }}\n{% endblock %}\n',
+        encoding="utf-8",
+    )
+    text = render(analyses.mixed(), "comment", RenderContext(template_dir=str(tmp_path)))
+    assert "CUSTOM TIME 7" in text
+    assert "Measured in" not in text
+    assert "Performance gate" in text and text.startswith(COMMENT_MARKER)
+
+
+def test_override_without_marker_gets_the_marker(tmp_path: Path) -> None:
+    (tmp_path / "comment.md.j2").write_text("just {{ v.decision }}\n", encoding="utf-8")
+    text = render(analyses.mixed(), "comment", RenderContext(template_dir=str(tmp_path)))
+    assert text == COMMENT_MARKER + "\njust fail\n"
+
+
+def test_undefined_value_in_a_template_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "summary.md.j2").write_text("{{ v.no_such_field }}\n", encoding="utf-8")
+    with pytest.raises(InputError, match="undefined"):
+        render(analyses.mixed(), "summary", RenderContext(template_dir=str(tmp_path)))
+
+
+# ---- input checks ------------------------------------------------------------------------------------
+
+
+def test_newer_schema_says_upgrade() -> None:
+    a = analyses.mixed()
+    a["schema_version"] = 99
+    with pytest.raises(InputError) as err:
+        validate_analysis(a)
+    assert "upgrade ordertrap-gate" in err.value.fix
+
+
+@pytest.mark.parametrize(
+    "data",
+    [[], {"schema_version": 1}, {"schema_version": "1", "summary": {}, "benchmarks": []}, {"benchmarks": []}],
+)
+def test_not_an_analysis(data: object) -> None:
+    with pytest.raises(InputError) as err:
+        validate_analysis(data)
+    assert "ordertrap-gate analyze" in err.value.fix
+
+
+def test_load_analysis_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        load_analysis(tmp_path / "missing.json")
+    bad = tmp_path / "trials.csv"
+    bad.write_text("trial,benchmark\n1,x\n", encoding="utf-8")
+    with pytest.raises(InputError, match="not valid JSON"):
+        load_analysis(bad)
+
+
+def test_unknown_format() -> None:
+    with pytest.raises(InputError, match="comment, summary, html"):
+        render(analyses.mixed(), "pdf")  # type: ignore[arg-type]
