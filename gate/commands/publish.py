@@ -221,7 +221,7 @@ def _regression_annotations(analysis: dict[str, Any]) -> list[tuple[str, str]]:
             text += f" (CI {ci[0]:+.1f}% .. {ci[1]:+.1f}%)"
         if bench.get("reason"):
             text += f" — {bench['reason']}"
-        result.append((f"performance regression: {bench.get('benchmark')}", text))
+        result.append((f"performance regression in {bench.get('benchmark')}", text))
     return result
 
 
