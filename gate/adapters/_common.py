@@ -34,7 +34,12 @@ _NUMBER = re.compile(
 
 
 def configured_specs(
-    settings: Mapping[str, Any], adapter: str, *, need_command: bool, default_unit: str = "s"
+    settings: Mapping[str, Any],
+    adapter: str,
+    *,
+    need_command: bool,
+    default_unit: str = "s",
+    default_higher: bool = False,
 ) -> list[BenchmarkSpec]:
     """The ``[[benchmark]]`` entries as BenchmarkSpecs, validated (names unique, command present)."""
     raw = settings.get("benchmarks") or []
@@ -65,7 +70,7 @@ def configured_specs(
                 'add command = "..." to it',
             )
         unit = entry.get("unit", default_unit)
-        hib = entry.get("higher_is_better", False)
+        hib = entry.get("higher_is_better", default_higher)
         if not isinstance(unit, str) or not isinstance(hib, bool):
             raise ConfigError(
                 f"[[benchmark]] {name!r}: unit must be a string and higher_is_better a boolean",
@@ -82,6 +87,22 @@ def configured_specs(
             )
         )
     return specs
+
+
+def with_configured(
+    discovered: Sequence[BenchmarkSpec],
+    settings: Mapping[str, Any],
+    adapter: str,
+    *,
+    unit: str,
+    higher: bool = False,
+) -> list[BenchmarkSpec]:
+    """The discovered benchmarks plus the ``[[benchmark]]`` entries discovery does not list (Go
+    sub-benchmarks, a name outside ``include``). For a discovered name the run engine applies the
+    entry's ``unit``/``higher_is_better``/options itself."""
+    known = {s.name for s in discovered}
+    extra = configured_specs(settings, adapter, need_command=False, default_unit=unit, default_higher=higher)
+    return [*discovered, *(c for c in extra if c.name not in known)]
 
 
 def filter_discovered(names: Sequence[str], settings: Mapping[str, Any], adapter: str) -> list[str]:

@@ -15,7 +15,6 @@ from typing import Any
 
 from gate.adapters._common import (
     anchored,
-    configured_specs,
     filter_discovered,
     one_match,
     read_text,
@@ -23,6 +22,7 @@ from gate.adapters._common import (
     scratch_file,
     string_list,
     string_setting,
+    with_configured,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
@@ -68,9 +68,6 @@ class GoogleBenchmarkAdapter:
         self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
         binary, _, unit, _, _ = self._settings(settings)
-        configured = configured_specs(settings, self.name, need_command=False, default_unit=unit)
-        if configured:
-            return configured
         result = run(
             [*version.prefix, binary, "--benchmark_list_tests=true"], cwd=version.workdir, timeout=120
         )
@@ -83,8 +80,11 @@ class GoogleBenchmarkAdapter:
         names = filter_discovered(
             [ln.strip() for ln in result.stdout.splitlines() if ln.strip()], settings, self.name
         )
-        require_nonempty(names, self.name, f"{version.name} ({binary})")
-        return [BenchmarkSpec(name=n, unit=unit) for n in names]
+        specs = with_configured(
+            [BenchmarkSpec(name=n, unit=unit) for n in names], settings, self.name, unit=unit
+        )
+        require_nonempty([x.name for x in specs], self.name, f"{version.name} ({binary})")
+        return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         binary, time_field, unit, min_time, args = self._settings(request.settings)

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
-    configured_specs,
     escape_regex,
     filter_discovered,
     one_match,
     require_nonempty,
     string_list,
     string_setting,
+    with_configured,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
@@ -165,9 +165,6 @@ class GoTestAdapter:
         s = self._settings(settings)
         higher = s.metric.endswith("/s")  # MB/s and custom rates; ns/op, B/op, allocs/op are costs
         built = self._prebuild(version, run, s) if s.can_prebuild else None
-        configured = configured_specs(settings, self.name, need_command=False, default_unit=s.metric)
-        if configured:
-            return configured
         binary = str(built) if built else s.binary
         if binary:
             argv = [*version.prefix, binary, "-test.list", "^Benchmark"]
@@ -187,8 +184,10 @@ class GoTestAdapter:
                 "set [go] package to one package, or list the benchmarks as [[benchmark]] entries",
             )
         names = filter_discovered(names, settings, self.name)
-        require_nonempty(names, self.name, f"{version.name} ({s.binary or s.package})")
-        return [BenchmarkSpec(name=n, unit=s.metric, higher_is_better=higher) for n in names]
+        found = [BenchmarkSpec(name=n, unit=s.metric, higher_is_better=higher) for n in names]
+        specs = with_configured(found, settings, self.name, unit=s.metric, higher=higher)
+        require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s.binary or s.package})")
+        return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         s = self._settings(request.settings)

@@ -16,7 +16,6 @@ from typing import Any
 
 from gate.adapters._common import (
     anchored,
-    configured_specs,
     filter_discovered,
     one_match,
     positive_int,
@@ -25,6 +24,7 @@ from gate.adapters._common import (
     scratch_file,
     string_list,
     string_setting,
+    with_configured,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
@@ -86,12 +86,6 @@ class JmhAdapter:
         s = self._settings(settings)
         unit = expected_unit(s["mode"], s["time_unit"])
         higher = s["mode"] == "thrpt"
-        configured = configured_specs(settings, self.name, need_command=False, default_unit=unit)
-        if configured:
-            return [
-                BenchmarkSpec(name=c.name, unit=unit, higher_is_better=higher, options=c.options)
-                for c in configured
-            ]
         result = run([*self._java(version, s), "-l"], cwd=version.workdir, timeout=300)
         if result.returncode != 0 or result.timed_out:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
@@ -101,8 +95,10 @@ class JmhAdapter:
             )
         names = parse_list(result.stdout)
         names = filter_discovered(names, settings, self.name)
-        require_nonempty(names, self.name, f"{version.name} ({s['jar']})")
-        return [BenchmarkSpec(name=n, unit=unit, higher_is_better=higher) for n in names]
+        found = [BenchmarkSpec(name=n, unit=unit, higher_is_better=higher) for n in names]
+        specs = with_configured(found, settings, self.name, unit=unit, higher=higher)
+        require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s['jar']})")
+        return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         s = self._settings(request.settings)

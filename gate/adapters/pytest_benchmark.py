@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
-    configured_specs,
     filter_discovered,
     one_match,
     read_text,
@@ -37,6 +36,7 @@ from gate.adapters._common import (
     scratch_file,
     string_list,
     string_setting,
+    with_configured,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
@@ -127,9 +127,6 @@ class PytestBenchmarkAdapter:
     def discover(
         self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        configured = configured_specs(settings, self.name, need_command=False)
-        if configured:
-            return configured
         listing = scratch_file(version, "pytest-list", ".json")
         path = string_setting(settings, "path", self.name, "")
         argv = [*base_argv(version, settings), "--collect-only", f"--ordertrap-list={listing}"]
@@ -151,8 +148,9 @@ class PytestBenchmarkAdapter:
                 "check that the gate's plugin can load: no `-p no:...` or PYTHONPATH override in [pytest-benchmark] args",
             ) from None
         names = filter_discovered([str(n) for n in names], settings, self.name)
-        require_nonempty(names, self.name, f"{version.name} ({path or 'pytest testpaths'})")
-        return [BenchmarkSpec(name=n) for n in names]
+        specs = with_configured([BenchmarkSpec(name=n) for n in names], settings, self.name, unit="s")
+        require_nonempty([x.name for x in specs], self.name, f"{version.name} ({path or 'pytest testpaths'})")
+        return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         settings = request.settings

@@ -336,6 +336,21 @@ def test_go_discover_lists_benchmarks_and_rejects_duplicates(tmp_path: Path) -> 
     assert mbs[0].unit == "MB/s" and mbs[0].higher_is_better is True
 
 
+def test_discovery_adds_configured_names_it_cannot_list(tmp_path: Path) -> None:
+    settings = {
+        "prebuild": False,
+        "benchmarks": [{"name": "BenchmarkA"}, {"name": "BenchmarkA/small", "unit": "B/op"}],
+    }
+    specs = get_adapter("go").discover(
+        version(tmp_path), FakeRunner([ok("BenchmarkA\nBenchmarkB\n")]), settings
+    )
+    assert [(s.name, s.unit) for s in specs] == [
+        ("BenchmarkA", "ns/op"),  # discovered; the run engine applies [[benchmark]] overrides
+        ("BenchmarkB", "ns/op"),
+        ("BenchmarkA/small", "B/op"),
+    ]
+
+
 def test_go_prebuilds_the_test_binary_once_and_trials_use_it(tmp_path: Path) -> None:
     def build(call: Call) -> ProcessResult:
         assert not isinstance(call.argv, str)
@@ -463,13 +478,12 @@ def test_jmh_argv_and_raw_data(tmp_path: Path) -> None:
 
 
 def test_jmh_thrpt_is_higher_is_better_with_ops_unit(tmp_path: Path) -> None:
-    settings = {
-        "mode": "thrpt",
-        "time_unit": "us",
-        "benchmarks": [{"name": "org.example.bench.ParseBench.parse"}],
-    }
-    spec = get_adapter("jmh").discover(version(tmp_path), FakeRunner(), settings)[0]
+    settings = {"mode": "thrpt", "time_unit": "us", "benchmarks": [{"name": "org.example.bench.Other.x"}]}
+    listing = FakeRunner([ok("Benchmarks: \norg.example.bench.ParseBench.parse\n")])
+    spec, configured = get_adapter("jmh").discover(version(tmp_path), listing, settings)
     assert spec.unit == "ops/us" and spec.higher_is_better is True
+    assert configured.name == "org.example.bench.Other.x"
+    assert configured.unit == "ops/us" and configured.higher_is_better is True
     runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "thrpt-one-result.json")])
     assert get_adapter("jmh").run_trial(request(tmp_path, spec, 2, settings), runner) == [2.41, 2.52]
 
