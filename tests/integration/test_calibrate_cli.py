@@ -1,0 +1,178 @@
+"""`ordertrap-gate calibrate` as a real process on trial logs in the gate's own format."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gate.calibration_file import load_calibration
+from gate.model import CALIBRATION_SCHEMA, TRIAL_COLUMNS
+from tests.conftest import REPO_ROOT
+
+NOISE = {"quiet": 0.001, "wild": 0.2, "gappy": 0.002, "broken": 0.001}
+
+
+def write_log(path: Path, versions: tuple[str, ...] = ("main", "HEAD")) -> Path:
+    rng = np.random.default_rng(42)
+    rows = []
+    trial = 0
+    for version in versions:
+        shift = 1.0 if version == versions[0] else 1.10  # head is 10 % slower
+        for s in (1, 2, 3):
+            for name, noise in NOISE.items():
+                for i in (1, 2, 3, 4):
+                    trial += 1
+                    if name == "gappy" and (s, i) == (3, 1):
+                        rows.append(
+                            {
+                                "trial": trial,
+                                "benchmark": name,
+                                "version": version,
+                                "instance": "ci-1",
+                                "suite_run": s,
+                                "order_type": "random",
+                                "position": 1,
+                                "iteration": i,
+                                "measurement": 1,
+                                "value": "",
+                                "unit": "s",
+                                "higher_is_better": "false",
+                                "status": "timeout",
+                                "reason": "killed after 60 s: raise [suite].timeout",
+                                "started_at": "2026-11-26T00:00:00Z",
+                                "elapsed_s": 60.0,
+                                "config": "full",
+                            }
+                        )
+                        continue
+                    for m in (1, 2, 3):
+                        value = 10.0 * shift * (1 + rng.normal(0, noise))
+                        if name == "wild":
+                            value = abs(value) + 0.1
+                        if name == "broken" and (s, i, m) == (1, 1, 2):
+                            value = -1.0
+                        rows.append(
+                            {
+                                "trial": trial,
+                                "benchmark": name,
+                                "version": version,
+                                "instance": "ci-1",
+                                "suite_run": s,
+                                "order_type": "random",
+                                "position": 1,
+                                "iteration": i,
+                                "measurement": m,
+                                "value": value,
+                                "unit": "s",
+                                "higher_is_better": "false",
+                                "status": "ok",
+                                "reason": "",
+                                "started_at": "2026-11-26T00:00:00Z",
+                                "elapsed_s": 0.6,
+                                "config": "full",
+                            }
+                        )
+    pd.DataFrame(rows, columns=list(TRIAL_COLUMNS)).to_csv(path, index=False)
+    return path
+
+
+def gate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gate", "calibrate", *args],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    return write_log(tmp_path / "trials.csv")
+
+
+def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> None:
+    out = tmp_path / ".ordertrap" / "calibration.json"
+    proc = gate(str(log), "--metric", "cv", "--version", "main", "--out", str(out), "--discard-warmup", "1")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["schema_version"] == CALIBRATION_SCHEMA
+    assert {
+        "tool_version",
+        "created_at",
+        "source",
+        "metric",
+        "threshold",
+        "levels",
+        "discard_warmup",
+        "full",
+        "benchmarks",
+        "summary",
+        "audit",
+    } <= set(doc)
+    assert doc["source"] == {"trials": [str(log)], "version": "main", "instance": "ci-1"}
+    assert doc["levels"] == ["suite_run", "iteration", "measurement"]
+    assert doc["discard_warmup"] == {"level": "measurement", "count": 1}
+    assert doc["full"] == {"suite_run": 3, "iteration": 4, "measurement": 2}  # 3 measurements - 1 warm-up
+    assert set(doc["benchmarks"]) == {"quiet", "wild", "gappy"}
+    assert "zero or negative" in doc["skipped"]["broken"]
+    quiet = doc["benchmarks"]["quiet"]
+    assert {"config", "instability", "cost", "stable", "never_stable", "advice"} <= set(quiet)
+    assert quiet["stable"] and quiet["advice"] is None
+    assert quiet["cost"] == pytest.approx(3 * 0.2)  # 3 measurements × (0.6 s / 3 rows per trial)
+    wild = doc["benchmarks"]["wild"]
+    assert wild["never_stable"] and wild["config"] == doc["full"] and "repetitions" in wild["advice"]
+    summary = doc["summary"]
+    assert summary["cost_unit"] == "s" and summary["n_benchmarks"] == 3 and summary["n_never_stable"] == 1
+    assert 0 < summary["saved_pct"] < 100
+    assert any(w["code"] == "failed-trials" for w in doc["warnings"])
+    assert all({"code", "message", "action"} == set(w) for w in doc["warnings"])
+    # the run engine's reader accepts it
+    cal = load_calibration(out)
+    assert cal.config_for("quiet") == quiet["config"]
+    assert cal.config_for("new-benchmark") is None
+    assert cal.discard_warmup == {"level": "measurement", "count": 1}
+    assert "never stable" in proc.stdout and "not calibrated: broken" in proc.stdout
+
+
+def test_several_versions_without_a_choice_name_the_flag(log: Path, tmp_path: Path) -> None:
+    proc = gate(str(log), "--out", str(tmp_path / "c.json"))
+    assert proc.returncode == 2
+    assert "2 versions" in proc.stderr and "--version" in proc.stderr
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_audit_replays_the_version_pair(log: Path, tmp_path: Path) -> None:
+    out = tmp_path / "c.json"
+    proc = gate(str(log), "--metric", "rmad", "--audit", "--out", str(out), "--resamples", "2000")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["source"]["version"] == "main"  # calibrated on the first version
+    (pair,) = doc["audit"]["pairs"]
+    assert (pair["base"], pair["head"]) == ("main", "HEAD")
+    assert pair["full_changes"] >= 2  # quiet and gappy are 10 % slower
+    assert pair["tp"] + pair["fp"] + pair["fn"] + pair["tn"] == pair["n"] == 3
+    assert "agreement" in proc.stdout
+
+
+def test_missing_levels_give_the_flag_to_use(tmp_path: Path) -> None:
+    tidy = tmp_path / "tidy.csv"
+    pd.DataFrame({"benchmark": ["a"] * 3, "run": [1, 2, 3], "ns": [1.0, 1.1, 1.2]}).to_csv(tidy, index=False)
+    proc = gate(str(tidy), "--out", str(tmp_path / "c.json"))
+    assert proc.returncode == 2
+    assert "--levels" in proc.stderr and "--value" in proc.stderr
+
+
+def test_one_measurement_per_benchmark_is_refused_with_a_fix(tmp_path: Path) -> None:
+    tidy = tmp_path / "tidy.csv"
+    pd.DataFrame({"benchmark": ["a", "b"], "run": [1, 1], "ns": [1.0, 2.0]}).to_csv(tidy, index=False)
+    proc = gate(str(tidy), "--levels", "run", "--value", "ns", "--out", str(tmp_path / "c.json"))
+    assert proc.returncode == 2
+    assert "only 1 measurement" in proc.stderr and "fix:" in proc.stderr
