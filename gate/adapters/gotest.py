@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
+    configured_specs,
     escape_regex,
     filter_discovered,
     one_match,
@@ -184,6 +185,10 @@ class GoTestAdapter:
                 "set [go] package to one package, or list the benchmarks as [[benchmark]] entries",
             )
         names = filter_discovered(names, settings, self.name)
+        # A parent whose sub-benchmarks are listed as [[benchmark]] entries would match all of
+        # its sub-benchmarks (an invalid trial every time): the entries replace it.
+        subs = [c.name for c in configured_specs(settings, self.name, need_command=False) if "/" in c.name]
+        names = [n for n in names if not any(sub.startswith(n + "/") for sub in subs)]
         found = [BenchmarkSpec(name=n, unit=s.metric, higher_is_better=higher) for n in names]
         specs = with_configured(found, settings, self.name, unit=s.metric, higher=higher)
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s.binary or s.package})")

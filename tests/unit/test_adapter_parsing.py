@@ -337,17 +337,17 @@ def test_go_discover_lists_benchmarks_and_rejects_duplicates(tmp_path: Path) -> 
 
 
 def test_discovery_adds_configured_names_it_cannot_list(tmp_path: Path) -> None:
+    listing = "BenchmarkA\nBenchmarkB\nBenchmarkC\n"
     settings = {
         "prebuild": False,
-        "benchmarks": [{"name": "BenchmarkA"}, {"name": "BenchmarkA/small", "unit": "B/op"}],
+        "benchmarks": [{"name": "BenchmarkA"}, {"name": "BenchmarkB/small", "unit": "B/op"}],
     }
-    specs = get_adapter("go").discover(
-        version(tmp_path), FakeRunner([ok("BenchmarkA\nBenchmarkB\n")]), settings
-    )
+    specs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok(listing)]), settings)
     assert [(s.name, s.unit) for s in specs] == [
         ("BenchmarkA", "ns/op"),  # discovered; the run engine applies [[benchmark]] overrides
-        ("BenchmarkB", "ns/op"),
-        ("BenchmarkA/small", "B/op"),
+        # BenchmarkB is dropped: it would match all of its sub-benchmarks
+        ("BenchmarkC", "ns/op"),
+        ("BenchmarkB/small", "B/op"),
     ]
 
 
