@@ -30,6 +30,10 @@ Choices:
   predecessors, so it carries no information about them). Predecessors are read from every
   trial of the run whatever its status: a failed trial still ran and may leave state behind.
 * Position and predecessor are two families, each Holm-corrected across benchmarks.
+* Suite level (``CarryoverResult.suite``): the same predecessor test with every benchmark
+  pooled — "whatever runs right after X is faster" has n = all trials after X, so a leak that
+  hits every follower (the demo's warm-start file) shows even when each benchmark alone has
+  too few trials after X.
 """
 
 from __future__ import annotations
@@ -56,6 +60,8 @@ class CarryoverResult:
     per_benchmark: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     matrix: dict[str, Any] | None = None
+    # Suite-wide predecessor effects: {"predecessor_test", "predecessors", "warnings"} or None.
+    suite: dict[str, Any] | None = None
 
 
 def holm(p: np.ndarray) -> np.ndarray:
@@ -287,6 +293,51 @@ def _adjusted(res: dict[str, Any], adj: float, alpha: float) -> dict[str, Any]:
     return out
 
 
+def _suite_test(
+    table: pd.DataFrame, hib: dict[str, bool | None], alpha: float, n_benchmarks: int
+) -> dict[str, Any] | None:
+    """Does running right after X change *any* benchmark? All benchmarks pooled.
+
+    A leak like the demo's warm-start file speeds up whatever runs next; per benchmark there
+    are only a few trials after each predecessor, pooled there are many. Values are each
+    benchmark's normalised values, inverted for higher-is-better benchmarks so that a
+    negative effect always means faster.
+    """
+    if n_benchmarks < 2:
+        return None
+    flip = table["benchmark"].map(lambda b: hib.get(str(b)) is True).to_numpy(dtype=bool)
+    norm = table["norm"].to_numpy(dtype=float)
+    norm = np.where(flip, 1.0 / norm, norm)
+    grp, named = _predecessor_groups(table["predecessor"].to_numpy(dtype=str))
+    kw = _kruskal(norm, grp, named)
+    kw = _adjusted(kw, kw["p"] if kw["p"] is not None else math.nan, alpha)
+    # One family only, so no omnibus gate: the Holm step-down alone keeps the family-wise
+    # error at alpha, and an omnibus test over many groups would dilute one strong culprit.
+    preds = _culprit_entries(norm, grp, table["version"].to_numpy(dtype=str), named, True, alpha, 1)
+    warnings = []
+    for e in preds:
+        if not e["significant"]:
+            continue
+        start = e["predecessor"] == START
+        where = "that open a run" if start else f"right after {e['predecessor']}"
+        warnings.append(
+            {
+                "code": "carryover_suite",
+                "message": f"trials {where} are {abs(e['effect_pct']):.1f}% "
+                f"{'faster' if e['effect_pct'] < 0 else 'slower'} across all benchmarks "
+                f"(Mann-Whitney, Holm-adjusted p = {e['p_adj']:.2g}, n = {e['n']})",
+                "action": (
+                    "give each trial a warm start: add warm-up iterations or a throw-away first trial"
+                    if start
+                    else f"{e['predecessor']} leaves state behind for whatever runs next (a cache, a file, "
+                    "background work, heat): make it clean up, or reset between trials; RMIT spreads the "
+                    "effect over both versions, so verdicts stay fair but every CI gets wider"
+                ),
+            }
+        )
+    return {"predecessor_test": kw, "predecessors": preds, "warnings": warnings}
+
+
 def analyze_carryover(trials: pd.DataFrame, alpha: float = 0.05) -> CarryoverResult:
     """Position and predecessor effects per benchmark (see the module docs)."""
     table = _trial_table(trials)
@@ -359,4 +410,5 @@ def analyze_carryover(trials: pd.DataFrame, alpha: float = 0.05) -> CarryoverRes
                 "predecessors": cols,
                 "effect_pct": [[matrix_rows[b].get(p) for p in cols] for b in rows],
             }
-    return CarryoverResult(per_benchmark=per, warnings=warns, matrix=matrix)
+    suite = _suite_test(table, hib, alpha, len(benches))
+    return CarryoverResult(per_benchmark=per, warnings=warns, matrix=matrix, suite=suite)
