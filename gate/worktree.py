@@ -68,11 +68,20 @@ def head_of(worktree: Path) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
-def add(repo: Path, path: Path, sha: str, revision: str) -> None:
-    """Check ``sha`` out at ``path``; reuse an existing worktree there at the same commit (resume)."""
-    existing = head_of(path)
-    if existing == sha:
-        return
+def _marker(path: Path) -> Path:
+    return path.parent / f"{path.name}.checked-out"
+
+
+def add(repo: Path, path: Path, sha: str, revision: str) -> bool:
+    """Check ``sha`` out at ``path``. Reuses a complete worktree at the same commit (resume) and
+    returns False then; returns True when it created a new one (any earlier build is void).
+
+    A marker written after ``git worktree add`` succeeded tells a complete checkout from one
+    that a kill interrupted half-way.
+    """
+    marker = _marker(path)
+    if head_of(path) == sha and marker.exists() and marker.read_text(encoding="utf-8").strip() == sha:
+        return False
     if path.exists():
         remove(repo, path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,9 +92,12 @@ def add(repo: Path, path: Path, sha: str, revision: str) -> None:
             f"cannot create a worktree for {revision!r} at {path}: {proc.stderr.strip()[-400:]}",
             "remove the stale directory (`git worktree prune`), or pass a new --out",
         )
+    marker.write_text(sha + "\n", encoding="utf-8")
+    return True
 
 
 def remove(repo: Path, path: Path) -> None:
+    _marker(path).unlink(missing_ok=True)
     _git(repo, "worktree", "remove", "--force", str(path), timeout=600)
     if path.exists():  # not a registered worktree (e.g. half-created): plain removal
         import shutil

@@ -261,7 +261,10 @@ def run(args: argparse.Namespace) -> int:
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname
-        worktree.add(repo, wt, v.sha, v.revision)
+        if worktree.add(repo, wt, v.sha, v.revision):
+            (out / "worktrees" / f"{v.dirname}.built").unlink(
+                missing_ok=True
+            )  # a fresh checkout needs its build
         scratch = out / "scratch" / v.dirname
         scratch.mkdir(parents=True, exist_ok=True)
         contexts[v.revision] = VersionContext(

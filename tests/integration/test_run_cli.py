@@ -279,7 +279,7 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
 
 @pytest.mark.slow
 def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
-    repo = make_repo(tmp_path, config(sleep=0.3, s=1, i=2))
+    repo = make_repo(tmp_path, config("build = 'echo $PWD >> ../../builds.log'", sleep=0.3, s=1, i=2))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
     _wait_rows(out / "trials.csv", 1, proc)
@@ -291,7 +291,12 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     assert 1 <= len(df) < len(meta["schedule"])  # the trial running at Ctrl-C completed, then it stopped
     assert (df.status == "ok").all()
     assert (out / "worktrees").is_dir()
+    assert len((out / "builds.log").read_text().split()) == 2
+    # a checkout that a kill interrupted (no completion marker) is redone, and rebuilt
+    (out / "worktrees" / "head-HEAD.checked-out").unlink()
     proc = _spawn(repo, out)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     _check_complete(out)
+    builds = (out / "builds.log").read_text().split()
+    assert len(builds) == 3 and builds[-1].endswith("head-HEAD")  # base was reused, not rebuilt
