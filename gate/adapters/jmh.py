@@ -1,6 +1,7 @@
 """``jmh``: a JMH uber-jar (``mvn package`` output, e.g. ``target/benchmarks.jar``).
 
-One trial = ``java -jar JAR '^Class\\.method$' -f 1 -wi W -i N -bm MODE -tu UNIT -rf json -rff FILE``;
+One trial = ``java -jar JAR '^Class\\.method$' -f 1 -wi W -i N -bm MODE -tu UNIT -foe true -rf json
+-rff FILE``;
 the values are ``primaryMetric.rawData`` (one score per measurement iteration, per fork) of the
 single result in the JSON (JMH ``-h``; ``org.openjdk.jmh.results.format.JSONResultFormat``).
 The mode and time unit are passed explicitly so that the unit and its direction are known
@@ -55,7 +56,7 @@ class JmhAdapter:
         mode = string_setting(settings, "mode", self.name, "avgt")
         if mode not in MODES:
             raise ConfigError(f"[jmh] mode = {mode!r} is not one of {MODES}", '[jmh] mode = "avgt"')
-        time_unit = string_setting(settings, "time_unit", self.name, "ns")
+        time_unit = string_setting(settings, "time_unit", self.name, "s" if mode == "thrpt" else "ns")
         if time_unit not in TIME_UNITS:
             raise ConfigError(
                 f"[jmh] time_unit = {time_unit!r} is not one of {TIME_UNITS}", '[jmh] time_unit = "ns"'
@@ -119,7 +120,9 @@ class JmhAdapter:
             )
         for key, value in sorted(params.items()):
             argv += ["-p", f"{key}={value}"]
-        argv += ["-rf", "json", "-rff", str(out), *s["args"]]
+        # -foe true: an exception in the benchmark fails the run (JMH's default carries on and
+        # writes no result, which would read as "no benchmark matched").
+        argv += ["-foe", "true", "-rf", "json", "-rff", str(out), *s["args"]]
         what = f"JMH benchmark {spec.name!r}"
         result = run(argv, cwd=request.version.workdir, timeout=request.timeout)
         raise_for_process(result, what)

@@ -472,12 +472,15 @@ def test_jmh_argv_and_raw_data(tmp_path: Path) -> None:
         ("-i", "3"),
         ("-bm", "avgt"),
         ("-tu", "ns"),
+        ("-foe", "true"),
         ("-rf", "json"),
     ):
         assert arg_value(argv, flag) == value
 
 
 def test_jmh_thrpt_is_higher_is_better_with_ops_unit(tmp_path: Path) -> None:
+    default = get_adapter("jmh").discover(version(tmp_path), FakeRunner([ok("a.B.c\n")]), {"mode": "thrpt"})
+    assert default[0].unit == "ops/s" and default[0].higher_is_better is True
     settings = {"mode": "thrpt", "time_unit": "us", "benchmarks": [{"name": "org.example.bench.Other.x"}]}
     listing = FakeRunner([ok("Benchmarks: \norg.example.bench.ParseBench.parse\n")])
     spec, configured = get_adapter("jmh").discover(version(tmp_path), listing, settings)
@@ -603,3 +606,39 @@ def test_pytest_benchmark_plugin_autoload_off_loads_pytest_benchmark_explicitly(
     call = runner.calls[0]
     assert call.env is not None and call.env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"
     assert "pytest_benchmark.plugin" in call.argv and "--assert=plain" not in call.argv
+
+
+# ---- the pytest plugin that runs inside the benchmarked project's interpreter -----------------------
+
+
+def load_plugin() -> object:
+    import importlib.util
+
+    from gate.adapters.pytest_benchmark import PLUGIN, PLUGIN_DIR
+
+    spec = importlib.util.spec_from_file_location(PLUGIN, PLUGIN_DIR / f"{PLUGIN}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_plugin_timer_precision_is_bounded_and_keeps_the_estimate() -> None:
+    plugin = load_plugin()
+    ticks = iter(range(10**6))
+
+    def coarse_timer() -> float:  # advances 1 ms per call, like a coarse clock
+        return next(ticks) * 1e-3
+
+    assert plugin._bounded_timer_precision(coarse_timer) == pytest.approx(1e-3)  # type: ignore[attr-defined]
+    assert next(ticks) <= 1000  # stopped after 100 samples, not after a second of spinning
+
+
+def test_plugin_replaces_pytest_benchmark_timer_precision(monkeypatch: pytest.MonkeyPatch) -> None:
+    fixture = pytest.importorskip("pytest_benchmark.fixture")
+    plugin = load_plugin()
+    monkeypatch.setattr(fixture, "compute_timer_precision", fixture.compute_timer_precision)
+    plugin.pytest_configure(None)  # type: ignore[attr-defined]
+    assert fixture.compute_timer_precision is plugin._bounded_timer_precision  # type: ignore[attr-defined]
+    info = plugin.pytest_benchmark_generate_machine_info(None)  # type: ignore[attr-defined]
+    assert "ordertrap-gate" in info["cpu"]["note"] and info["python_version"]
