@@ -25,6 +25,8 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check gate tests scripts
 	$(VENV)/bin/ruff format --check gate tests scripts
 	$(VENV)/bin/mypy
+	$(PY) scripts/lint_actions.py
+	$(VENV)/bin/hadolint Dockerfile
 
 # Regenerate the golden files of everything a person reads (comments, summaries, CLI output).
 golden: $(STAMP)

@@ -15,6 +15,8 @@ declare -A need=(
   [debootstrap]=debootstrap
   [git]=git
   [g++]=g++
+  [node]=nodejs
+  [npm]=npm
 )
 missing=()
 for cmd in "${!need[@]}"; do

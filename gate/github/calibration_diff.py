@@ -1,0 +1,112 @@
+"""What changed between two calibration files, as Markdown for the nightly recalibration PR.
+
+``python -m gate.github.calibration_diff OLD.json NEW.json`` (OLD may be missing: the first
+calibration). Used by examples/workflows/perf-nightly.yml as the pull request's body.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gate.github.workflow_commands import escape_data
+
+MAX_ROWS = 200
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _config(entry: dict[str, Any] | None) -> str:
+    if not entry:
+        return "—"
+    config = entry.get("config") or {}
+    text = " × ".join(f"{config[k]}" for k in ("suite_run", "iteration", "measurement") if k in config)
+    if entry.get("never_stable"):
+        text += " (never stable)"
+    return text or "—"
+
+
+def _cell(text: object) -> str:
+    # benchmark names are user data: keep them from breaking the table or pinging people
+    return str(text).replace("|", "\\|").replace("@", "@\u200b").replace("\n", " ")
+
+
+def diff_markdown(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
+    lines = ["## ordertrap-gate: nightly recalibration", ""]
+    summary = new.get("summary") or {}
+    old_summary = (old or {}).get("summary") or {}
+    saved, old_saved = summary.get("saved_pct"), old_summary.get("saved_pct")
+    lines.append(
+        f"Metric `{new.get('metric')}` < {new.get('threshold')}; "
+        f"{summary.get('n_benchmarks', '?')} benchmarks, {summary.get('n_never_stable', 0)} never stable."
+    )
+    if isinstance(saved, int | float):
+        before = f" (was {old_saved:.1f}%)" if isinstance(old_saved, int | float) else ""
+        lines.append(
+            f"The minimal configurations save **{saved:.1f}%** of the full configuration's cost{before}."
+        )
+    lines.append("")
+    new_b = new.get("benchmarks") or {}
+    old_b = (old or {}).get("benchmarks") or {}
+    changed = [
+        name
+        for name in sorted(set(new_b) | set(old_b))
+        if _config(old_b.get(name)) != _config(new_b.get(name))
+    ]
+    if old is None:
+        lines.append("First calibration of this repository.")
+    elif not changed:
+        lines.append("No benchmark changed its configuration.")
+    if changed and old is not None:
+        lines += [
+            "| benchmark | before (runs × iterations × measurements) | now | instability now |",
+            "|---|---|---|---|",
+        ]
+        for name in changed[:MAX_ROWS]:
+            entry = new_b.get(name) or {}
+            value = entry.get("instability")
+            shown = f"{value:.4f}" if isinstance(value, int | float) else "—"
+            lines.append(
+                f"| {_cell(name)} | {_config(old_b.get(name))} | {_config(new_b.get(name))} | {shown} |"
+            )
+        if len(changed) > MAX_ROWS:
+            lines.append(f"| … {len(changed) - MAX_ROWS} more | | | |")
+    audit = new.get("audit")
+    lines.append("")
+    if isinstance(audit, dict):
+        lines.append("### Audit (minimal vs full configuration)")
+        for key, value in audit.items():
+            if isinstance(value, int | float | str | bool):
+                lines.append(f"- {_cell(key)}: {_cell(value)}")
+    else:
+        lines.append("No audit in this calibration (run `calibrate --audit` on a log with two versions).")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m gate.github.calibration_diff OLD.json NEW.json", file=sys.stderr)
+        return 2
+    new = _load(Path(args[1]))
+    if new is None:
+        print(
+            f"calibration_diff: error: {escape_data(args[1])} is not a calibration file\n"
+            "  fix: run `ordertrap-gate calibrate ... --out` first",
+            file=sys.stderr,
+        )
+        return 2
+    sys.stdout.write(diff_markdown(_load(Path(args[0])), new))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
