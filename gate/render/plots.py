@@ -17,6 +17,7 @@ object-oriented API (``Figure`` + Agg, no pyplot global state) and fixed margins
 from __future__ import annotations
 
 import base64
+import html
 import io
 import math
 from collections.abc import Mapping, Sequence
@@ -76,6 +77,7 @@ def benchmark_figure(
     samples: Mapping[str, Any] | None,
     base: Mapping[str, Any] | None,
     head: Mapping[str, Any] | None,
+    unit: str = "",
 ) -> str | None:
     """Violin-scatter per version (left) and values in execution order (right), as inline SVG.
 
@@ -83,7 +85,7 @@ def benchmark_figure(
     matplotlib spends 50-250 ms per figure on tick and text layout on a shared 2-core runner,
     which alone would break the 2 s budget for 5,000 benchmarks. The SVG contains only numbers
     formatted here and fixed labels, never user text."""
-    from gate.render.filters import fmt_number
+    from gate.render.filters import split_quantity
 
     samples = samples or {}
     series = []
@@ -107,7 +109,7 @@ def benchmark_figure(
     pad = (hi - lo) * 0.08 or abs(hi) * 0.01 or 1.0
     lo, hi = lo - pad, hi + pad
     width, height, top, bottom = 620, 190, 22, 24
-    panels = ((62, 300), (362, 610))  # x ranges of the two panels
+    panels = ((78, 310), (372, 610))  # x ranges of the two panels
 
     def y(v: float) -> float:
         return top + (hi - v) / (hi - lo) * (height - top - bottom)
@@ -122,9 +124,9 @@ def benchmark_figure(
             f'<rect x="{x0}" y="{top}" width="{x1 - x0}" height="{height - top - bottom}" fill="none" stroke="#999"/>'
         )
     for t in _ticks(lo, hi):
-        out.append(
-            f'<text x="{panels[0][0] - 4}" y="{y(t) + 3:.1f}" text-anchor="end">{fmt_number(t)}</text>'
-        )
+        number, tick_unit = split_quantity(t, unit)
+        label = html.escape(f"{number} {tick_unit}".strip())  # the unit comes from the analysis
+        out.append(f'<text x="{panels[0][0] - 4}" y="{y(t) + 3:.1f}" text-anchor="end">{label}</text>')
         out.append(
             f'<line x1="{panels[0][0] - 2}" x2="{panels[0][0]}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#999"/>'
         )
@@ -177,8 +179,8 @@ def benchmark_figure(
         lx = x1 - 70 + i * 36
         out.append(f'<circle cx="{lx}" cy="{height - 11}" r="3" fill="{color}"/>')
         out.append(f'<text x="{lx + 6}" y="{height - 8}">{key}</text>')
-    out.append(f'<text x="{x0}" y="{height - 8}">{fmt_number(s_lo)}</text>')
-    out.append(f'<text x="{x1 - 80}" y="{height - 8}" text-anchor="end">{fmt_number(s_hi)}</text>')
+    out.append(f'<text x="{x0}" y="{height - 8}">{s_lo:.0f}</text>')
+    out.append(f'<text x="{x1 - 80}" y="{height - 8}" text-anchor="end">{s_hi:.0f}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -209,8 +211,8 @@ def order_figure(tests: Sequence[Mapping[str, Any]]) -> str | None:
     if not rows:
         return None
     n = len(rows)
-    fig = Figure(figsize=(max(3.0, min(0.45 * n + 1.5, 12.0)), 2.6), dpi=DPI)
-    fig.subplots_adjust(left=0.12, right=0.98, bottom=0.18, top=0.88)
+    fig = Figure(figsize=(max(6.0, min(0.45 * n + 1.5, 12.0)), 2.8), dpi=DPI)
+    fig.subplots_adjust(left=0.1, right=0.98, bottom=0.17, top=0.86)
     ax = fig.subplots()
     x = np.arange(1, n + 1)
     for i, (flo, fmed, fhi, rlo, rmed, rhi, sig) in enumerate(rows):
@@ -225,7 +227,8 @@ def order_figure(tests: Sequence[Mapping[str, Any]]) -> str | None:
     ax.set_xticks(x, [str(i) for i in x])
     ax.set_xlim(0.4, n + 0.6)
     ax.set_ylabel("% of fixed-order median", fontsize=8)
-    ax.set_xlabel("benchmark # (blue: fixed order, orange: random order; shaded: significant)", fontsize=8)
+    ax.set_xlabel("benchmark # (table below)", fontsize=8)
+    ax.set_title("blue: fixed order · orange: random order · shaded: order matters", fontsize=9)
     ax.tick_params(labelsize=7)
     return _png(fig)
 

@@ -356,7 +356,7 @@ def _render_html(
     plotted = []
     for row in v["rows"][: max(context.max_plots, 0)]:
         b = benchmarks[row["index"]]
-        svg = plots.benchmark_figure(b.get("samples"), b.get("base"), b.get("head"))
+        svg = plots.benchmark_figure(b.get("samples"), b.get("base"), b.get("head"), row["unit"])
         plotted.append({**row, "svg": Markup(svg) if svg else None})
     plotted_idx = {r["index"] for r in plotted}
     tests = sorted(

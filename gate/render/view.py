@@ -32,17 +32,28 @@ ATTENTION = ("regression", "failed", "inconclusive", "improvement")
 # Warning categories of the PR comment, in display order, with what each one means for the
 # reader. Codes are matched by prefix; anything else from the suite level is "machine".
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
-    ("order", "Order effects", "results depend on the order benchmarks ran in"),
+    ("order", "Order effects", "results depend on the order or position benchmarks ran in"),
     ("carryover", "Carry-over", "a benchmark is faster or slower right after another one"),
     ("dissimilar", "Dissimilar runs", "some runs do not look like the others"),
     ("machine", "Machine preparation", "the benchmark host was not prepared for stable timing"),
+    ("noise", "Noisy benchmarks", "values vary too much to resolve a small change"),
     ("other", "Other warnings", ""),
 )
+# Warning codes (prefixes) as the analysis and the run engine write them.
 _CODE_CATEGORY = (
     ("order", "order"),
+    ("position", "order"),
     ("carry", "carryover"),
+    ("no_reset", "carryover"),
     ("dissimilar", "dissimilar"),
     ("similar", "dissimilar"),
+    ("governor", "machine"),
+    ("turbo", "machine"),
+    ("smt", "machine"),
+    ("aslr", "machine"),
+    ("load", "machine"),
+    ("unstable", "noise"),
+    ("noisy", "noise"),
 )
 
 
