@@ -380,16 +380,16 @@ def run(args: argparse.Namespace) -> int:
         f"log: {log_path}",
         file=sys.stderr,
     )
+    if result.ran and result.failed == result.ran:
+        raise RunError(
+            f"all {result.ran} trials failed",
+            f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree (kept in OUT/worktrees)",
+        )
     if not args.keep_worktrees:
         for v in versions:
             worktree.remove(repo, contexts[v.revision].workdir)
             (out / "worktrees" / f"{v.dirname}.built").unlink(missing_ok=True)
             shutil.rmtree(contexts[v.revision].scratch, ignore_errors=True)
-    if result.ran and result.failed == result.ran:
-        raise RunError(
-            f"all {result.ran} trials failed",
-            f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree",
-        )
     return 0
 
 

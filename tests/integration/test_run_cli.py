@@ -238,6 +238,23 @@ def test_build_failure_and_bad_revision_name_the_fix(tmp_path, capsys):
     assert "fetch" in capsys.readouterr().err
 
 
+def test_failing_reset_stops_and_all_failed_trials_keep_the_worktrees(tmp_path, capsys):
+    repo = make_repo(tmp_path, config("reset = 'exit 3'", s=1, i=1))
+    assert run_cli(repo, tmp_path / "o1") == 2
+    err = capsys.readouterr().err
+    assert "[suite].reset exited with status 3" in err and "fix:" in err
+    (repo / "bench.py").write_text("raise SystemExit(1)\n")
+    (repo / ".ordertrap.toml").write_text(config(s=1, i=1))
+    git(repo, "commit", "-qam", "broken")
+    out = tmp_path / "o2"
+    assert run_cli(repo, out, base=None) == 2
+    err = capsys.readouterr().err
+    assert "all 2 trials failed" in err
+    df, _ = load(out)
+    assert (df.status == "error").all() and (df.value == "").all()
+    assert (out / "worktrees" / "head-HEAD").is_dir()
+
+
 def _spawn(repo: Path, out: Path) -> subprocess.Popen:
     cmd = [PY, "-m", "gate", "run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1",
            "--head", "HEAD", "--out", str(out), "--seed", "9", "--instance", "box"]  # fmt: skip
