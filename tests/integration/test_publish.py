@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -402,3 +403,29 @@ def test_publish_function_raises_input_error_without_analysis(job, fake, tmp_pat
     with pytest.raises(InputError) as info:
         publish(settings, tmp_path / "nope.json", client=client)
     assert "analyze" in info.value.fix
+
+
+# ---- the Docker action's entrypoint, in process --------------------------------------------------
+
+
+def test_entrypoint_analyses_reports_publishes_and_hides_the_token(job, fake, monkeypatch, capsys):
+    from gate.github import entrypoint
+    from tests.integration.test_container import write_trial_log
+
+    job.pull_request()
+    workspace = job.tmp / "ws"
+    write_trial_log(workspace / "ordertrap-trials" / "ordertrap-trials-r1" / "trials.csv", slowdown=1.25)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(workspace))
+    monkeypatch.setenv("INPUT_TRIALS", "ordertrap-trials/**/trials.csv")
+    monkeypatch.setenv("INPUT_BASE", "main")
+    monkeypatch.setenv("INPUT_HEAD", "HEAD")
+    monkeypatch.setenv("GITHUB_TOKEN", ACTIONS_TOKEN)
+    monkeypatch.setattr(entrypoint, "make_client", publish_module.make_client)  # the fast factory
+    assert entrypoint.main() == 1
+    assert "INPUT_GITHUB_TOKEN" not in os.environ and "GITHUB_TOKEN" not in os.environ
+    assert ACTIONS_TOKEN not in capsys.readouterr().out
+    outs = job.outputs()
+    assert outs["decision"] == "fail" and outs["regressions"] == "1"
+    assert outs["report_path"] == "ordertrap-report/report.html"
+    assert (workspace / "ordertrap-report" / "report.html").is_file()
+    assert len(fake.comments_on(PR)) == 1 and fake.statuses_for(HEAD)[-1]["state"] == "failure"
