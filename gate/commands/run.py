@@ -7,6 +7,7 @@ Running the same command again with the same ``--out`` resumes; see README "Runn
 from __future__ import annotations
 
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -18,7 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from gate import __version__, environment, worktree
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
@@ -100,6 +101,20 @@ def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def _lock(out: Path) -> IO[str]:
+    """One run per output directory: two writers would interleave trials.csv."""
+    fh = (out / ".lock").open("a")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise RunError(
+            f"another `ordertrap-gate run` is using {out}",
+            "wait for it to finish (or stop it), or pass a different --out",
+        ) from None
+    return fh
+
+
 def _repo_for(args: argparse.Namespace) -> Path:
     if args.repo:
         return worktree.toplevel(Path(args.repo).resolve())
@@ -172,6 +187,16 @@ def _trials_from_meta(meta: Mapping[str, Any]) -> list[Trial]:
 
 
 def run(args: argparse.Namespace) -> int:
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    lock = _lock(out)
+    try:
+        return _run(args, out)
+    finally:
+        lock.close()
+
+
+def _run(args: argparse.Namespace, out: Path) -> int:
     config = load_config(args.config)
     if args.order_check and args.calibration:
         raise ConfigError(
@@ -187,8 +212,6 @@ def run(args: argparse.Namespace) -> int:
         )
     calibration = load_calibration(args.calibration) if args.calibration else None
     repo = _repo_for(args)
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
     meta_path, log_path = out / "meta.json", out / "trials.csv"
     existing: dict[str, Any] | None = None
     if meta_path.exists():
@@ -241,6 +264,12 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     f"ordertrap-gate run: all {len(done)} trials are already in {log_path}", file=sys.stderr
                 )
+                if not args.keep_worktrees:  # a kill during the final clean-up left some behind
+                    for v in versions:
+                        wt = out / "worktrees" / v.dirname
+                        if wt.exists():
+                            worktree.remove(repo, wt)
+                        (out / "worktrees" / f"{v.dirname}.built").unlink(missing_ok=True)
                 return 0
 
     env = environment.fingerprint()

@@ -3,6 +3,7 @@ real subprocesses; resume after SIGKILL and after Ctrl-C."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -144,7 +145,8 @@ def test_two_version_run_end_to_end(tmp_path, capsys):
 def test_resume_refuses_a_different_seed_or_config(tmp_path, capsys):
     repo = make_repo(tmp_path, config(s=1, i=1))
     out = tmp_path / "out"
-    assert run_cli(repo, out, "--seed", "1") == 0
+    assert run_cli(repo, out, "--seed", "1", "--keep-worktrees") == 0
+    assert git(repo, "worktree", "list").count("/worktrees/") == 2
     capsys.readouterr()
     assert run_cli(repo, out, "--seed", "2") == 2
     err = capsys.readouterr().err
@@ -152,6 +154,15 @@ def test_resume_refuses_a_different_seed_or_config(tmp_path, capsys):
     (repo / ".ordertrap.toml").write_text(config(s=1, i=1) + "# changed\n")
     assert run_cli(repo, out) == 2
     assert "config_hash" in capsys.readouterr().err
+    with (out / ".lock").open("a") as held:  # a concurrent run on the same --out
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        assert run_cli(repo, out, "--seed", "1") == 2
+        assert "another `ordertrap-gate run` is using" in capsys.readouterr().err
+    (repo / ".ordertrap.toml").write_text(config(s=1, i=1))
+    # the finished run again: nothing to do, and worktrees left behind are cleaned up
+    assert run_cli(repo, out, "--seed", "1") == 0
+    assert "already" in capsys.readouterr().err
+    assert "/worktrees/" not in git(repo, "worktree", "list")
 
 
 def test_one_version_run_and_calibration(tmp_path):
