@@ -81,11 +81,15 @@ def test_base_does_not_always_run_first():
 @settings(max_examples=80, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
-    needs=st.lists(st.integers(1, 5), min_size=2, max_size=12),
+    needs=st.lists(
+        st.tuples(st.integers(1, 5), st.integers(1, 3), st.integers(1, 3)), min_size=2, max_size=12
+    ),
 )
 def test_calibrated_benchmarks_are_spread_across_suite_runs(seed, needs):
     benchmarks = [f"b{k}" for k in range(len(needs))]
-    configs = {b: LevelConfig(k, 1, 1, "calibration") for b, k in zip(benchmarks, needs, strict=True)}
+    configs = {b: LevelConfig(k, i, m, "calibration") for b, (k, i, m) in zip(benchmarks, needs, strict=True)}
+    levels = dict(zip(benchmarks, needs, strict=True))
+    needs = [k for k, _, _ in needs]
     trials = rmit_schedule(seed, benchmarks, VERSIONS, configs, "x")
     total = max(needs)
     runs = _runs(trials)
@@ -96,6 +100,11 @@ def test_calibrated_benchmarks_are_spread_across_suite_runs(seed, needs):
         in_runs = {t.suite_run for t in trials if t.benchmark == b}
         assert len(in_runs) == k
         assert all(t.config == "calibration" for t in trials if t.benchmark == b)
+        _, i, m = levels[b]
+        for r in in_runs:  # its own iterations per suite run and measurements per trial
+            cell = Counter(t.version for t in runs[r] if t.benchmark == b)
+            assert cell == Counter({v: i for v in VERSIONS})
+        assert all(t.measurements == m for t in trials if t.benchmark == b)
 
 
 def test_short_benchmarks_are_not_packed_into_the_first_runs():
