@@ -128,7 +128,7 @@ def fmt_pct(x: Any, signed: bool = True, digits: int = 1) -> str:
 
 
 def fmt_pct_ci(ci: Any) -> str:
-    if not isinstance(ci, Sequence) or len(ci) != 2 or not all(_finite(v) for v in ci):
+    if type(ci) not in (list, tuple) or len(ci) != 2 or not (_finite(ci[0]) and _finite(ci[1])):
         return DASH
     return f"[{fmt_pct(ci[0])}, {fmt_pct(ci[1])}]"
 

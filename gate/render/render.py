@@ -357,7 +357,7 @@ def _render_html(
     for row in v["rows"][: max(context.max_plots, 0)]:
         b = benchmarks[row["index"]]
         svg = plots.benchmark_figure(b.get("samples"), b.get("base"), b.get("head"), row["unit"])
-        plotted.append({**row, "svg": Markup(svg) if svg else None})
+        plotted.append(view.Row({**row, "svg": Markup(svg) if svg else None}))
     plotted_idx = {r["index"] for r in plotted}
     tests = sorted(
         v["order_tests"], key=lambda t: (not t.get("significant"), -abs(t.get("delta_pct") or 0.0))
