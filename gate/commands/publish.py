@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import requests
 from github import Github, GithubException
 
 from gate.errors import GitHubError, InputError
@@ -164,6 +165,7 @@ class Published:
     status_set: bool = False
     read_only: bool = False
     notes: list[str] = field(default_factory=list)
+    errors: list[GitHubError] = field(default_factory=list)
 
 
 def _is_read_only(exc: GithubException) -> bool:
@@ -264,11 +266,19 @@ def publish(
                     note(FORK_EXPLANATION if event.is_fork else _permission_explanation(what), warn=True)
                 result.read_only = True
                 return None
-            raise GitHubError(
-                f"GitHub answered {exc.status} while writing the {what}: {_message(exc)}",
-                fix="GitHub may be degraded (githubstatus.com); re-run the job. 5xx and rate limits were "
-                "already retried with backoff",
-            ) from exc
+            failure = f"GitHub answered {exc.status} while writing the {what}: {_message(exc)}"
+        except requests.RequestException as exc:
+            # retries exhausted (5xx, rate limit) or the API cannot be reached
+            failure = f"writing the {what} failed after retries: {exc}"
+        # keep going: the summary and outputs are still written; the error is raised at the end
+        result.errors.append(
+            GitHubError(
+                failure,
+                fix="GitHub may be degraded (githubstatus.com): re-run the job. 5xx answers and rate "
+                "limits were already retried with backoff; check GITHUB_API_URL on GitHub Enterprise",
+            )
+        )
+        return None
 
     try:
         analysis = load_analysis(analysis_path)
@@ -357,6 +367,8 @@ def publish(
         f"ordertrap-gate: decision {outcome.decision.value}{' (accepted)' if outcome.accepted else ''}: {description}",
         file=out,
     )
+    if result.errors:
+        raise result.errors[0]
     return result
 
 

@@ -429,3 +429,13 @@ def test_entrypoint_analyses_reports_publishes_and_hides_the_token(job, fake, mo
     assert outs["report_path"] == "ordertrap-report/report.html"
     assert (workspace / "ordertrap-report" / "report.html").is_file()
     assert len(fake.comments_on(PR)) == 1 and fake.statuses_for(HEAD)[-1]["state"] == "failure"
+
+
+def test_github_down_still_writes_summary_and_outputs_then_fails(job, fake, capsys):
+    job.pull_request()
+    fake.fail_next("POST", r"/statuses/", 503, times=50, message="Service Unavailable")
+    assert job.publish(analyses.all_unchanged()) == 2
+    err = capsys.readouterr().err
+    assert "commit status failed after retries" in err and "re-run the job" in err
+    assert job.outputs()["decision"] == "pass" and job.summary.read_text().strip()
+    assert len(fake.requests("POST", "/statuses/")) == 6  # the first try and 5 retries
