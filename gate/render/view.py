@@ -57,7 +57,7 @@ _CODE_CATEGORY = (
 )
 
 
-class Row(dict):  # type: ignore[type-arg]
+class Row(dict[str, Any]):
     """A view-model record: a dict whose keys are also attributes.
 
     Jinja resolves ``r.name`` with ``getattr`` first and falls back to ``r["name"]`` through a
