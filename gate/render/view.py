@@ -120,7 +120,10 @@ def benchmark_row(b: dict[str, Any], index: int) -> dict[str, Any]:
     sh = stab.get("head") or {}
     warnings = g("warnings") or []
     order = g("order")
-    order = order if type(order) is dict else None
+    if type(order) is dict:  # every field the templates use, present even if the file lacks it
+        order = {k: order.get(k) for k in ("significant", "kw_p", "eta2", "delta_pct", "ci_case")}
+    else:
+        order = None
     carry = g("carryover") or {}
     preds = carry.get("predecessors") or []
     position = carry.get("position") or {}
@@ -257,6 +260,22 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Mapping[str, An
     ]
 
 
+ORDER_TEST_FIELDS = (
+    "test",
+    "significant",
+    "kw_p",
+    "eta2",
+    "delta_pct",
+    "ci_case",
+    "fixed_median",
+    "fixed_ci_low",
+    "fixed_ci_high",
+    "random_median",
+    "random_ci_low",
+    "random_ci_high",
+)
+
+
 def order_tests(order_check: Any) -> list[dict[str, Any]]:
     """The per-benchmark rows of the order check (fixed vs random), whichever shape was stored:
     one ``experiments`` entry (the analysis contract) or the whole order-check document."""
@@ -271,7 +290,7 @@ def order_tests(order_check: Any) -> list[dict[str, Any]]:
             continue
         for t in exp.get("tests") or []:
             if isinstance(t, Mapping):
-                out.append(dict(t))
+                out.append({k: t.get(k) for k in ORDER_TEST_FIELDS})
     return out
 
 
@@ -302,7 +321,7 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
         "run_url": context.run_url,
         "report_url": context.report_url,
         "summary_url": context.summary_url,
-        "rerun_hint": context.rerun_hint,
+        "rerun_hint": context.rerun_hint.rstrip(". ") if context.rerun_hint else None,  # template adds "."
         "base": str(analysis.get("base") or "base"),
         "head": str(analysis.get("head") or "head"),
         "n_benchmarks": n,

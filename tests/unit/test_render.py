@@ -219,3 +219,22 @@ def test_load_analysis_errors(tmp_path: Path) -> None:
 def test_unknown_format() -> None:
     with pytest.raises(InputError, match="comment, summary, html"):
         render(analyses.mixed(), "pdf")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("scenario", ["mixed", "failures", "order_effects"])
+def test_optional_fields_may_be_null_or_missing(scenario: str) -> None:
+    """Older or partial analyses: every field the contract allows to be null is null, and the
+    optional per-benchmark sections are absent; all three formats still render."""
+    a = analyses.SCENARIOS[scenario]()
+    for b in a["benchmarks"]:
+        b["change_ci"] = None
+        b["base"]["ci"] = None
+        b["config"] = None
+        for key in ("stability", "order", "carryover", "similarity", "warnings", "samples", "reason", "unit"):
+            b.pop(key, None)
+    for key in ("order_check", "carryover_matrix", "similarity", "environment", "settings", "warnings"):
+        a.pop(key, None)
+    a["summary"]["time"] = None
+    for fmt in ("comment", "summary", "html"):
+        text = render(a, fmt)  # type: ignore[arg-type]
+        assert a["benchmarks"][0]["benchmark"] in text
