@@ -212,7 +212,9 @@ def _hard_cut(text: str, limit: int, size: Any, note: str) -> str:
 
 
 def _chars(s: str) -> int:
-    return len(s)
+    """Length as GitHub may count it: UTF-16 code units (an emoji counts 2), which is never less
+    than Python's code-point count, so the comment fits whichever way the limit is counted."""
+    return len(s.encode("utf-16-le")) // 2
 
 
 def _bytes(s: str) -> int:

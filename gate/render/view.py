@@ -163,11 +163,24 @@ def benchmark_row(b: dict[str, Any], index: int) -> dict[str, Any]:
             "minimal": type(config) is dict and config.get("source") == "calibration",
             "order": order,
             "order_significant": bool(order and order.get("significant")),
-            "predecessors": [p for p in preds if type(p) is dict],
+            # the analysis sorts significant predecessors first; a detail view shows the top 5
+            "predecessors": [
+                {k: p.get(k) for k in ("predecessor", "effect_pct", "p_adj", "significant")}
+                for p in preds
+                if type(p) is dict
+            ][:5],
             "position_p": position.get("p"),
             "position_significant": bool(position.get("significant")),
             "dissimilar": [str(d) for d in dissimilar],
-            "warnings": [w for w in warnings if type(w) is dict],
+            "warnings": [
+                {
+                    "code": str(w.get("code") or ""),
+                    "message": str(w.get("message") or ""),
+                    "action": str(w.get("action") or ""),
+                }
+                for w in warnings
+                if type(w) is dict
+            ],
             "n_warnings": len(warnings),
             "n_label": _n_label(base, head),
         }
