@@ -25,6 +25,7 @@ one seeded stream, so the result is identical to the exhaustive search (``exhaus
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -88,6 +89,7 @@ class Series:
     cube: FloatArray  # shape = full configuration; NaN where a measurement is missing
     mean_duration: float | None  # seconds per measurement, None when the log has no durations
     higher_is_better: bool = False
+    _spaces: dict[Config, SearchSpace] = field(default_factory=dict, repr=False)
 
     def values(self, config: Config) -> FloatArray:
         block = self.cube[tuple(slice(0, c) for c in config)].ravel()
@@ -373,6 +375,14 @@ class SearchSpace:
 
     @classmethod
     def of(cls, series: Series, full: Config) -> SearchSpace:
+        """Built once per benchmark and reused by every metric."""
+        space = series._spaces.get(full)
+        if space is None:
+            space = series._spaces[full] = cls._build(series, full)
+        return space
+
+    @classmethod
+    def _build(cls, series: Series, full: Config) -> SearchSpace:
         per = series.mean_duration if series.mean_duration is not None else 1.0
         configs, values, costs = [], [], []
         for config in enumerate_configs(full):
@@ -538,7 +548,10 @@ def _num(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
 
 
+@functools.lru_cache(maxsize=2)
 def make_plan(full: Config, seed: int, resamples: int) -> BootstrapPlan:
+    """One plan per (full configuration, seed, resamples), shared by every benchmark, metric and
+    version: its per-size indices and weights are computed once (≤ resamples × Σn floats)."""
     return BootstrapPlan.from_seed(seed, max_n=math.prod(full), resamples=resamples)
 
 

@@ -51,6 +51,7 @@ class BootstrapPlan:
     uniforms: FloatArray
     _indices: dict[int, NDArray[np.intp]] = field(default_factory=dict, repr=False)
     _weights: dict[int, FloatArray] = field(default_factory=dict, repr=False)
+    _degenerate: dict[int, NDArray[np.intp]] = field(default_factory=dict, repr=False)
     _median_ranks: dict[int, tuple[NDArray[np.intp], NDArray[np.intp]]] = field(
         default_factory=dict, repr=False
     )
@@ -96,6 +97,16 @@ class BootstrapPlan:
             self._weights[n] = w
         return w
 
+    def degenerate(self, n: int) -> NDArray[np.intp]:
+        """For every resample that repeats a single index, that index (others are left out)."""
+        d = self._degenerate.get(n)
+        if d is None:
+            w = self.weights(n)
+            rows = np.flatnonzero(w.max(axis=1) == n)
+            d = np.argmax(w[rows], axis=1)
+            self._degenerate[n] = d
+        return d
+
     def median_ranks(self, n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """Ranks (into the *sorted* sample) of the two middle order statistics of every resample.
 
@@ -128,10 +139,11 @@ def _row_mean(x: FloatArray) -> FloatArray:
     return _row_sum(x) / x.shape[-1]
 
 
-def _resample_mean_sd(
-    x: FloatArray, plan: BootstrapPlan, ddof: int | None
-) -> tuple[FloatArray, FloatArray | None]:
-    """Means (and standard deviations) of every resample of every row, (rows, resamples).
+def _resample_moments(
+    x: FloatArray, plan: BootstrapPlan, with_sd: bool
+) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+    """Per row: the sample mean, and for every resample the mean's deviation from it (and the
+    resample's standard deviation, ddof 1), shapes (rows,), (rows, resamples), (rows, resamples).
 
     A resample is a row of multiplicity counts W (resamples × n), so its mean is W·x / n: one
     matrix-vector product per row instead of materialising rows × resamples × n values. Each row
@@ -141,21 +153,26 @@ def _resample_mean_sd(
     """
     n = x.shape[-1]
     weights = plan.weights(n)
-    means = np.empty((x.shape[0], weights.shape[0]))
-    sds = np.empty_like(means) if ddof is not None else None
+    centres = _row_mean(x)
+    shifts = np.empty((x.shape[0], weights.shape[0]))
+    sds = np.empty_like(shifts) if with_sd else None
     for r in range(x.shape[0]):
-        centre = _row_mean(x[r : r + 1])[0]
-        y = x[r] - centre
+        y = x[r] - centres[r]
         # einsum, not BLAS: single-threaded and deterministic (multi-threaded OpenBLAS gemv
         # collapses on a loaded 2-core runner and may change summation order with thread count)
-        m = np.einsum("ij,j->i", weights, y) / n
-        means[r] = m + centre
-        if sds is not None and ddof is not None:
+        m = np.einsum("ij,j->i", weights, y)
+        m /= n
+        shifts[r] = m
+        if sds is not None:
             sq = np.einsum("ij,j->i", weights, y * y)
-            ss = sq - n * m * m
+            m *= m
+            m *= n
+            ss = sq - m
             tiny = sq * (4 * n * np.finfo(np.float64).eps)
-            sds[r] = np.sqrt(np.where(ss > tiny, ss, 0.0) / (n - ddof))
-    return means, sds
+            ss[ss <= tiny] = 0.0
+            ss /= n - 1
+            sds[r] = np.sqrt(ss, out=ss)
+    return centres, shifts, sds
 
 
 # ---- deterministic metrics ---------------------------------------------------------------------
@@ -205,13 +222,26 @@ def _quantiles(dist: FloatArray, confidence: float) -> tuple[FloatArray, FloatAr
         frac = h - below
         above = min(below + 1, r - 1)
         bounds.append((below, above, frac))
-    kth = sorted({b for b, _, _ in bounds} | {a for _, a, _ in bounds})
-    part = np.partition(dist, kth, axis=-1)
+    # Partition at the inner order statistic of each tail only; its outer neighbour is the max
+    # (lower tail) or min (upper tail) of the few values beyond it: two selection passes, not four.
+    lower_kth = bounds[0][1]
+    upper_kth = bounds[1][0]
+    part = np.partition(dist, sorted({lower_kth, upper_kth}), axis=-1)
+
+    def order_stat(k: int) -> FloatArray:
+        if k in (lower_kth, upper_kth):
+            return part[..., k]
+        if k == lower_kth - 1:
+            return part[..., :lower_kth].max(axis=-1)
+        if k == upper_kth + 1:
+            return part[..., upper_kth + 1 :].min(axis=-1)
+        return np.partition(dist, k, axis=-1)[..., k]  # pragma: no cover - not reachable for r >= 2
+
     out = []
     with np.errstate(invalid="ignore"):
         for below, above, frac in bounds:
-            a = part[..., below]
-            b = part[..., above]
+            a = order_stat(below)
+            b = order_stat(above)
             out.append(np.where(a == b, a, a + frac * (b - a)))
     lo, hi = out
     # inf − inf in the interpolation yields NaN: the bound is unbounded.
@@ -224,7 +254,8 @@ def bootstrap_mean_ci_batch(
     x: FloatArray, plan: BootstrapPlan, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap CI of the mean per row (RCIW1's interval)."""
-    means, _ = _resample_mean_sd(x, plan, None)  # (rows, resamples)
+    centres, shifts, _ = _resample_moments(x, plan, with_sd=False)
+    means = shifts + centres[:, None]  # (rows, resamples)
     return _quantiles(means, confidence)
 
 
@@ -251,16 +282,15 @@ def bootstrap_t_mean_ci_batch(
     enough non-degenerate resamples gets an unbounded interval, i.e. is not stable.
     """
     n = x.shape[-1]
-    mean = _row_mean(x)
-    se = np.sqrt(_row_sum((x - mean[:, None]) ** 2) / (n - 1)) / np.sqrt(n)
-    bs_mean, bs_sd = _resample_mean_sd(x, plan, 1)
+    mean, diff, bs_sd = _resample_moments(x, plan, with_sd=True)
     assert bs_sd is not None
-    bs_se = bs_sd / np.sqrt(n)
-    diff = bs_mean - mean[:, None]
+    se = np.sqrt(_row_sum((x - mean[:, None]) ** 2) / (n - 1)) / np.sqrt(n)
+    bs_sd /= np.sqrt(n)  # the resamples' standard errors
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = diff / bs_se
-    degenerate = np.where(diff > 0, np.inf, np.where(diff < 0, -np.inf, 0.0))
-    t = np.where(bs_se > 0, t, degenerate)
+        t = diff / bs_sd
+    no_se = bs_sd == 0
+    if no_se.any():
+        t[no_se] = np.where(diff[no_se] > 0, np.inf, np.where(diff[no_se] < 0, -np.inf, 0.0))
     t_lo, t_hi = _quantiles(t, confidence)
     with np.errstate(invalid="ignore"):
         lo = mean - t_hi * se
@@ -268,6 +298,30 @@ def bootstrap_t_mean_ci_batch(
     lo = np.where(np.isnan(lo), -np.inf, lo)
     hi = np.where(np.isnan(hi), np.inf, hi)
     return lo, hi
+
+
+def _t_interval_unbounded(
+    x: FloatArray, centre: FloatArray, plan: BootstrapPlan, confidence: float
+) -> NDArray[np.bool_]:
+    """Rows whose bootstrap-t interval is certainly unbounded, decided without resampling.
+
+    A resample repeating one value x_j has no standard error, so its t is +inf (x_j above the
+    mean) or -inf (below). When there are more of one sign than the interval's tail holds, that
+    quantile of t is infinite and so is the RCIW — the full computation gives the same. This is
+    the case for every sample of 3 or 4 values with 10,000 resamples (1/9 and 1/64 of them repeat
+    one index), so the search skips the resampling there.
+    """
+    n = x.shape[-1]
+    r = plan.resamples
+    alpha = (1.0 - confidence) / 2.0
+    lower_k = min(math.floor((r - 1) * alpha) + 1, r - 1)  # the lower bound needs ranks ≤ this
+    upper_k = math.floor((r - 1) * (1.0 - alpha))  # the upper bound needs ranks ≥ this
+    js = plan.degenerate(n)
+    if js.size == 0:
+        return np.zeros(x.shape[0], dtype=bool)
+    above = (x[:, js] > centre[:, None]).sum(axis=1)
+    below = (x[:, js] < centre[:, None]).sum(axis=1)
+    return (above >= r - upper_k) | (below >= lower_k + 1)
 
 
 def rciw_batch(
@@ -278,8 +332,13 @@ def rciw_batch(
         lo, hi = bootstrap_mean_ci_batch(x, plan, confidence)
         centre = _row_mean(x)
     elif kind == "rciw2":
-        lo, hi = bootstrap_t_mean_ci_batch(x, plan, confidence)
         centre = _row_mean(x)
+        unbounded = _t_interval_unbounded(x, centre, plan, confidence)
+        lo = np.full(x.shape[0], -np.inf)
+        hi = np.full(x.shape[0], np.inf)
+        if not unbounded.all():
+            keep = ~unbounded
+            lo[keep], hi[keep] = bootstrap_t_mean_ci_batch(x[keep], plan, confidence)
     elif kind == "rciw3":
         lo, hi = bootstrap_median_ci_batch(x, plan, confidence)
         centre = np.median(x, axis=-1)

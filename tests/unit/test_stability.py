@@ -117,3 +117,39 @@ def test_batched_rows_equal_single_rows_bit_for_bit(metric: str) -> None:
     batched = metric_batch(rows, metric, plan)
     singles = np.array([metric_batch(r[None, :], metric, plan)[0] for r in rows])
     assert np.array_equal(batched, singles)
+
+
+@pytest.mark.parametrize("r", [2, 3, 10, 199, 10_000])
+@pytest.mark.parametrize("confidence", [0.5, 0.9, 0.99])
+def test_percentile_bounds_equal_numpy_quantiles(r: int, confidence: float) -> None:
+    from gate.stats.stability import _quantiles
+
+    dist = np.random.default_rng(r).normal(size=(3, r))
+    lo, hi = _quantiles(dist, confidence)
+    alpha = (1 - confidence) / 2
+    want = np.quantile(dist, [alpha, 1 - alpha], axis=-1)
+    assert np.allclose(lo, want[0], rtol=0, atol=1e-12)
+    assert np.allclose(hi, want[1], rtol=0, atol=1e-12)
+
+
+def test_percentile_bounds_with_infinite_tails_are_unbounded() -> None:
+    from gate.stats.stability import _quantiles
+
+    dist = np.concatenate([np.full(100, -np.inf), np.zeros(9800), np.full(100, np.inf)])[None, :]
+    lo, hi = _quantiles(dist, 0.99)
+    assert lo[0] == -np.inf and hi[0] == np.inf
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 8])
+def test_unbounded_t_shortcut_agrees_with_the_full_computation(n: int) -> None:
+    from gate.stats.stability import _row_mean, _t_interval_unbounded, bootstrap_t_mean_ci_batch
+
+    rows = np.random.default_rng(n).normal(10.0, 0.1, size=(20, n))
+    rows[0, :] = np.r_[np.full(n - 1, 10.0), 11.0]  # one value above the mean, n-1 below
+    plan = BootstrapPlan.from_seed(0, max_n=n, resamples=10_000)
+    flagged = _t_interval_unbounded(rows, _row_mean(rows), plan, 0.99)
+    lo, hi = bootstrap_t_mean_ci_batch(rows, plan, 0.99)
+    full_unbounded = ~np.isfinite(hi - lo)
+    assert not (flagged & ~full_unbounded).any()  # the shortcut never claims more than the truth
+    if n <= 4:
+        assert flagged.all()
