@@ -29,6 +29,7 @@ differs for most benchmarks is a runner problem, not a benchmark problem.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,8 +67,28 @@ def _ok_values(trials: pd.DataFrame) -> pd.DataFrame:
         instance=df["instance"].astype(str) if "instance" in df.columns else "",
         suite_run=df["suite_run"] if "suite_run" in df.columns else 1,
     )
-    order = [c for c in ("suite_run", "position", "trial", "iteration", "measurement") if c in df.columns]
-    return df.sort_values(order, kind="stable") if order else df
+    # Grouping keys first, then execution order inside a run.
+    order = ["benchmark", "version", "instance", "suite_run"] + [
+        c for c in ("position", "trial", "iteration", "measurement") if c in df.columns
+    ]
+    return df.sort_values(order, kind="stable")
+
+
+def _starts(n: int, *columns: np.ndarray) -> np.ndarray:
+    """Indices where any of the (sorted) key columns changes: the first row of each group."""
+    change = np.zeros(n, dtype=bool)
+    if n:
+        change[0] = True
+    for col in columns:
+        change[1:] |= col[1:] != col[:-1]
+    return np.flatnonzero(change)
+
+
+def _groups(starts: np.ndarray, lo: int, hi: int) -> list[tuple[int, int]]:
+    """(start, end) row ranges of the groups beginning inside [lo, hi)."""
+    i, j = np.searchsorted(starts, [lo, hi])
+    bounds = [*starts[i:j].tolist(), hi]
+    return list(itertools.pairwise(bounds))
 
 
 def _judge(series: list[np.ndarray], labels: list[str]) -> dict[str, Any]:
@@ -110,21 +131,35 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
     inst_flagged: dict[str, int] = {}
     inst_assessed: dict[str, int] = {}
 
-    for key, g in df.groupby(["benchmark", "version"], sort=True):
-        bench, version = str(key[0]), str(key[1])
+    # Plain arrays sliced by group: pandas' per-group overhead would dominate on thousands of
+    # benchmarks.
+    n = len(df)
+    col_b = df["benchmark"].to_numpy(dtype=object)
+    col_v = df["version"].to_numpy(dtype=object)
+    col_i = df["instance"].to_numpy(dtype=object)
+    col_r = df["suite_run"].to_numpy()
+    values = df["value"].to_numpy(dtype=float)
+    bv_starts = _starts(n, col_b, col_v)
+    inst_starts = _starts(n, col_b, col_v, col_i)
+    run_starts = _starts(n, col_b, col_v, col_i, col_r)
+
+    for lo, hi in _groups(bv_starts, 0, n):
+        bench, version = str(col_b[lo]), str(col_v[lo])
         entry = per.setdefault(
             bench, {"dissimilar_runs": [], "dissimilar_instances": [], "versions": {}, "notes": []}
         )
         # Suite runs are compared within one runner: differences between runners are the
         # instance level's business, below.
         vres: dict[str, Any] = {"runs": {}}
-        for inst, gi in g.groupby("instance", sort=True):
-            runs = list(gi.groupby("suite_run", sort=True)["value"])
+        inst_ranges = _groups(inst_starts, lo, hi)
+        for ilo, ihi in inst_ranges:
+            inst = str(col_i[ilo])
+            runs = _groups(run_starts, ilo, ihi)
             where = f"{version}@{inst}" if several_instances else version
-            labels = [f"{where}/run {run}" for run, _ in runs]
-            series = [s.to_numpy(dtype=float) for _, s in runs]
+            labels = [f"{where}/run {col_r[a]}" for a, _ in runs]
+            series = [values[a:b] for a, b in runs]
             run_res = _judge(series, labels)
-            vres["runs"][str(inst)] = run_res
+            vres["runs"][inst] = run_res
             entry["dissimilar_runs"].extend(run_res.get("dissimilar", []))
             if run_res["too_short"] and len(series) >= 2:
                 entry["notes"].append(
@@ -165,9 +200,8 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
                 )
 
         if several_instances:
-            insts = list(g.groupby("instance", sort=True)["value"])
-            ilabels = [str(i) for i, _ in insts]
-            ires = _judge([s.to_numpy(dtype=float) for _, s in insts], ilabels)
+            ilabels = [str(col_i[a]) for a, _ in inst_ranges]
+            ires = _judge([values[a:b] for a, b in inst_ranges], ilabels)
             vres["instances"] = ires
             if ires["n"] >= 3:
                 judged = [lab for lab in ilabels if lab not in ires["too_short"]]

@@ -34,6 +34,7 @@ Choices the paper leaves open (documented here, the only place they live):
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,6 +69,12 @@ def m1_correlation(x: ArrayLike, y: ArrayLike) -> float:
     return 1.0 - max(min(rho, 1.0), 0.0)
 
 
+@functools.lru_cache(maxsize=16)
+def _breakpoints(alphabet: int) -> FloatArray:
+    """Equiprobable N(0, 1) breakpoints of a SAX alphabet (cached: ppf is slow)."""
+    return np.asarray(stats.norm.ppf(np.arange(1, alphabet) / alphabet), dtype=float)
+
+
 def sax(x: ArrayLike, segments: int = SAX_SEGMENTS, alphabet: int = SAX_ALPHABET) -> NDArray[np.int64]:
     """SAX word of ``x``: z-normalise, PAA to ≤ ``segments`` means, equiprobable breakpoints."""
     a = _as_array(x)
@@ -81,7 +88,7 @@ def sax(x: ArrayLike, segments: int = SAX_SEGMENTS, alphabet: int = SAX_ALPHABET
     sums = np.add.reduceat(z, bounds)
     lengths = np.diff(np.append(bounds, z.size))
     paa = sums / lengths
-    breakpoints = stats.norm.ppf(np.arange(1, alphabet) / alphabet)
+    breakpoints = _breakpoints(alphabet)
     return np.searchsorted(breakpoints, paa).astype(np.int64)
 
 
@@ -175,9 +182,10 @@ def pairwise_dissimilarity(runs: Sequence[ArrayLike]) -> FloatArray:
         rho = (cen @ cen.T) / np.outer(sd, sd)
     m1 = 1.0 - np.clip(rho, 0.0, 1.0)
     const = sd == 0.0
-    m1[np.ix_(const, ~const)] = 1.0
-    m1[np.ix_(~const, const)] = 1.0
-    m1[np.ix_(const, const)] = 0.0
+    if const.any():
+        m1[np.ix_(const, ~const)] = 1.0
+        m1[np.ix_(~const, const)] = 1.0
+        m1[np.ix_(const, const)] = 0.0
     # M3: by Parseval the FFT is ‖·‖-preserving up to √n, but we compute it as the paper says.
     f = np.fft.fft(mat, axis=1)
     fn = np.linalg.norm(f, axis=1)
@@ -191,9 +199,10 @@ def pairwise_dissimilarity(runs: Sequence[ArrayLike]) -> FloatArray:
         cos = (mat @ mat.T) / np.outer(nrm, nrm)
     m4 = 1.0 - np.clip(cos, 0.0, 1.0)
     zero = nrm == 0.0
-    m4[np.ix_(zero, ~zero)] = 1.0
-    m4[np.ix_(~zero, zero)] = 1.0
-    m4[np.ix_(zero, zero)] = 0.0
+    if zero.any():
+        m4[np.ix_(zero, ~zero)] = 1.0
+        m4[np.ix_(~zero, zero)] = 1.0
+        m4[np.ix_(zero, zero)] = 0.0
     words = [sax(a) for a in arrays]
     c = [compressed_length(w) for w in words]
     sorted_runs = [np.sort(a) for a in arrays]
