@@ -199,7 +199,7 @@ def trials_to_tidy(trials: pd.DataFrame) -> pd.DataFrame:
     independent of each other. experiment = version, or ``version@instance`` when the log
     has several instances; run_index = suite_run; test = benchmark.
     """
-    required = ("benchmark", "version", "suite_run", "order_type", "value")
+    required = ("benchmark", "version", "order_type", "value")
     missing = [c for c in required if c not in trials.columns]
     if missing:
         raise InputError(
@@ -219,7 +219,7 @@ def trials_to_tidy(trials: pd.DataFrame) -> pd.DataFrame:
         {
             "experiment": experiment,
             "instance": instance,
-            "run_index": df["suite_run"],
+            "run_index": df["suite_run"] if "suite_run" in df.columns else 0,
             "order_type": df["order_type"].astype(str).str.strip().str.lower(),
             "position_in_run": df["position"] if "position" in df.columns else 0,
             "test": df["benchmark"].astype(str),

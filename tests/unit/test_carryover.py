@@ -216,3 +216,10 @@ def test_a_real_culprit_does_not_drag_in_wrong_ones() -> None:
         missed += sum((b, "load") not in named for b in benches)
     assert wrong / seeds <= 0.15  # binomial sd at p = 0.05, n = 40: 0.034
     assert missed == 0
+
+
+def test_minimal_columns_give_an_empty_result() -> None:
+    # Without suite_run and position there is no predecessor to speak of.
+    assert analyze_carryover(make_trial_log(10)[["benchmark", "version", "value"]]) == CarryoverResult(
+        {}, {}, None
+    )

@@ -190,3 +190,13 @@ def test_from_trials_version_with_one_order_type_is_skipped_with_warning() -> No
     assert out is not None
     assert [e["experiment"] for e in out["experiments"]] == ["main"]
     assert out["warnings"][0]["code"] == "order_check_incomplete"
+
+
+def test_from_trials_with_only_the_required_columns() -> None:
+    # analyze requires only benchmark, version, value (+ order_type for this check).
+    log = trial_log(6, shift=1.05)[["benchmark", "version", "order_type", "value"]]
+    assert order_check_from_trials(log.loc[log["order_type"] == "random"]) is None
+    out = order_check_from_trials(log)
+    assert out is not None
+    # Without trial ids every row is its own trial: 3 measurements × 20 runs per order type.
+    assert all(t["n_fixed"] == 60 for e in out["experiments"] for t in e["tests"])

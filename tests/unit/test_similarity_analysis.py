@@ -97,3 +97,11 @@ def test_failed_trials_and_missing_columns() -> None:
     df.loc[df.index[:5], "value"] = np.nan
     assert set(analyze_similarity(df).per_benchmark) == {"load", "parse"}
     assert analyze_similarity(df.drop(columns=["value"])) == SimilarityResult({}, {}, None)
+
+
+def test_minimal_columns_are_enough() -> None:
+    # analyze requires only benchmark, version, value: one run per version, nothing to compare.
+    df = log(7)[["benchmark", "version", "value"]]
+    res = analyze_similarity(df)
+    assert set(res.per_benchmark) == {"load", "parse"}
+    assert res.warnings == {} and res.suite is None
