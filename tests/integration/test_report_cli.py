@@ -1,4 +1,4 @@
-"""`ordertrap-gate report` as a user runs it: real files; two runs as a real process, the rest
+"""`ordertrap-gate report` as a user runs it: real files; one run as a real process, the rest
 through ``gate.cli.main`` in-process (the same argument parsing and error handling, without
 paying the CLI's import time per case on a shared runner)."""
 
@@ -36,13 +36,19 @@ def analysis_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_comment_to_stdout(analysis_file: Path) -> None:
-    proc = _run(
-        str(analysis_file), "--format", "comment", "--run-url", "https://github.com/o/r/actions/runs/9"
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(COMMENT_MARKER)
-    assert "`parse`" in proc.stdout and "[workflow run](https://github.com/o/r/actions/runs/9)" in proc.stdout
+def test_comment_to_stdout(analysis_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = [
+        "report",
+        str(analysis_file),
+        "--format",
+        "comment",
+        "--run-url",
+        "https://github.com/o/r/actions/runs/9",
+    ]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(COMMENT_MARKER)
+    assert "`parse`" in out and "[workflow run](https://github.com/o/r/actions/runs/9)" in out
 
 
 def test_html_to_a_new_directory(analysis_file: Path, tmp_path: Path) -> None:
