@@ -85,13 +85,20 @@ class Config:
         return not any(re.search(p, name) for p in self.suite.exclude)
 
     def override(self, spec: BenchmarkSpec) -> BenchmarkSpec:
-        """Apply ``unit``/``higher_is_better`` of a ``[[benchmark]]`` entry with the same name."""
+        """Apply ``unit``/``higher_is_better`` of a ``[[benchmark]]`` entry with the same name.
+
+        Only keys the entry actually sets override the adapter's values: an entry that merely names
+        a Go sub-benchmark must keep the adapter's ``ns/op``, not the default unit ``s``."""
+        raw_entries = {str(e.get("name")): e for e in self.raw.get("benchmark", []) if isinstance(e, Mapping)}
         for configured in self.benchmarks:
             if configured.name == spec.name:
+                given = raw_entries.get(spec.name, {})
                 return BenchmarkSpec(
                     name=spec.name,
-                    unit=configured.unit,
-                    higher_is_better=configured.higher_is_better,
+                    unit=configured.unit if "unit" in given else spec.unit,
+                    higher_is_better=configured.higher_is_better
+                    if "higher_is_better" in given
+                    else spec.higher_is_better,
                     command=spec.command if spec.command is not None else configured.command,
                     options={**dict(spec.options), **dict(configured.options)},
                 )

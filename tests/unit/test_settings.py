@@ -109,3 +109,20 @@ def test_missing_file(tmp_path):
     with pytest.raises(ConfigError) as exc:
         load_config(tmp_path / "nope.toml")
     assert "--config" in exc.value.fix
+
+
+def test_override_keeps_adapter_unit_when_entry_only_names_the_benchmark():
+    # A [[benchmark]] entry that only names a Go sub-benchmark must not reset ns/op to the default "s".
+    c = parse_config(
+        b"""
+[suite]
+adapter = "go"
+[[benchmark]]
+name = "BenchmarkParse/small"
+""",
+        Path("c.toml"),
+    )
+    from gate.adapters.base import BenchmarkSpec
+
+    over = c.override(BenchmarkSpec("BenchmarkParse/small", unit="ns/op", higher_is_better=False))
+    assert over.unit == "ns/op" and over.higher_is_better is False
