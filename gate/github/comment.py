@@ -26,6 +26,7 @@ class CommentResult:
     action: Literal["created", "updated", "unchanged", "skipped"]
     url: str | None = None
     comment_id: int | None = None
+    removed: int = 0  # duplicates deleted
 
 
 def token_login(gh: Github) -> str:
@@ -44,27 +45,36 @@ def token_login(gh: Github) -> str:
         retry_log.setLevel(level)
 
 
-def find_comment(issue: Issue, marker: str, login: str) -> IssueComment | None:
-    """The oldest comment by ``login`` that carries ``marker`` (the one every run edits)."""
-    for comment in issue.get_comments():
-        if marker in (comment.body or "") and comment.user is not None and comment.user.login == login:
-            return comment
-    return None
+def find_comments(issue: Issue, marker: str, login: str) -> list[IssueComment]:
+    """Our comments carrying ``marker``, oldest first (the first is the one every run edits)."""
+    return [
+        comment
+        for comment in issue.get_comments()
+        if marker in (comment.body or "") and comment.user is not None and comment.user.login == login
+    ]
 
 
 def upsert_comment(
     gh: Github, issue: Issue, body: str, marker: str, *, create: bool = True, login: str | None = None
 ) -> CommentResult:
-    """Edit our existing comment, or create it when ``create`` is true. Never a duplicate."""
+    """Edit our existing comment, or create it when ``create`` is true. Never a duplicate.
+
+    Duplicates can still arise outside this function — two jobs racing on the same PR, or a
+    create retried after a 5xx that GitHub had in fact applied — so extra copies found here are
+    deleted (``DELETE /repos/{o}/{r}/issues/comments/{id}``) and the oldest one is kept.
+    """
     if marker not in body:
         raise ValueError("the rendered comment lacks the marker; upserting it would create duplicates")
     login = login or token_login(gh)
-    existing = find_comment(issue, marker, login)
-    if existing is not None:
+    found = find_comments(issue, marker, login)
+    if found:
+        existing, duplicates = found[0], found[1:]
+        for duplicate in duplicates:
+            duplicate.delete()
         if existing.body == body:
-            return CommentResult("unchanged", existing.html_url, existing.id)
+            return CommentResult("unchanged", existing.html_url, existing.id, removed=len(duplicates))
         existing.edit(body)
-        return CommentResult("updated", existing.html_url, existing.id)
+        return CommentResult("updated", existing.html_url, existing.id, removed=len(duplicates))
     if not create:
         return CommentResult("skipped")
     created = issue.create_comment(body)

@@ -395,6 +395,9 @@ class FakeGitHub:
             comment = self.state.comments.get(int(m[1]))
             if comment is None:
                 return not_found
+            if method == "DELETE":
+                del self.state.comments[int(m[1])]
+                return 204, None, {}
             if method == "PATCH":
                 text = (body or {}).get("body", "")
                 if len(text) > COMMENT_LIMIT:
@@ -512,7 +515,7 @@ class _Handler(BaseHTTPRequestHandler):
         status, payload, headers = self.fake.handle(
             self.command, parts.path, parse_qs(parts.query), token, body
         )
-        data = json.dumps(payload).encode()
+        data = b"" if status == 204 else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))

@@ -204,3 +204,16 @@ def test_event_file_is_json(tmp_path: Path):
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"x": 1}))
     assert from_env({"GITHUB_EVENT_PATH": str(event)}).event_path == event
+
+
+def test_duplicates_from_a_race_are_removed_keeping_the_oldest(fake):
+    oldest = fake.add_comment(7, f"{MARKER}\nfrom job 1", login=ACTIONS_BOT)
+    fake.add_comment(7, "a human comment in between")
+    fake.add_comment(7, f"{MARKER}\nfrom job 2", login=ACTIONS_BOT)
+    gh = client_for(fake)
+    issue = gh.get_repo(fake.full_name).get_issue(7)
+    result = upsert_comment(gh, issue, f"{MARKER}\nnew", MARKER)
+    assert (result.action, result.comment_id, result.removed) == ("updated", oldest["id"], 1)
+    bodies = sorted(c["body"] for c in fake.comments_on(7))
+    assert bodies == [f"{MARKER}\nnew", "a human comment in between"]
+    assert len(fake.requests("DELETE")) == 1

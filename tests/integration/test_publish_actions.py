@@ -25,7 +25,7 @@ def lint(*files: Path) -> subprocess.CompletedProcess[str]:
 def test_actions_and_workflows_are_clean():
     result = lint()
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "7 file(s), 0 problem(s)" in result.stdout
+    assert " 0 problem(s)" in result.stdout and "file(s)" in result.stdout
 
 
 def test_planted_mistakes_are_found(tmp_path):
