@@ -32,7 +32,7 @@ from matplotlib.figure import Figure
 
 BASE_COLOR = "#4c72b0"
 HEAD_COLOR = "#dd8452"
-DPI = 72
+DPI = 96
 
 
 def _png(fig: Figure) -> str:
@@ -308,7 +308,10 @@ def calibration_figure(points: Sequence[Mapping[str, Any]], threshold: float | N
         )
     if isinstance(threshold, int | float):
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8, label="threshold")
-    ax.set_xlabel("cost of the chosen configuration", fontsize=8)
+    costs = [c for p in usable for c in [p["cost"]] + [q.get("cost") for q in p.get("curve") or []]]
+    if all(isinstance(c, int | float) and c > 0 for c in costs):
+        ax.set_xscale("log")  # full configurations cost many times the chosen ones
+    ax.set_xlabel("cost (dot: chosen configuration; grey line: towards the full configuration)", fontsize=8)
     ax.set_ylabel("instability", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.legend(fontsize=7, frameon=False)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -312,35 +313,65 @@ def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
     }
 
 
+def _num(x: Any) -> float | None:
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
+
+
 def _calibration_view(calibration: Any) -> dict[str, Any] | None:
+    """Instability against cost. calibration.json (gate/calibrate.py) stores, per benchmark, the
+    chosen configuration's instability and cost plus ``full_instability`` and
+    ``n_measurements``; the full configuration's cost follows as cost × |full| / n_measurements
+    (cost is n_measurements × the mean duration). Each benchmark is drawn as the segment from its
+    chosen to its full configuration; a per-configuration ``curve`` list is drawn when present."""
     if not isinstance(calibration, Mapping) or not isinstance(calibration.get("benchmarks"), Mapping):
         return None
+    full = calibration.get("full") or {}
+    full_count = 1.0
+    for level in full.values() if isinstance(full, Mapping) else []:
+        full_count *= float(level) if isinstance(level, int | float) else math.nan
     points = []
-    has_curve = False
+    kind = "none"
     for name, entry in calibration["benchmarks"].items():
         if not isinstance(entry, Mapping):
             continue
+        cost, instab = _num(entry.get("cost")), _num(entry.get("instability"))
         curve = entry.get("curve") or entry.get("configurations") or []
-        has_curve = has_curve or bool(curve)
+        curve = curve if isinstance(curve, list) else []
+        if curve:
+            kind = "curve"
+        else:
+            n_meas, full_instab = _num(entry.get("n_measurements")), _num(entry.get("full_instability"))
+            if (
+                cost is not None
+                and instab is not None
+                and n_meas
+                and full_instab is not None
+                and full_count > 0
+            ):
+                curve = [
+                    {"cost": cost, "instability": instab},
+                    {"cost": cost * full_count / n_meas, "instability": full_instab},
+                ]
+                kind = "curve" if kind == "curve" else "full"
         points.append(
             {
                 "name": str(name),
-                "cost": entry.get("cost"),
-                "instability": entry.get("instability"),
+                "cost": cost,
+                "instability": instab,
                 "stable": bool(entry.get("stable", True)),
                 "config": view.config_label({"source": "calibration", **(entry.get("config") or {})}),
-                "curve": curve if isinstance(curve, list) else [],
+                "curve": curve,
             }
         )
     from gate.render import plots
 
-    threshold = calibration.get("threshold")
-    image = plots.calibration_figure(points, threshold if isinstance(threshold, int | float) else None)
+    threshold = _num(calibration.get("threshold"))
+    image = plots.calibration_figure(points, threshold)
     summary = calibration.get("summary") or {}
     return {
         "image": image,
         "points": points,
-        "has_curve": has_curve,
+        "curve_kind": kind,
         "metric": str(calibration.get("metric") or "instability"),
         "threshold": threshold,
         "saved_pct": summary.get("saved_pct"),

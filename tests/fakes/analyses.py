@@ -572,6 +572,8 @@ def calibration(benchmarks: Sequence[str] = ("parse", "render", "tokenize", "ser
             "stable": not never,
             "never_stable": never,
             "advice": "raise [full].suite_run or stabilise the machine" if never else None,
+            "n_measurements": 6,
+            "full_instability": _r(rng.uniform(0.001, 0.004), 3),
         }
     return {
         "schema_version": 1,

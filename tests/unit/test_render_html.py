@@ -27,7 +27,7 @@ def test_self_contained_with_all_views() -> None:
     assert "Order check: fixed vs random order" in page
     assert "Carry-over: predecessor × benchmark" in page
     assert "Calibration: instability vs cost" in page
-    assert "no per-configuration curve" in page  # the fake calibration has none
+    assert "join each benchmark's chosen configuration to its full configuration" in page
     assert page.count('src="data:image/png;base64,') == 3  # order, heatmap, calibration
     assert 'data-name="alloc_big" data-verdict="unchanged" data-warn="2"' in page
 
@@ -37,6 +37,14 @@ def test_views_absent_without_their_data() -> None:
     assert "Order check: fixed vs random order" not in page
     assert "Carry-over: predecessor" not in page
     assert "Calibration:" not in page
+
+
+def test_calibration_without_full_points() -> None:
+    cal = analyses.calibration()
+    for entry in cal["benchmarks"].values():
+        del entry["n_measurements"], entry["full_instability"]
+    page = render(analyses.all_unchanged(), "html", RenderContext(calibration=cal))
+    assert "no per-configuration curve, so only the chosen configurations are shown" in page
 
 
 def test_calibration_curve_is_drawn_when_present() -> None:
