@@ -1,18 +1,120 @@
-"""`ordertrap-gate analyze` — TEMPORARY STUB, replaced by the module's owner."""
+"""`ordertrap-gate analyze` — compare base and head in one or several trial logs.
+
+Writes analysis.json (docs/contracts.md) and prints a short table. Exits 0 whatever the
+verdicts (the gate decision belongs to `publish`); non-zero only when the input cannot be
+analyzed at all. Problems with part of the input become warnings (JSON + stderr).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+from pathlib import Path
 
-from gate.errors import GateError
+from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, Settings
+from gate.analysis.load import load_trials
+from gate.analysis.pipeline import benchmark_table, build_analysis
+from gate.errors import ConfigError, InputError
 
 NAME = "analyze"
-HELP = "(not implemented yet)"
+HELP = "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags"
+
+DEFAULTS = Settings()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument(
+        "trials", nargs="+", type=Path, metavar="TRIALS.csv", help="trial log(s), one per runner"
+    )
+    parser.add_argument("--base", help="base version (default: meta.json's base)")
+    parser.add_argument("--head", help="head version (default: meta.json's head)")
+    parser.add_argument(
+        "--json", type=Path, required=True, metavar="OUT.json", help="where to write analysis.json"
+    )
+    parser.add_argument("--statistic", choices=("median", "mean"), default=DEFAULTS.statistic)
+    parser.add_argument(
+        "--confidence", type=float, default=DEFAULTS.confidence, help="CI level (default 0.99)"
+    )
+    parser.add_argument(
+        "--threshold-pct",
+        type=float,
+        default=DEFAULTS.threshold_pct,
+        help="smallest change that counts (default 3)",
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=DEFAULTS.resamples, help="bootstrap resamples (default 10000)"
+    )
+    parser.add_argument("--seed", type=int, default=DEFAULTS.seed, help="bootstrap seed (default 1)")
+    parser.add_argument(
+        "--bootstrap",
+        choices=BOOTSTRAPS,
+        default=DEFAULTS.bootstrap,
+        help=f"resampling scheme (default {DEFAULTS.bootstrap}; see README 'How the gate decides')",
+    )
+    parser.add_argument(
+        "--pairing",
+        choices=PAIRINGS,
+        default=DEFAULTS.pairing,
+        help=f"compare independently or paired by suite run (default {DEFAULTS.pairing})",
+    )
+    parser.add_argument(
+        "--interval", choices=("percentile", "bca"), default=DEFAULTS.method, help="bootstrap interval method"
+    )
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    if not 0.5 <= args.confidence < 1.0:
+        raise ConfigError(
+            f"--confidence {args.confidence} is outside [0.5, 1)", "pass e.g. --confidence 0.99"
+        )
+    if not (math.isfinite(args.threshold_pct) and 0 < args.threshold_pct < 1000):
+        raise ConfigError(
+            f"--threshold-pct {args.threshold_pct} is not a positive percentage",
+            "pass e.g. --threshold-pct 3",
+        )
+    if not 100 <= args.resamples <= 1_000_000:
+        raise ConfigError(
+            f"--resamples {args.resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000"
+        )
+    return Settings(
+        statistic=args.statistic,
+        confidence=args.confidence,
+        threshold_pct=args.threshold_pct,
+        resamples=args.resamples,
+        seed=args.seed,
+        bootstrap=args.bootstrap,
+        pairing=args.pairing,
+        method=args.interval,
+    )
+
+
+def _write_json(path: Path, doc: dict[str, object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".analysis-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, allow_nan=False, separators=(",", ":"))
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def run(args: argparse.Namespace) -> int:
-    raise GateError("analyze is not implemented yet")
+    settings = _settings(args)
+    logs = load_trials(args.trials)
+    doc = build_analysis(logs, base=args.base, head=args.head, settings=settings)
+    try:
+        _write_json(args.json, doc)
+    except OSError as exc:
+        raise InputError(f"cannot write {args.json}: {exc}", "pass a writable --json path") from exc
+    for w in doc["warnings"]:
+        print(f"warning [{w['code']}]: {w['message']}\n  action: {w['action']}", file=sys.stderr)
+    print(benchmark_table(doc))
+    print(f"wrote {args.json}")
+    return 0

@@ -1,0 +1,453 @@
+"""Build the analysis.json document (docs/contracts.md) from loaded trial logs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gate import __version__
+from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
+from gate.analysis.load import TrialLogs
+from gate.errors import ConfigError
+from gate.model import ANALYSIS_SCHEMA, Decision, Verdict
+from gate.stats import stability
+
+VERDICT_ORDER = {
+    Verdict.REGRESSION: 0,
+    Verdict.FAILED: 1,
+    Verdict.INCONCLUSIVE: 2,
+    Verdict.IMPROVEMENT: 3,
+    Verdict.UNCHANGED: 4,
+}
+# A benchmark this unstable gets a warning even when its verdict is clear (µOpTime §3: "stable"
+# means CV < 1 %; 10× that is noise the user should look at).
+UNSTABLE_CV = 0.10
+
+
+def _warning(code: str, message: str, action: str) -> dict[str, str]:
+    return {"code": code, "message": message, "action": action}
+
+
+def resolve_versions(logs: TrialLogs, base: str | None, head: str | None) -> tuple[str, str]:
+    meta = logs.meta or {}
+    base = base or (str(meta["base"]) if meta.get("base") else None)
+    head = head or (str(meta["head"]) if meta.get("head") else None)
+    present = sorted(logs.frame["version"].unique())
+    if not base or not head:
+        raise ConfigError(
+            f"base and head versions are unknown (no meta.json with base/head beside the log); the log has "
+            f"versions: {', '.join(present[:10])}",
+            "pass --base NAME --head NAME",
+        )
+    if base == head:
+        raise ConfigError(f"--base and --head are both {base!r}", "pass two different versions")
+    for role, name in (("base", base), ("head", head)):
+        if name not in present:
+            raise ConfigError(
+                f"{role} version {name!r} is not in the trial log (versions: {', '.join(present[:10])})",
+                f"pass --{role} with one of the versions in the log's version column",
+            )
+    return base, head
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """The trial-log columns as numpy arrays, rows sorted by (version, benchmark, file order)."""
+
+    version: np.ndarray
+    benchmark: np.ndarray
+    value: np.ndarray
+    ok: np.ndarray
+    failed: np.ndarray
+    unit: np.ndarray | None  # two-level outer unit (trial) code per row
+    run: np.ndarray | None  # suite run code per row (pairing)
+    seq: np.ndarray
+    trial_key: np.ndarray  # code of (source, trial) for counting failed trials
+    status: np.ndarray
+    reason: np.ndarray
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame) -> _Columns:
+        f = frame.reset_index(drop=True)
+        f = f.assign(_order=np.arange(len(f))).sort_values(["version", "benchmark", "_order"], kind="stable")
+
+        def codes(cols: list[str]) -> np.ndarray | None:
+            if not set(cols) <= set(f.columns) or f[cols].isna().to_numpy().any():
+                return None
+            return f.groupby(cols, sort=False).ngroup().to_numpy()
+
+        unit = codes(["source", "trial"]) if "trial" in f.columns else None
+        if unit is None:
+            unit = codes([c for c in ("source", "instance", "suite_run", "iteration") if c in f.columns])
+            if not {"suite_run", "iteration"} <= set(f.columns):
+                unit = None
+        run = (
+            codes([c for c in ("source", "instance", "suite_run") if c in f.columns])
+            if "suite_run" in f.columns
+            else None
+        )
+        has_trial = "trial" in f.columns and not f["trial"].isna().any()
+        seq = f["trial"].to_numpy(dtype=np.int64) if has_trial else f["_order"].to_numpy(dtype=np.int64)
+        trial_key = codes(["source", "trial"]) if has_trial else None
+        kind = f["kind"].to_numpy()
+        return cls(
+            version=f["version"].to_numpy(dtype=str),
+            benchmark=f["benchmark"].to_numpy(dtype=str),
+            value=f["value"].to_numpy(dtype=np.float64),
+            ok=kind == "ok",
+            failed=kind == "failed",
+            unit=unit,
+            run=run,
+            seq=seq,
+            trial_key=trial_key if trial_key is not None else np.arange(len(f)),
+            status=f["status"].astype(str).to_numpy() if "status" in f.columns else np.full(len(f), "failed"),
+            reason=f["reason"].astype(str).to_numpy() if "reason" in f.columns else np.full(len(f), ""),
+        )
+
+    def groups(self) -> dict[tuple[str, str], slice]:
+        """(version, benchmark) → slice of the sorted rows."""
+        n = self.version.size
+        if n == 0:
+            return {}
+        change = (
+            np.flatnonzero(
+                (self.version[1:] != self.version[:-1]) | (self.benchmark[1:] != self.benchmark[:-1])
+            )
+            + 1
+        )
+        starts = np.concatenate([[0], change])
+        ends = np.concatenate([change, [n]])
+        return {
+            (str(self.version[a]), str(self.benchmark[a])): slice(int(a), int(b))
+            for a, b in zip(starts, ends, strict=True)
+        }
+
+    def sample(self, sl: slice) -> tuple[Sample, np.ndarray]:
+        ok = self.ok[sl]
+        bad = self.failed[sl]
+        n_failed = int(np.unique(self.trial_key[sl][bad]).size) if bad.any() else 0
+        failures: tuple[str, ...] = ()
+        if n_failed:
+            texts = []
+            for st, rs in zip(self.status[sl][bad][:3], self.reason[sl][bad][:3], strict=True):
+                texts.append(f"{st}: {rs.strip()}" if rs.strip() else str(st))
+            failures = tuple(dict.fromkeys(texts))
+        return (
+            Sample(
+                values=self.value[sl][ok],
+                unit_id=self.unit[sl][ok] if self.unit is not None else None,
+                suite_run=self.run[sl][ok] if self.run is not None else None,
+                n_failed=n_failed,
+                failures=failures,
+            ),
+            self.seq[sl][ok],
+        )
+
+
+def _per_benchmark_first(frame: pd.DataFrame, col: str) -> dict[str, Any]:
+    if col not in frame.columns:
+        return {}
+    vals = frame[["benchmark", col]]
+    if vals[col].dtype == object:
+        vals = vals.loc[vals[col].astype(str).str.strip() != ""]
+    return {str(k): v for k, v in vals.groupby("benchmark", sort=False)[col].first().items()}
+
+
+def _stability(values: np.ndarray, estimate: float | None, ci: tuple[float, float] | None) -> dict[str, Any]:
+    if values.size == 0:
+        return {"cv": None, "rmad": None, "rciw": None}
+    cv, rmad = stability.cv(values), stability.rmad(values)
+    rciw = (ci[1] - ci[0]) / estimate if ci and estimate else None
+    return {
+        "cv": float(cv) if math.isfinite(cv) else None,
+        "rmad": float(rmad) if math.isfinite(rmad) else None,
+        "rciw": float(rciw) if rciw is not None and math.isfinite(rciw) else None,
+    }
+
+
+def _config(meta: dict[str, Any] | None, benchmark: str) -> dict[str, Any] | None:
+    configs = (meta or {}).get("benchmark_configs") or {}
+    entry = configs.get(benchmark) if isinstance(configs, dict) else None
+    return dict(entry) if isinstance(entry, dict) else None
+
+
+def _full_measurements(meta: dict[str, Any]) -> int | None:
+    full = meta.get("full")
+    if not isinstance(full, dict):
+        return None
+    total = 1
+    for singular, plural in (
+        ("suite_run", "suite_runs"),
+        ("iteration", "iterations"),
+        ("measurement", "measurements"),
+    ):
+        v = full.get(singular, full.get(plural))
+        if not isinstance(v, int | float) or v <= 0:
+            return None
+        total *= int(v)
+    return total
+
+
+def time_summary(frame: pd.DataFrame, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """spent_s = Σ elapsed_s over trials (one per trial id); full_s = per benchmark the mean
+    duration of one measurement × measurements of the full configuration × versions."""
+    if meta is None or "elapsed_s" not in frame.columns or "trial" not in frame.columns:
+        return None
+    full_n = _full_measurements(meta)
+    trials = frame.dropna(subset=["trial", "elapsed_s"]).drop_duplicates(["source", "trial"])
+    if full_n is None or trials.empty:
+        return None
+    spent = float(trials["elapsed_s"].sum())
+    rows = frame.groupby(["source", "trial"]).size().rename("rows")
+    t = trials.join(rows, on=["source", "trial"])
+    full = 0.0
+    for _, g in t.groupby("benchmark"):
+        per_measurement = float(g["elapsed_s"].sum()) / max(1, int(g["rows"].sum()))
+        full += per_measurement * full_n * g["version"].nunique()
+    saved = (1.0 - spent / full) * 100.0 if full > 0 else None
+    return {
+        "spent_s": round(spent, 3),
+        "full_s": round(full, 3),
+        "saved_pct": None if saved is None else round(saved, 1),
+    }
+
+
+def _order_by_benchmark(order_check: dict[str, Any] | None, head: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    if not order_check:
+        return out
+    for exp in order_check.get("experiments", []):
+        for test in exp.get("tests", []):
+            name = str(test.get("test"))
+            entry = {k: test.get(k) for k in ("significant", "kw_p", "eta2", "delta_pct", "ci_case")}
+            entry["experiment"] = exp.get("experiment")
+            # Keep a significant entry over a non-significant one; otherwise prefer head's.
+            prev = out.get(name)
+            if (
+                prev is None
+                or (entry["significant"] and not prev["significant"])
+                or (str(exp.get("experiment", "")).startswith(head) and not prev["significant"])
+            ):
+                out[name] = entry
+    return out
+
+
+def _extras(frame: pd.DataFrame) -> tuple[dict[str, Any] | None, Any, Any, list[dict[str, str]]]:
+    from gate.analysis.carryover import analyze_carryover
+    from gate.analysis.order import order_check_from_trials
+    from gate.analysis.similarity import analyze_similarity
+
+    trials = frame.loc[frame["kind"] != "dropped"].drop(columns=["kind", "row"])
+    trials = trials.assign(value=trials["value"].where(frame["kind"] == "ok"))
+    warnings: list[dict[str, str]] = []
+    order_check = order_check_from_trials(trials)
+    if order_check:
+        warnings.extend(order_check.get("warnings", []) or [])
+    return order_check, analyze_carryover(trials), analyze_similarity(trials), warnings
+
+
+def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.DataFrame:
+    """Drop the first ``discard_warmup`` ok measurements of every trial of a benchmark whose
+    calibrated configuration says so (meta.json ``benchmark_configs``; calibration decided that
+    its first measurements are warm-up)."""
+    configs = (meta or {}).get("benchmark_configs") or {}
+    if "measurement" not in frame.columns or not isinstance(configs, dict):
+        return frame
+    drop = np.zeros(len(frame), dtype=bool)
+    for name, cfg in configs.items():
+        k = cfg.get("discard_warmup", 0) if isinstance(cfg, dict) else 0
+        if isinstance(k, int) and k > 0:
+            drop |= (
+                (frame["benchmark"] == name) & (frame["kind"] == "ok") & (frame["measurement"] <= k)
+            ).to_numpy()
+    return frame.loc[~drop] if drop.any() else frame
+
+
+def decision(counts: dict[str, int]) -> Decision:
+    if counts.get(Verdict.REGRESSION, 0):
+        return Decision.FAIL
+    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0):
+        return Decision.INCONCLUSIVE
+    return Decision.PASS
+
+
+def build_analysis(
+    logs: TrialLogs,
+    *,
+    base: str | None,
+    head: str | None,
+    settings: Settings,
+    created_at: str | None = None,
+) -> dict[str, Any]:
+    """The analysis.json document for ``base`` vs ``head`` (defaults from meta.json)."""
+    base, head = resolve_versions(logs, base, head)
+    frame = logs.frame
+    top_warnings = list(logs.warnings)
+    for log_meta in logs.metas:
+        top_warnings.extend(w for w in log_meta.get("warnings", []) or [] if isinstance(w, dict))
+
+    usable = _discard_warmup(frame.loc[frame["kind"] != "dropped"], logs.meta)
+    cols = _Columns.of(usable)
+    slices = cols.groups()
+    base_names = {b for v, b in slices if v == base}
+    head_names = {b for v, b in slices if v == head}
+    only_base = sorted(base_names - head_names)
+    only_head = sorted(head_names - base_names)
+    for names, present, absent, action in (
+        (only_base, base, head, "the benchmark was removed or renamed in head; if not, check head's build"),
+        (only_head, head, base, "a new benchmark has no baseline yet; it is compared once base has it"),
+    ):
+        if names:
+            shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+            top_warnings.append(
+                _warning(
+                    "one_version_only",
+                    f"{len(names)} benchmark(s) ran only in {present}, not in {absent}, so were not compared: {shown}",
+                    action,
+                )
+            )
+    names = sorted(base_names & head_names)
+    pair = usable.loc[usable["version"].isin([base, head])]
+    units = _per_benchmark_first(pair, "unit")
+    hibs = _per_benchmark_first(pair, "higher_is_better")
+    items: list[tuple[str, Sample, Sample, bool]] = []
+    meta_rows: dict[str, tuple[str, bool]] = {}
+    samples: dict[str, tuple[Sample, Sample, np.ndarray, np.ndarray]] = {}
+    for name in names:
+        sb, seq_b = cols.sample(slices[(base, name)])
+        sh, seq_h = cols.sample(slices[(head, name)])
+        hib = bool(hibs.get(name, False))
+        meta_rows[name] = (str(units.get(name, "")), hib)
+        items.append((name, sb, sh, hib))
+        samples[name] = (sb, sh, seq_b, seq_h)
+    comparisons = compare_many(items, settings)
+
+    order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
+    top_warnings.extend(extra_warnings)
+    order_map = _order_by_benchmark(order_check, head)
+    benchmarks = []
+    for c in comparisons:
+        benchmarks.append(_benchmark_entry(c, meta_rows, samples, logs, order_map, carry, simil, settings))
+    benchmarks.sort(
+        key=lambda b: (VERDICT_ORDER[Verdict(b["verdict"])], -abs(b["change_pct"] or 0.0), b["benchmark"])
+    )
+    counts = {str(v): 0 for v in Verdict}
+    for b in benchmarks:
+        counts[b["verdict"]] += 1
+    meta = logs.meta
+    return {
+        "schema_version": ANALYSIS_SCHEMA,
+        "tool_version": __version__,
+        "created_at": created_at or dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "base": base,
+        "head": head,
+        "inputs": list(logs.paths),
+        "settings": {
+            "statistic": settings.statistic,
+            "confidence": settings.confidence,
+            "threshold_pct": settings.threshold_pct,
+            "resamples": settings.resamples,
+            "seed": settings.seed,
+            "bootstrap": settings.bootstrap,
+            "pairing": settings.pairing,
+            "interval": settings.method,
+        },
+        "summary": {
+            "decision": str(decision(counts)),
+            "counts": counts,
+            "n_benchmarks": len(benchmarks),
+            "time": time_summary(frame, meta),
+        },
+        "benchmarks": benchmarks,
+        "order_check": order_check,
+        "carryover_matrix": getattr(carry, "matrix", None),
+        "similarity": getattr(simil, "suite", None),
+        "environment": (meta or {}).get("environment"),
+        "warnings": top_warnings,
+    }
+
+
+def _benchmark_entry(
+    c: Comparison,
+    meta_rows: dict[str, tuple[str, bool]],
+    samples: dict[str, tuple[Sample, Sample, np.ndarray, np.ndarray]],
+    logs: TrialLogs,
+    order_map: dict[str, dict[str, Any]],
+    carry: Any,
+    simil: Any,
+    settings: Settings,
+) -> dict[str, Any]:
+    name = c.benchmark
+    unit, hib = meta_rows[name]
+    sb, sh, seq_b, seq_h = samples[name]
+    warnings = list(c.warnings)
+    entry: dict[str, Any] = {"benchmark": name, "unit": unit, "higher_is_better": hib}
+    entry.update(comparison_dict(c))
+    entry["samples_needed"] = c.samples_needed
+    entry["stability"] = {
+        "base": _stability(sb.values, c.base.estimate, c.base.ci),
+        "head": _stability(sh.values, c.head.estimate, c.head.ci),
+    }
+    for role, st in entry["stability"].items():
+        if st["cv"] is not None and st["cv"] > UNSTABLE_CV:
+            warnings.append(
+                _warning(
+                    "unstable",
+                    f"{name} is very noisy in {role}: CV {st['cv'] * 100:.1f}% (> {UNSTABLE_CV * 100:.0f}%)",
+                    "quiet the runner (ordertrap-gate run checks governor, turbo, load) or raise "
+                    "[full].measurements / [full].iterations for this benchmark",
+                )
+            )
+    for role, s in (("base", sb), ("head", sh)):
+        if s.n > 0 and np.ptp(s.values) == 0 and s.n >= 3:
+            warnings.append(
+                _warning(
+                    "identical_values",
+                    f"all {s.n} {role} values of {name} are identical ({s.values[0]:g}); the CI has zero width",
+                    "check that the benchmark reports a measured value, not a constant or a rounded one",
+                )
+            )
+    entry["config"] = _config(logs.meta, name)
+    order = order_map.get(name)
+    entry["order"] = order
+    if order and order.get("significant"):
+        warnings.append(
+            _warning(
+                "order_effect",
+                f"{name}: fixed and random order give different results (Kruskal-Wallis p={order.get('kw_p'):.3g}, "
+                f"Δ {order.get('delta_pct'):+.1f}%)",
+                "keep RMIT's random order (the default) and add a reset between benchmarks ([suite].reset)",
+            )
+        )
+    entry["carryover"] = carry.per_benchmark.get(name) if carry is not None else None
+    entry["similarity"] = simil.per_benchmark.get(name) if simil is not None else None
+    for extra in (carry, simil):
+        if extra is not None:
+            warnings.extend(extra.warnings.get(name, []))
+    entry["warnings"] = warnings
+    entry["samples"] = {
+        "base": {"value": sb.values.tolist(), "seq": seq_b.tolist()},
+        "head": {"value": sh.values.tolist(), "seq": seq_h.tolist()},
+    }
+    return entry
+
+
+def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
+    """A short human table for stdout."""
+    rows = [f"{'benchmark':<40} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
+    for b in doc["benchmarks"][:limit]:
+        ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
+        ci = "—" if not b["change_ci"] else f"[{b['change_ci'][0]:+.1f}%, {b['change_ci'][1]:+.1f}%]"
+        name = b["benchmark"] if len(b["benchmark"]) <= 40 else b["benchmark"][:37] + "..."
+        rows.append(f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}")
+    if len(doc["benchmarks"]) > limit:
+        rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")
+    s = doc["summary"]
+    counts = ", ".join(f"{v} {k}" for k, v in s["counts"].items() if v)
+    rows.append(f"decision: {s['decision']} ({counts or 'no benchmarks'})")
+    return "\n".join(rows)
