@@ -227,6 +227,8 @@ def _culprit_entries(
         if not ref.any():
             continue
         base = float(np.median(norm[ref]))
+        if base <= 0.0:
+            continue  # a percentage of a zero (or negative) reference means nothing
         effect = (float(np.median(norm[after])) - base) / base * 100.0
         by_version = {}
         for v in versions:
@@ -234,7 +236,8 @@ def _culprit_entries(
             av, rv = norm[after & is_v], norm[ref & is_v]
             if av.size and rv.size:
                 bv = float(np.median(rv))
-                by_version[str(v)] = round((float(np.median(av)) - bv) / bv * 100.0, 3)
+                if bv > 0.0:
+                    by_version[str(v)] = round((float(np.median(av)) - bv) / bv * 100.0, 3)
         p_raw, p_adj = declared.get(name, (None, None))
         preds.append(
             {
@@ -307,13 +310,16 @@ def _suite_test(
         return None
     flip = table["benchmark"].map(lambda b: hib.get(str(b)) is True).to_numpy(dtype=bool)
     norm = table["norm"].to_numpy(dtype=float)
-    norm = np.where(flip, 1.0 / norm, norm)
-    grp, named = _predecessor_groups(table["predecessor"].to_numpy(dtype=str))
+    inverse = np.divide(1.0, norm, out=np.full_like(norm, np.nan), where=norm > 0)
+    norm = np.where(flip, inverse, norm)
+    keep = np.isfinite(norm)
+    norm = norm[keep]
+    grp, named = _predecessor_groups(table["predecessor"].to_numpy(dtype=str)[keep])
     kw = _kruskal(norm, grp, named)
     kw = _adjusted(kw, kw["p"] if kw["p"] is not None else math.nan, alpha)
     # One family only, so no omnibus gate: the Holm step-down alone keeps the family-wise
     # error at alpha, and an omnibus test over many groups would dilute one strong culprit.
-    preds = _culprit_entries(norm, grp, table["version"].to_numpy(dtype=str), named, True, alpha, 1)
+    preds = _culprit_entries(norm, grp, table["version"].to_numpy(dtype=str)[keep], named, True, alpha, 1)
     warnings = []
     for e in preds:
         if not e["significant"]:

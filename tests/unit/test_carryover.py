@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -223,3 +224,13 @@ def test_minimal_columns_give_an_empty_result() -> None:
     assert analyze_carryover(make_trial_log(10)[["benchmark", "version", "value"]]) == CarryoverResult(
         {}, {}, None
     )
+
+
+@pytest.mark.parametrize("higher_is_better", [False, True])
+def test_zero_values_do_not_break_percentages(higher_is_better: bool) -> None:
+    # A benchmark that reports 0 for half its trials: no division by zero, strict JSON out.
+    log = make_trial_log(11, suite_runs=8, higher_is_better=higher_is_better)
+    log.loc[(log["benchmark"] == "parse") & (log["position"] % 2 == 0), "value"] = 0.0
+    res = analyze_carryover(log)
+    json.dumps([res.per_benchmark, res.warnings, res.matrix, res.suite], allow_nan=False)
+    assert "load" in res.per_benchmark
