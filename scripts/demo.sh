@@ -57,7 +57,7 @@ CONFIG="$REPO/.ordertrap.toml"
 if [[ "${DEMO_FAST:-0}" == "1" ]]; then
     # Fewer trials, for tests only. The file lives outside the repo so the commits stay as they are.
     CONFIG="$OUT/ordertrap-fast.toml"
-    sed -e 's/^suite_runs = .*/suite_runs = 2/' -e 's/^iterations = .*/iterations = 5/' \
+    sed -e 's/^suite_runs = .*/suite_runs = 2/' -e 's/^iterations = .*/iterations = 6/' \
         "$REPO/.ordertrap.toml" >"$CONFIG"
 fi
 
@@ -70,27 +70,29 @@ echo "== demo: ${GATE[*]} run (base HEAD~1, head HEAD)"
     --out "$RUN" --seed "$SEED"
 
 echo "== demo: medians per version from $RUN/trials.csv (sanity view)"
-python3 - "$RUN/trials.csv" <<'PY'
+python3 - "$RUN" <<'PY'
+import json
 import sys
+from pathlib import Path
 
 import pandas as pd
 
-trials = pd.read_csv(sys.argv[1])
-ok = trials[trials["status"] == "ok"].copy()
-base, head = list(dict.fromkeys(trials["version"]))[:2]
-# Predecessor of each trial inside its suite run, to show the planted carry-over.
-ok = ok.sort_values(["instance", "suite_run", "position"])
-order = trials.sort_values(["instance", "suite_run", "position"])
-prev = order.groupby(["instance", "suite_run"])["benchmark"].shift(1)
-ok["after_vocab"] = prev.loc[ok.index].eq("vocab").to_numpy()
+run = Path(sys.argv[1])
+trials = pd.read_csv(run / "trials.csv")
+meta = json.loads((run / "meta.json").read_text())
+base, head = meta["base"], meta["head"]
+# The benchmark that ran just before each trial in its suite run (the planted carry-over).
+order = trials.drop_duplicates("trial").sort_values(["instance", "suite_run", "position"])
+order["previous"] = order.groupby(["instance", "suite_run"])["benchmark"].shift(1)
+ok = trials[trials["status"] == "ok"].merge(order[["trial", "previous"]], on="trial")
 med = ok.pivot_table(index="benchmark", columns="version", values="value", aggfunc="median")
-after = ok[ok["after_vocab"]].groupby("benchmark")["value"].median()
-other = ok[~ok["after_vocab"]].groupby("benchmark")["value"].median()
-print(f"{'benchmark':<10} {base + ' (base)':>14} {head + ' (head)':>14} {'change':>8}   {'after vocab vs other':>20}")
+after_vocab = ok[ok["previous"] == "vocab"].groupby("benchmark")["value"].median()
+after_other = ok[ok["previous"] != "vocab"].groupby("benchmark")["value"].median()
+print(f"{'benchmark':<10} {base + ' (base)':>15} {head + ' (head)':>15} {'change':>8}   after vocab vs others")
 for name in med.index:
     b, h = med.loc[name, base], med.loc[name, head]
-    carry = f"{(after.get(name, float('nan')) / other[name] - 1) * 100:+.1f}%" if name in other else "n/a"
-    print(f"{name:<10} {b * 1e3:11.1f} ms {h * 1e3:11.1f} ms {(h / b - 1) * 100:+7.1f}%   {carry:>20}")
+    carry = (after_vocab.get(name, float("nan")) / after_other[name] - 1) * 100
+    print(f"{name:<10} {b * 1e3:12.1f} ms {h * 1e3:12.1f} ms {(h / b - 1) * 100:+7.1f}%   {carry:+.1f}%")
 n_bad = int((trials["status"] != "ok").sum())
 print(f"{len(trials)} trials, {n_bad} not ok")
 PY

@@ -6,11 +6,14 @@ import os
 import re
 import unicodedata
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 WORD = re.compile(r"\w+")
 _MEMO: dict[str, str] = {}
 WARM_START_NAME = "warm-start.pickle"
+# The warm-start file keeps the first words seen (mostly the frequent ones), bounded in size.
+WARM_START_MAX_ENTRIES = 4000
 
 
 def cache_dir() -> Path:
@@ -45,7 +48,7 @@ def tokens(text: str) -> Iterator[str]:
 
 
 def save_warm_start() -> Path:
-    """Write the memo for the next process to pick up (atomically: write, then rename)."""
+    """Write (the first entries of) the memo for the next process to pick up, atomically."""
     import pickle  # imported on use, like tempfile: most processes never need it
 
     directory = cache_dir()
@@ -53,7 +56,8 @@ def save_warm_start() -> Path:
     target = directory / WARM_START_NAME
     tmp = directory / f".{WARM_START_NAME}.{os.getpid()}"
     with open(tmp, "wb") as fh:
-        pickle.dump(_MEMO, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        entries = dict(islice(_MEMO.items(), WARM_START_MAX_ENTRIES))
+        pickle.dump(entries, fh, protocol=pickle.HIGHEST_PROTOCOL)
     os.replace(tmp, target)
     return target
 
