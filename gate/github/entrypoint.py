@@ -74,6 +74,14 @@ def analyze_args(settings: ActionSettings, trials: list[Path], analysis: Path) -
     return args
 
 
+def _cli(args: list[str]) -> int:
+    """Run a gate subcommand in process; an argparse error (SystemExit) is a failed step too."""
+    try:
+        return cli.main(args)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+
+
 def relative_to(path: Path, root: Path) -> str:
     try:
         return str(path.resolve().relative_to(root.resolve()))
@@ -106,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         trials = []
     if trials:
         with workflow_commands.group(f"analyze {len(trials)} trial log(s)"):
-            code = cli.main(analyze_args(settings, trials, analysis))
+            code = _cli(analyze_args(settings, trials, analysis))
         if code != 0:
             print(f"ordertrap-gate action: analyze exited {code}; publishing status `error`", file=sys.stderr)
     report_path = ""
@@ -117,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 args += ["--calibration", str(root / settings.calibration)]
             if settings.run_url:
                 args += ["--run-url", settings.run_url]
-            if cli.main(args) == 0:
+            if _cli(args) == 0:
                 report_path = relative_to(report, root)
             else:
                 outputs.warning(

@@ -439,3 +439,19 @@ def test_github_down_still_writes_summary_and_outputs_then_fails(job, fake, caps
     assert "commit status failed after retries" in err and "re-run the job" in err
     assert job.outputs()["decision"] == "pass" and job.summary.read_text().strip()
     assert len(fake.requests("POST", "/statuses/")) == 6  # the first try and 5 retries
+
+
+def test_entrypoint_bad_input_value_still_publishes_status_error(job, fake, monkeypatch):
+    from gate.github import entrypoint
+    from tests.integration.test_container import write_trial_log
+
+    job.pull_request()
+    workspace = job.tmp / "ws"
+    write_trial_log(workspace / "t" / "trials.csv", slowdown=1.0)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(workspace))
+    monkeypatch.setenv("INPUT_TRIALS", "t/trials.csv")
+    monkeypatch.setenv("INPUT_STATISTIC", "mode")  # analyze rejects it (argparse exits)
+    monkeypatch.setattr(entrypoint, "make_client", publish_module.make_client)
+    assert entrypoint.main() == 2
+    assert fake.statuses_for(HEAD)[-1]["state"] == "error"
+    assert job.outputs()["decision"] == "error"
