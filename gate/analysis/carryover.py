@@ -11,7 +11,8 @@ trial's *position* are randomised factors. For each benchmark we test both:
 * **Predecessor**: Kruskal-Wallis across predecessor groups (the first trial of a run has the
   predecessor ``(start of run)``). Groups with fewer than ``MIN_GROUP`` trials are pooled
   into ``(other)`` — valid under the null hypothesis, and it keeps their data in the test —
-  and never named as a culprit. Culprits: Mann-Whitney U of "right after X" vs the trials not
+  and never named as a culprit. Culprits: Mann-Whitney U (normal approximation with tie and
+  continuity correction, every group from one ranking) of "right after X" vs the trials not
   attributed to a culprit, Holm step-down within the benchmark and Bonferroni across the
   benchmarks that reach this stage (:func:`_step_down`), and only for benchmarks
   whose omnibus test survives Holm across benchmarks (a protected post-hoc, like Fisher's
