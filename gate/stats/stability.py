@@ -24,7 +24,9 @@ functions, which call them with one row.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -40,21 +42,34 @@ DEFAULT_RESAMPLES = 10_000
 FloatArray = NDArray[np.float64]
 
 
+# Memory bounds of a plan: uniforms for resamples × max_n up to this many values are drawn up front
+# (128 MiB); larger plans draw each sample size's indices from their own stream, in chunks of
+# resamples. Cached per-size arrays stop growing beyond _CACHE_BYTES (they are then recomputed).
+_UNIFORMS_LIMIT = 1 << 24
+_CHUNK = 1000
+_CACHE_BYTES = 256 << 20
+
+
 @dataclass
 class BootstrapPlan:
     """Pre-drawn bootstrap randomness shared by every configuration of a search.
 
-    ``uniforms`` has shape (resamples, max_n); a sample of size n uses the first n columns:
-    index = floor(u · n). Indices (and, for the median, their order statistics) are cached per n.
+    Small plans hold ``uniforms`` of shape (resamples, max_n); a sample of size n uses the first
+    n columns: index = floor(u · n). Large plans derive size n's indices from the stream
+    ``default_rng([entropy, n])``. Either way a sample's resamples depend only on the seed and n.
+    Weights (and, for the median, order statistics of the indices) are cached per n.
     """
 
-    uniforms: FloatArray
-    _indices: dict[int, NDArray[np.intp]] = field(default_factory=dict, repr=False)
+    resamples: int
+    max_n: int
+    uniforms: FloatArray | None = None
+    entropy: int = 0
     _weights: dict[int, FloatArray] = field(default_factory=dict, repr=False)
     _degenerate: dict[int, NDArray[np.intp]] = field(default_factory=dict, repr=False)
     _median_ranks: dict[int, tuple[NDArray[np.intp], NDArray[np.intp]]] = field(
         default_factory=dict, repr=False
     )
+    _cached_bytes: int = field(default=0, repr=False)
 
     @classmethod
     def from_seed(cls, seed: int, max_n: int, resamples: int = DEFAULT_RESAMPLES) -> BootstrapPlan:
@@ -66,45 +81,62 @@ class BootstrapPlan:
     ) -> BootstrapPlan:
         if resamples < 2:
             raise ValueError("resamples must be at least 2")
-        return cls(rng.random((resamples, max(int(max_n), 1))))
+        max_n = max(int(max_n), 1)
+        if resamples * max_n <= _UNIFORMS_LIMIT:
+            return cls(resamples, max_n, uniforms=rng.random((resamples, max_n)))
+        return cls(resamples, max_n, entropy=int(rng.integers(2**63)))
 
-    @property
-    def resamples(self) -> int:
-        return int(self.uniforms.shape[0])
-
-    @property
-    def max_n(self) -> int:
-        return int(self.uniforms.shape[1])
+    def index_chunks(self, n: int) -> Iterator[NDArray[np.intp]]:
+        """Resample indices into a sample of size n, in row blocks that together have
+        ``resamples`` rows (one block for small plans)."""
+        if n > self.max_n:
+            raise ValueError(f"sample of {n} values exceeds the plan's max_n={self.max_n}")
+        if self.uniforms is not None:
+            yield np.minimum((self.uniforms[:, :n] * n).astype(np.intp), n - 1)
+            return
+        rng = np.random.default_rng([self.entropy, n])
+        for start in range(0, self.resamples, _CHUNK):
+            yield rng.integers(0, n, size=(min(_CHUNK, self.resamples - start), n))
 
     def indices(self, n: int) -> NDArray[np.intp]:
-        """(resamples, n) resample indices into a sample of size n."""
-        idx = self._indices.get(n)
-        if idx is None:
-            if n > self.max_n:
-                raise ValueError(f"sample of {n} values exceeds the plan's max_n={self.max_n}")
-            idx = np.minimum((self.uniforms[:, :n] * n).astype(np.intp), n - 1)
-            self._indices[n] = idx
-        return idx
+        """(resamples, n) resample indices into a sample of size n (not cached)."""
+        return np.concatenate(list(self.index_chunks(n)))
 
-    def weights(self, n: int) -> FloatArray:
-        """(resamples, n) multiplicities: how often each value appears in each resample."""
-        w = self._weights.get(n)
-        if w is None:
-            idx = self.indices(n)
+    def _cache(self, store: dict[int, Any], n: int, value: Any, nbytes: int) -> None:
+        if self._cached_bytes + nbytes <= _CACHE_BYTES:
+            store[n] = value
+            self._cached_bytes += nbytes
+
+    def weight_chunks(self, n: int) -> Iterator[FloatArray]:
+        """Multiplicities (how often each value appears in each resample), in row blocks."""
+        cached = self._weights.get(n)
+        if cached is not None:
+            yield cached
+            return
+        blocks = []
+        for idx in self.index_chunks(n):
             rows = np.arange(idx.shape[0])[:, None] * n
             counts = np.bincount((idx + rows).ravel(), minlength=idx.shape[0] * n)
             w = counts.reshape(idx.shape[0], n).astype(np.float64)
-            self._weights[n] = w
-        return w
+            blocks.append(w)
+            yield w
+        if len(blocks) == 1:
+            self._cache(self._weights, n, blocks[0], blocks[0].nbytes)
+
+    def weights(self, n: int) -> FloatArray:
+        """(resamples, n) multiplicities."""
+        return np.concatenate(list(self.weight_chunks(n)))
 
     def degenerate(self, n: int) -> NDArray[np.intp]:
         """For every resample that repeats a single index, that index (others are left out)."""
         d = self._degenerate.get(n)
         if d is None:
-            w = self.weights(n)
-            rows = np.flatnonzero(w.max(axis=1) == n)
-            d = np.argmax(w[rows], axis=1)
-            self._degenerate[n] = d
+            parts = []
+            for w in self.weight_chunks(n):
+                rows = np.flatnonzero(w.max(axis=1) == n)
+                parts.append(np.argmax(w[rows], axis=1))
+            d = np.concatenate(parts)
+            self._cache(self._degenerate, n, d, d.nbytes)
         return d
 
     def median_ranks(self, n: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
@@ -116,11 +148,13 @@ class BootstrapPlan:
         """
         ranks = self._median_ranks.get(n)
         if ranks is None:
-            srt = np.sort(self.indices(n), axis=1)
-            lo = srt[:, (n - 1) // 2].copy()
-            hi = srt[:, n // 2].copy()
-            ranks = (lo, hi)
-            self._median_ranks[n] = ranks
+            los, his = [], []
+            for idx in self.index_chunks(n):
+                srt = np.sort(idx, axis=1)
+                los.append(srt[:, (n - 1) // 2])
+                his.append(srt[:, n // 2])
+            ranks = (np.concatenate(los), np.concatenate(his))
+            self._cache(self._median_ranks, n, ranks, ranks[0].nbytes * 2)
         return ranks
 
 
@@ -152,26 +186,30 @@ def _resample_moments(
     values (sum of squares within rounding of zero) gets a standard deviation of exactly 0.
     """
     n = x.shape[-1]
-    weights = plan.weights(n)
     centres = _row_mean(x)
-    shifts = np.empty((x.shape[0], weights.shape[0]))
+    shifts = np.empty((x.shape[0], plan.resamples))
     sds = np.empty_like(shifts) if with_sd else None
     for r in range(x.shape[0]):
         y = x[r] - centres[r]
-        # einsum, not BLAS: single-threaded and deterministic (multi-threaded OpenBLAS gemv
-        # collapses on a loaded 2-core runner and may change summation order with thread count)
-        m = np.einsum("ij,j->i", weights, y)
-        m /= n
-        shifts[r] = m
-        if sds is not None:
-            sq = np.einsum("ij,j->i", weights, y * y)
-            m *= m
-            m *= n
-            ss = sq - m
-            tiny = sq * (4 * n * np.finfo(np.float64).eps)
-            ss[ss <= tiny] = 0.0
-            ss /= n - 1
-            sds[r] = np.sqrt(ss, out=ss)
+        y2 = y * y
+        start = 0
+        for weights in plan.weight_chunks(n):
+            stop = start + weights.shape[0]
+            # einsum, not BLAS: single-threaded and deterministic (multi-threaded OpenBLAS gemv
+            # collapses on a loaded 2-core runner and may change summation order with thread count)
+            m = np.einsum("ij,j->i", weights, y)
+            m /= n
+            shifts[r, start:stop] = m
+            if sds is not None:
+                sq = np.einsum("ij,j->i", weights, y2)
+                m = m * m
+                m *= n
+                ss = sq - m
+                tiny = sq * (4 * n * np.finfo(np.float64).eps)
+                ss[ss <= tiny] = 0.0
+                ss /= n - 1
+                sds[r, start:stop] = np.sqrt(ss, out=ss)
+            start = stop
     return centres, shifts, sds
 
 

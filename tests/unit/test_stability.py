@@ -153,3 +153,26 @@ def test_unbounded_t_shortcut_agrees_with_the_full_computation(n: int) -> None:
     assert not (flagged & ~full_unbounded).any()  # the shortcut never claims more than the truth
     if n <= 4:
         assert flagged.all()
+
+
+def test_large_plans_draw_per_size_streams_in_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gate.stats.stability as stability
+
+    monkeypatch.setattr(stability, "_UNIFORMS_LIMIT", 10)  # force the streamed mode
+    monkeypatch.setattr(stability, "_CHUNK", 300)
+    plan = BootstrapPlan.from_seed(4, max_n=50, resamples=1000)
+    assert plan.uniforms is None
+    x = np.random.default_rng(1).normal(100.0, 2.0, size=37)
+    idx = plan.indices(37)
+    assert idx.shape == (1000, 37) and np.array_equal(idx, plan.indices(37))  # same stream per n
+    lo, hi = np.percentile(x[idx].mean(axis=1), [0.5, 99.5])
+    assert bootstrap_ci(x, "mean", plan=plan) == pytest.approx((lo, hi), rel=1e-9)
+    xs = np.sort(x)
+    mlo, mhi = np.percentile(np.median(xs[idx], axis=1), [0.5, 99.5])
+    assert bootstrap_ci(x, "median", plan=plan) == pytest.approx((mlo, mhi), rel=1e-9)
+    sd = x[idx].std(axis=1, ddof=1)
+    t = (x[idx].mean(axis=1) - x.mean()) / (sd / np.sqrt(37))
+    tlo, thi = np.percentile(t, [0.5, 99.5])
+    se = x.std(ddof=1) / np.sqrt(37)
+    want = (x.mean() - thi * se, x.mean() - tlo * se)
+    assert bootstrap_ci(x, "mean", "t", plan=plan) == pytest.approx(want, rel=1e-9)
