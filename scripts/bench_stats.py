@@ -1,0 +1,98 @@
+"""Speed of the comparison core against scipy.stats.bootstrap doing the same work (issue 3 item 7).
+
+Work: B benchmarks × 2 versions × N samples, R resamples, 99 % percentile CIs of the median per
+version and of the relative change (head/base − 1). The gate does it with
+``gate.analysis.compare.compare_many`` (default settings: flat bootstrap, independent versions).
+scipy does it with three ``scipy.stats.bootstrap`` calls per benchmark (base, head, and the
+two-sample ratio), vectorised over resamples; scipy is timed on ``--scipy-sample`` benchmarks and
+scaled linearly (its cost is per benchmark), so the run stays short. Both are timed in the same
+process, one after the other: the machine is shared, so read the *ratio*.
+
+    .venv/bin/python scripts/bench_stats.py [--benchmarks 1000] [--samples 75] [--resamples 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gate.analysis.compare import Sample, Settings, compare_many
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--benchmarks", type=int, default=1000)
+    parser.add_argument("--samples", type=int, default=75)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--statistic", choices=("median", "mean"), default="median")
+    parser.add_argument(
+        "--scipy-sample", type=int, default=20, help="benchmarks timed with scipy (scaled up)"
+    )
+    parser.add_argument("--bootstrap", choices=("flat", "two-level"), default="flat")
+    parser.add_argument("--pairing", choices=("independent", "suite-run"), default="independent")
+    args = parser.parse_args(argv)
+
+    rng = np.random.default_rng(0)
+    n, b = args.samples, args.benchmarks
+    data = rng.lognormal(0.0, 0.05, size=(b, 2, n))
+    data[:, 1] *= np.where(np.arange(b) % 10 == 0, 1.05, 1.0)[:, None]
+    trial = np.arange(n) // 5  # 5 measurements per trial, 3 suite runs: the µOpTime layout
+    run = trial % 3
+    items = [
+        (
+            f"b{i}",
+            Sample(data[i, 0], unit_id=trial, suite_run=run),
+            Sample(data[i, 1], unit_id=trial, suite_run=run),
+            False,
+        )
+        for i in range(b)
+    ]
+    settings = Settings(
+        statistic=args.statistic,
+        resamples=args.resamples,
+        bootstrap=args.bootstrap,
+        pairing=args.pairing,
+    )
+    t0 = time.perf_counter()
+    results = compare_many(items, settings)
+    gate_s = time.perf_counter() - t0
+    assert len(results) == b
+
+    stat = np.median if args.statistic == "median" else np.mean
+    k = min(args.scipy_sample, b)
+    t0 = time.perf_counter()
+    for i in range(k):
+        for x in (data[i, 0], data[i, 1]):
+            stats.bootstrap(
+                (x,), stat, n_resamples=args.resamples, confidence_level=0.99, method="percentile",
+                random_state=i, vectorized=True, axis=-1,
+            )  # fmt: skip
+        stats.bootstrap(
+            (data[i, 0], data[i, 1]),
+            lambda base, head, axis=-1: stat(head, axis=axis) / stat(base, axis=axis) - 1,
+            n_resamples=args.resamples, confidence_level=0.99, method="percentile", random_state=i,
+            vectorized=True, axis=-1,
+        )  # fmt: skip
+    scipy_s = (time.perf_counter() - t0) * b / k
+
+    print(
+        f"{b} benchmarks × 2 versions × {n} samples, {args.resamples} resamples, 99% CIs, "
+        f"{args.statistic}, bootstrap={args.bootstrap}, pairing={args.pairing}"
+    )
+    print(f"gate compare_many      : {gate_s:8.2f} s")
+    print(f"scipy.stats.bootstrap  : {scipy_s:8.2f} s  (timed on {k} benchmarks, scaled ×{b / k:g})")
+    print(f"speed-up               : {scipy_s / gate_s:8.1f}×")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""A/A false-positive and injected-slowdown detection rates of the verdict rule, per scheme.
+
+Data: the µOpTime Go data (../shared/data/uoptime_go/<project>/measurements.csv; read in place,
+never copied). Every (project, version, instance, benchmark) with the full configuration
+(3 suite runs × 5 iterations × 5 one-second measurements) is one unit.
+
+A/A split: inside every suite run, the iterations are dealt alternately to two pseudo-versions
+(odd iterations 1, 3, 5 → "base", even iterations 2, 4 → "head"). Both pseudo-versions span all
+three suite runs, as base and head do under RMIT, and each keeps whole iterations (trials), so
+the correlation of the 5 measurements inside one `go test` process stays inside one version.
+Base gets 45 values and head 30 (of the 75 of the full configuration). Detection: the same
+split with head's values multiplied by 1.03 / 1.05 / 1.10 (a slowdown, lower is better).
+
+Schemes: bootstrap flat | two-level (trials, then measurements) × pairing independent (disjoint
+CIs) | suite-run (shared suite-run draws; CI of the change excludes 0).
+
+    .venv/bin/python scripts/eval_verdicts.py [--resamples 10000] [--instances 1,2,3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from gate.analysis.compare import Sample, Settings, compare_many  # noqa: E402
+from gate.model import Verdict  # noqa: E402
+
+DATA = REPO.parent / "shared" / "data" / "uoptime_go"
+PROJECTS = ("prometheus-common", "toml")
+SLOWDOWNS = (0.0, 3.0, 5.0, 10.0)
+SCHEMES = (
+    ("flat", "independent"),
+    ("two-level", "independent"),
+    ("flat", "suite-run"),
+    ("two-level", "suite-run"),
+)
+
+
+def units(data_dir: Path, instances: tuple[int, ...]) -> list[tuple[str, Sample, Sample]]:
+    """(name, base, head) of every A/A unit with the full configuration."""
+    out = []
+    for project in PROJECTS:
+        path = data_dir / project / "measurements.csv"
+        df = pd.read_csv(path)
+        df = df[df["instance"].isin(instances)]
+        for (version, instance, bench), g in df.groupby(["version", "instance", "benchmark"], sort=True):
+            if len(g) != 75:
+                continue  # a few benchmarks lack a suite run; the split needs the full configuration
+            g = g.sort_values(["suite_run", "iteration", "second"])
+            odd = (g["iteration"] % 2 == 1).to_numpy()
+            samples = []
+            for mask in (odd, ~odd):
+                part = g[mask]
+                samples.append(
+                    Sample(
+                        values=part["ns_per_op"].to_numpy(dtype=np.float64),
+                        unit_id=(part["suite_run"] * 100 + part["iteration"]).to_numpy(),
+                        suite_run=part["suite_run"].to_numpy(),
+                    )
+                )
+            out.append((f"{project}/{version}/{instance}/{bench}", samples[0], samples[1]))
+    return out
+
+
+def rates(data: list[tuple[str, Sample, Sample]], settings: Settings, slowdown: float) -> dict[str, float]:
+    items = [
+        (name, base, Sample(head.values * (1 + slowdown / 100), head.unit_id, head.suite_run), False)
+        for name, base, head in data
+    ]
+    res = compare_many(items, settings)
+    verdicts = np.array([str(r.verdict) for r in res])
+    n = len(res)
+    return {
+        "regression": float(np.mean(verdicts == Verdict.REGRESSION)) * 100,
+        "improvement": float(np.mean(verdicts == Verdict.IMPROVEMENT)) * 100,
+        "unchanged": float(np.mean(verdicts == Verdict.UNCHANGED)) * 100,
+        "inconclusive": float(np.mean(verdicts == Verdict.INCONCLUSIVE)) * 100,
+        "n": n,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--statistic", choices=("median", "mean"), default="median")
+    parser.add_argument("--instances", default="1,2,3")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--schemes", default="all", help="comma list like flat/independent,two-level/suite-run"
+    )
+    args = parser.parse_args(argv)
+    if not args.data.exists():
+        print(f"{args.data} is absent (it lives in ../shared/data beside the repo)", file=sys.stderr)
+        return 2
+    data = units(args.data, tuple(int(i) for i in args.instances.split(",")))
+    schemes = SCHEMES if args.schemes == "all" else [tuple(s.split("/")) for s in args.schemes.split(",")]
+    print(
+        f"{len(data)} A/A units (project × version × instance × benchmark), statistic={args.statistic}, "
+        f"99% CIs, {args.resamples} resamples, threshold 3%\n"
+    )
+    print(
+        "| bootstrap | pairing | A/A false positives | A/A unchanged | A/A inconclusive | detect 3% | detect 5% | detect 10% | time |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for boot, pairing in schemes:
+        settings = Settings(
+            statistic=args.statistic,
+            resamples=args.resamples,
+            seed=args.seed,
+            bootstrap=boot,  # type: ignore[arg-type]
+            pairing=pairing,  # type: ignore[arg-type]
+        )
+        t0 = time.perf_counter()
+        cells = {s: rates(data, settings, s) for s in SLOWDOWNS}
+        aa = cells[0.0]
+        print(
+            f"| {boot} | {pairing} | {aa['regression'] + aa['improvement']:.1f}% | {aa['unchanged']:.1f}% | "
+            f"{aa['inconclusive']:.1f}% | {cells[3.0]['regression']:.1f}% | {cells[5.0]['regression']:.1f}% | "
+            f"{cells[10.0]['regression']:.1f}% | {time.perf_counter() - t0:.0f} s |",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

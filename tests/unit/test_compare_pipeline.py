@@ -1,0 +1,89 @@
+"""Pieces of gate.analysis.pipeline: decision policy, time summary, warm-up discard, versions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gate.analysis.compare import Settings
+from gate.analysis.load import TrialLogs
+from gate.analysis.pipeline import build_analysis, decision, resolve_versions, time_summary
+from gate.errors import ConfigError
+from gate.model import Decision
+
+
+def frame(rows: list[dict[str, object]]) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    df["source"] = 0
+    df["row"] = np.arange(len(df)) + 2
+    if "kind" not in df:
+        df["kind"] = "ok"
+    return df
+
+
+def test_decision_policy() -> None:
+    assert decision({"regression": 1, "failed": 2}) is Decision.FAIL
+    assert decision({"failed": 1}) is Decision.INCONCLUSIVE
+    assert decision({"inconclusive": 1, "unchanged": 3}) is Decision.INCONCLUSIVE
+    assert decision({"unchanged": 3, "improvement": 1}) is Decision.PASS
+
+
+def test_time_summary_counts_each_trial_once_and_scales_to_the_full_configuration() -> None:
+    rows = []
+    for trial, (b, v) in enumerate([("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")], start=1):
+        for m in (1, 2):  # 2 measurements per trial; elapsed_s repeats on every row of the trial
+            rows.append(
+                {
+                    "trial": trial,
+                    "benchmark": b,
+                    "version": v,
+                    "value": 1.0,
+                    "measurement": m,
+                    "elapsed_s": 4.0,
+                }
+            )
+    t = time_summary(frame(rows), {"full": {"suite_run": 2, "iteration": 2, "measurement": 2}})
+    assert t is not None
+    assert t["spent_s"] == 16.0  # 4 trials × 4 s, not 8 rows × 4 s
+    # per measurement 2 s; full = 8 measurements × 2 versions × 2 benchmarks × 2 s
+    assert t["full_s"] == 64.0 and t["saved_pct"] == 75.0
+    assert time_summary(frame(rows), None) is None
+
+
+def test_versions_default_from_meta_and_must_exist() -> None:
+    logs = TrialLogs(
+        frame([{"benchmark": "a", "version": "main", "value": 1.0}]), metas=[{"base": "main", "head": "pr"}]
+    )
+    with pytest.raises(ConfigError, match="head version 'pr'"):
+        resolve_versions(logs, None, None)
+    with pytest.raises(ConfigError, match="both"):
+        resolve_versions(logs, "main", "main")
+
+
+def test_discard_warmup_drops_the_first_measurements_of_calibrated_benchmarks() -> None:
+    rows = []
+    for v, scale in (("main", 1.0), ("HEAD", 1.0)):
+        for trial in range(6):
+            for m in (1, 2, 3):
+                value = 50.0 if m == 1 else scale * (1 + 0.001 * trial)  # a huge first (warm-up) value
+                rows.append(
+                    {
+                        "trial": trial + (0 if v == "main" else 10),
+                        "benchmark": "a",
+                        "version": v,
+                        "value": value,
+                        "measurement": m,
+                    }
+                )
+    meta = {
+        "base": "main",
+        "head": "HEAD",
+        "benchmark_configs": {"a": {"source": "calibration", "discard_warmup": 1}},
+    }
+    doc = build_analysis(
+        TrialLogs(frame(rows), metas=[meta]), base=None, head=None, settings=Settings(resamples=200)
+    )
+    bench = doc["benchmarks"][0]
+    assert bench["base"]["n"] == 12 and max(bench["samples"]["base"]["value"]) < 2
+    assert bench["config"]["discard_warmup"] == 1
