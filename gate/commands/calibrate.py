@@ -70,11 +70,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--audit",
-        nargs="?",
-        const="",
+        action="store_true",
+        help="replay consecutive version pairs of the log: do the minimal configurations (from the "
+        "first version) reach the full configuration's verdicts? (µOpTime RQ4)",
+    )
+    parser.add_argument(
+        "--audit-versions",
         metavar="V1,V2,...",
-        help="replay consecutive version pairs of the log (default order: first appearance): do the "
-        "minimal configurations (from the first version) reach the full configuration's verdicts?",
+        help="versions to replay, in order (default: every version, in order of first appearance)",
     )
     parser.add_argument(
         "--audit-threshold-pct",
@@ -121,18 +124,19 @@ def run(args: argparse.Namespace) -> int:
     table = select(table, "instance", args.instance, "--instance")
     versions = distinct(table, "version")
     audit_versions: list[str] = []
-    if args.audit is not None:
-        audit_versions = [v.strip() for v in args.audit.split(",") if v.strip()] or versions
+    if args.audit or args.audit_versions:
+        listed = [v.strip() for v in (args.audit_versions or "").split(",") if v.strip()]
+        audit_versions = listed or versions
         unknown = [v for v in audit_versions if v not in versions]
         if unknown:
             raise ConfigError(
-                f"--audit names version(s) not in the input: {', '.join(unknown)}",
+                f"--audit-versions names version(s) not in the input: {', '.join(unknown)}",
                 f"use versions from the log: {', '.join(versions[:10])}",
             )
         if len(audit_versions) < 2:
             raise InputError(
                 "--audit needs a log with at least two versions (it replays consecutive pairs)",
-                "pass a full-configuration log of base and head, or list the versions: --audit V1,V2",
+                "pass a full-configuration log of base and head, or list them: --audit-versions V1,V2",
             )
     # RQ4 (µOpTime §4.5): the minimal configuration comes from the first version
     version = args.version or (audit_versions[0] if audit_versions else None)

@@ -80,3 +80,35 @@ def test_agreement_is_reported_per_pair() -> None:
     for pair in pairs:
         differing = len(pair["disagreements"])
         assert pair["agreement_pct"] == pytest.approx(100 * (pair["n"] - differing) / pair["n"], abs=0.01)
+
+
+def test_cli_audit_on_the_published_data(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from gate.cli import main
+
+    root = require_shared_data("uoptime_go", "toml")
+    out = tmp_path / "calibration.json"
+    argv = [
+        "calibrate",
+        str(root / "measurements.csv"),
+        "--levels",
+        "suite_run,iteration,second",
+        "--value",
+        "ns_per_op",
+        "--instance",
+        "1",
+        "--metric",
+        "rmad",
+        "--audit",
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["source"]["version"] == "v2.0.1" and doc["audit"]["calibrated_on"] == "v2.0.1"
+    expected = pd.read_csv(root / "expected_rq4_change_detection.csv")
+    expected = expected[expected["method"] == METHOD["rmad"]].rename(columns=str.lower)
+    got = [{k: p[k] for k in COUNTS} for p in doc["audit"]["pairs"]]
+    assert got == [{k: int(r[k]) for k in COUNTS} for _, r in expected.iterrows()]
+    assert "agreement" in capsys.readouterr().out
