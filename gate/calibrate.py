@@ -171,7 +171,9 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
                 "the trial log has no rows that ran with the full configuration",
                 "run the suite without --calibration (nightly full run) and calibrate from that log",
             )
-        rows_per_trial = df.groupby("trial")["trial"].transform("size")
+        # trial numbers restart in every log: several runners' logs are told apart by instance
+        keys = ["instance", "trial"] if "instance" in df.columns else ["trial"]
+        rows_per_trial = df.groupby(keys)["trial"].transform("size")
         status = df["status"].astype(str)
         n_bad = int((status != TrialStatus.OK.value).sum())
         if n_bad:

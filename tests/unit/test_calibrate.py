@@ -296,3 +296,13 @@ def test_costs_are_finite_and_json_has_no_nan() -> None:
     doc = calibrate(ds, "rciw2", plan=make_plan(ds.full, 1, 300)).to_json()
     for entry in doc["benchmarks"].values():
         assert entry["instability"] is None or math.isfinite(entry["instability"])
+
+
+def test_durations_of_several_runners_logs_are_not_mixed() -> None:
+    a = trial_log({"b": 1.0})
+    b = trial_log({"b": 3.0}).assign(instance="other")
+    table = normalise(pd.concat([a, b], ignore_index=True))
+    one = build_dataset(select(table, "instance", "host", "--instance"))
+    two = build_dataset(select(table, "instance", "other", "--instance"))
+    assert one.series["b"].mean_duration == pytest.approx(1.0)
+    assert two.series["b"].mean_duration == pytest.approx(3.0)
