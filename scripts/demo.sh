@@ -97,21 +97,15 @@ n_bad = int((trials["status"] != "ok").sum())
 print(f"{len(trials)} trials, {n_bad} not ok")
 PY
 
-implemented() { ! "${GATE[@]}" "$1" --help 2>&1 | grep -q "not implemented"; }
+echo "== demo: ${GATE[*]} analyze"
+"${GATE[@]}" analyze "$RUN/trials.csv" --json "$OUT/analysis.json" --seed "$SEED"
 
-if implemented analyze; then
-    echo "== demo: ${GATE[*]} analyze"
-    "${GATE[@]}" analyze "$RUN/trials.csv" --json "$OUT/analysis.json" --seed "$SEED"
-else
-    echo "== demo: analyze is not implemented yet; stopping after the trial log"
-fi
-if [[ -f "$OUT/analysis.json" ]] && implemented report; then
-    echo "== demo: ${GATE[*]} report"
-    "${GATE[@]}" report "$OUT/analysis.json" --format html --out "$OUT/report.html"
-    "${GATE[@]}" report "$OUT/analysis.json" --format comment --out "$OUT/comment.md"
-    echo "---------------------------------------------------------------- PR comment"
-    cat "$OUT/comment.md"
-    echo "----------------------------------------------------------------"
-    echo "HTML report: $OUT/report.html"
-fi
+echo "== demo: ${GATE[*]} report"
+"${GATE[@]}" report "$OUT/analysis.json" --format html --out "$OUT/report.html"
+"${GATE[@]}" report "$OUT/analysis.json" --format comment --out "$OUT/comment.md" \
+    --report-url report.html
+echo "---------------------------------------------------------------- PR comment"
+cat "$OUT/comment.md"
+echo "----------------------------------------------------------------"
+echo "HTML report: $OUT/report.html"
 echo "== demo: done in $((SECONDS - START)) s; outputs in $OUT"
