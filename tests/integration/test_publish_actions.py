@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO_ROOT, require_tool
 
 LINT = REPO_ROOT / "scripts" / "lint_actions.py"
@@ -53,3 +55,87 @@ def test_dockerfile_passes_hadolint():
         [hadolint, str(REPO_ROOT / "Dockerfile")], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# ---- the shell steps of run/action.yml, run for real -------------------------------------------
+
+
+def _step(step_id: str) -> str:
+    import yaml
+
+    meta = yaml.safe_load((REPO_ROOT / "run" / "action.yml").read_text())
+    (step,) = [s for s in meta["runs"]["steps"] if s.get("id") == step_id]
+    return step["run"]
+
+
+def _run_step(step_id: str, cwd: Path, env: dict[str, str]) -> dict[str, str]:
+    output = cwd / ".github_output"
+    output.write_text("")
+    full_env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "GITHUB_OUTPUT": str(output), **env}
+    # GitHub runs `shell: bash` as `bash --noprofile --norc -eo pipefail {0}`
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step(step_id)],
+        cwd=cwd, env=full_env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    return dict(line.split("=", 1) for line in output.read_text().splitlines())
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}  # fmt: skip
+    return subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path):
+    require_tool("git")
+    _git(tmp_path, "init", "-q", "-b", "main")
+    shas = {}
+    for name in ("A", "B"):
+        (tmp_path / "f").write_text(name)
+        _git(tmp_path, "add", "f")
+        _git(tmp_path, "commit", "-q", "-m", name)
+        shas[name] = _git(tmp_path, "rev-parse", "HEAD")
+    _git(tmp_path, "checkout", "-q", "-b", "feature", shas["A"])
+    (tmp_path / "g").write_text("C")
+    _git(tmp_path, "add", "g")
+    _git(tmp_path, "commit", "-q", "-m", "C")
+    shas["C"] = _git(tmp_path, "rev-parse", "HEAD")
+    return tmp_path, shas
+
+
+def test_pr_base_is_the_merge_base(repo):
+    path, shas = repo
+    out = _run_step(
+        "revisions", path, {"PR_BASE_SHA": shas["B"], "PR_HEAD_SHA": shas["C"], "GITHUB_SHA": "ignored"}
+    )
+    assert out == {"base": shas["A"], "head": shas["C"]}
+
+
+def test_push_base_is_the_commit_before_and_inputs_win(repo):
+    path, shas = repo
+    out = _run_step("revisions", path, {"PUSH_BEFORE": shas["A"], "GITHUB_SHA": shas["B"]})
+    assert out == {"base": shas["A"], "head": shas["B"]}
+    out = _run_step("revisions", path, {"GITHUB_SHA": shas["B"]})  # schedule: HEAD~1
+    assert out == {"base": shas["A"], "head": shas["B"]}
+    out = _run_step(
+        "revisions", path, {"INPUT_BASE": "main", "INPUT_HEAD": "feature", "GITHUB_SHA": shas["B"]}
+    )
+    assert out == {"base": "main", "head": "feature"}
+
+
+def test_artifact_name_is_sanitised_and_the_folder_emptied(tmp_path):
+    stale = tmp_path / "ordertrap-trials" / "old" / "trials.csv"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("stale")
+    out = _run_step(
+        "paths",
+        tmp_path,
+        {"INPUT_OUT": "ordertrap-trials", "INPUT_ARTIFACT": "", "RUNNER": "bench 1: fast/a"},
+    )
+    assert out["artifact"] == "ordertrap-trials-bench-1--fast-a"
+    assert out["dir"] == "ordertrap-trials/ordertrap-trials-bench-1--fast-a"
+    assert not stale.exists() and (tmp_path / out["dir"]).is_dir()
