@@ -194,33 +194,50 @@ def fmt_p(p: Any) -> str:
 # ---- format-aware filters --------------------------------------------------------------------------
 
 
+class Trusted(str):
+    """Markdown produced by a filter (escaped already): the Markdown environment's ``finalize``
+    passes it through. A plain ``str`` subclass, because creating markupsafe's ``Markup`` for
+    every number of a 5,000-row table costs more than rendering the row."""
+
+    __slots__ = ()
+
+
 def make_filters(fmt: str) -> dict[str, Callable[..., Any]]:
-    """Filters for one output format. Every filter returns trusted :class:`Markup` whose
-    untrusted parts (units) were escaped for that format."""
-    esc: Callable[[object], str] = md_escape if fmt == "md" else (lambda v: html.escape(str(v), quote=True))
+    """Filters for one output format.
 
-    def quantity(x: Any, unit: str) -> Markup:
+    Markdown: every filter returns :class:`Trusted` text whose untrusted parts (units) it
+    escaped itself. HTML: filters return plain ``str`` and Jinja's autoescape escapes all of it
+    (numbers have nothing to escape; units do) — except ``code``/``url``, which build markup."""
+    md = fmt == "md"
+    wrap: Callable[[str], str] = Trusted if md else str
+    esc: Callable[[object], str] = md_escape if md else str
+
+    def quantity(x: Any, unit: str) -> str:
         number, u = split_quantity(x, unit)
-        return Markup(f"{number} {esc(u)}".rstrip())
+        return wrap(f"{number} {esc(u)}".rstrip())
 
-    def quantity_ci(ci: Any, unit: str) -> Markup:
+    def quantity_ci(ci: Any, unit: str) -> str:
         if not isinstance(ci, Sequence) or len(ci) != 2:
-            return Markup(DASH)
+            return wrap(DASH)
         lo, u = split_quantity(ci[0], unit)
         hi, u2 = split_quantity(ci[1], unit)
         if u != u2:  # the two ends fall into different prefixes: say both
-            return Markup(f"[{lo} {esc(u)}, {hi} {esc(u2)}]")
-        return Markup(f"[{lo}, {hi}] {esc(u)}".rstrip())
+            return wrap(f"[{lo} {esc(u)}, {hi} {esc(u2)}]")
+        return wrap(f"[{lo}, {hi}] {esc(u)}".rstrip())
 
-    def code(value: object, table: bool = True) -> Markup:
-        if fmt == "md":
-            return Markup(md_code(value, table=table))
+    def code(value: object, table: bool = True) -> str:
+        if md:
+            return Trusted(md_code(value, table=table))
         return Markup(f"<code>{html.escape(str(value))}</code>")
 
-    def plain(f: Callable[..., str]) -> Callable[..., Markup]:
-        # Numbers are produced here from floats: only digits, signs, "%", "[],." and "—",
+    def url(value: object) -> str:
+        # percent-encoded by safe_url; in HTML attributes autoescape adds the & escaping
+        return Trusted(safe_url(value)) if md else safe_url(value)
+
+    def plain(f: Callable[..., str]) -> Callable[..., str]:
+        # Numbers are produced here from floats: only digits, signs, "%", "[],.", "e" and "—",
         # which are inert in Markdown and HTML alike.
-        return lambda *a, **k: Markup(f(*a, **k))
+        return lambda *a, **k: wrap(f(*a, **k))
 
     return {
         "pct": plain(fmt_pct),
@@ -234,7 +251,6 @@ def make_filters(fmt: str) -> dict[str, Callable[..., Any]]:
         "quantity_ci": quantity_ci,
         "code": code,
         "trunc": lambda v, n: truncate(v, n),  # plain str: still escaped afterwards
-        "esc": lambda v: Markup(esc(v)),
-        # percent-encoded above; HTML attributes additionally need & escaped
-        "url": lambda v: Markup(safe_url(v) if fmt == "md" else html.escape(safe_url(v), quote=True)),
+        "esc": lambda v: wrap(esc(v)),
+        "url": url,
     }

@@ -28,11 +28,12 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 BASE_COLOR = "#4c72b0"
 HEAD_COLOR = "#dd8452"
-DPI = 96
+DPI = 80
 
 
 def _png(fig: Figure) -> str:
@@ -272,20 +273,25 @@ def calibration_figure(points: Sequence[Mapping[str, Any]], threshold: float | N
     fig = Figure(figsize=(5.6, 3.0), dpi=DPI)
     fig.subplots_adjust(left=0.14, right=0.97, bottom=0.17, top=0.92)
     ax = fig.subplots()
+    segments: list[list[tuple[float, float]]] = []
     for p in usable:
-        curve = p.get("curve") or []
-        xs = [c.get("cost") for c in curve if isinstance(c, Mapping)]
-        ys = [c.get("instability") for c in curve if isinstance(c, Mapping)]
-        pairs = [
-            (x, y)
-            for x, y in zip(xs, ys, strict=True)
-            if isinstance(x, int | float) and isinstance(y, int | float)
-        ]
+        pairs = sorted(
+            (float(c["cost"]), float(c["instability"]))
+            for c in p.get("curve") or []
+            if isinstance(c, Mapping)
+            and isinstance(c.get("cost"), int | float)
+            and isinstance(c.get("instability"), int | float)
+        )
         if len(pairs) >= 2:
-            pairs.sort()
-            ax.plot(
-                [x for x, _ in pairs], [y for _, y in pairs], "-", color="grey", alpha=0.35, linewidth=0.8
+            segments.append(pairs)
+    if segments:
+        # one artist for all curves: a Line2D per benchmark costs ~1 ms each to build and draw
+        ax.add_collection(
+            LineCollection(
+                [np.asarray(seg, dtype=float) for seg in segments], colors="grey", alpha=0.35, linewidths=0.8
             )
+        )
+        ax.update_datalim(np.asarray([xy for seg in segments for xy in seg], dtype=float))
     stable = [p for p in usable if p.get("stable", True)]
     unstable = [p for p in usable if not p.get("stable", True)]
     if stable:

@@ -122,7 +122,7 @@ def load_calibration_json(path: str | Path) -> dict[str, Any]:
 
 def _md_finalize(value: Any) -> Any:
     """Every ``{{ … }}`` in a Markdown template is escaped unless a filter marked it trusted."""
-    if isinstance(value, Markup):
+    if type(value) is filters.Trusted or isinstance(value, Markup):  # Markup: Jinja's |safe
         return value
     return filters.md_escape(value)
 
@@ -390,7 +390,7 @@ def _render_html(
     for row in v["rows"][: max(context.max_plots, 0)]:
         b = benchmarks[row["index"]]
         svg = plots.benchmark_figure(b.get("samples"), b.get("base"), b.get("head"), row["unit"])
-        plotted.append(view.Row({**row, "svg": Markup(svg) if svg else None}))
+        plotted.append(view.Row({**row.as_dict(), "svg": Markup(svg) if svg else None}))
     plotted_idx = {r["index"] for r in plotted}
     tests = sorted(
         v["order_tests"], key=lambda t: (not t.get("significant"), -abs(t.get("delta_pct") or 0.0))

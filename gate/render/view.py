@@ -57,20 +57,30 @@ _CODE_CATEGORY = (
 )
 
 
-class Row(dict[str, Any]):
-    """A view-model record: a dict whose keys are also attributes.
+class Row:
+    """A view-model record whose fields are attributes *and* items (``r.name``, ``r["name"]``).
 
     Jinja resolves ``r.name`` with ``getattr`` first and falls back to ``r["name"]`` through a
-    caught AttributeError; for 5,000 rows × a dozen fields that exception path is a large share
-    of the report's time, so the keys are mirrored into the instance ``__dict__``."""
+    caught AttributeError; for 5,000 rows × a dozen fields that exception path was a large share
+    of the report's time. The record's dict *is* the instance ``__dict__`` (no copy)."""
 
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        super().__init__(data)
-        self.__dict__.update(data)
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.__dict__ = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self.__dict__[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
-        super().__setitem__(key, value)
         self.__dict__[key] = value
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.__dict__
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.__dict__.get(key, default)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
 
 
 def _category(code: str, suite_level: bool) -> str:
@@ -110,7 +120,7 @@ def config_label(config: Any) -> str:
         return f"{g('suite_run', '?')}×{g('iteration', '?')}×{g('measurement', '?')}"
 
 
-def benchmark_row(b: dict[str, Any], index: int) -> dict[str, Any]:
+def benchmark_row(b: dict[str, Any], index: int) -> Row:
     g = b.get
     verdict = str(g("verdict", "inconclusive"))
     base = g("base") or {}
@@ -228,7 +238,7 @@ def headline(decision: str, counts: Mapping[str, Any], n: int, accepted: bool) -
     return f"no regressions in {n} benchmark{'s' * (n != 1)}"
 
 
-def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[dict[str, Any]]:
     """Warnings grouped by category: [{key, title, meaning, items: [{benchmark, code, message, action}]}]."""
     groups: dict[str, list[dict[str, Any]]] = {key: [] for key, _, _ in CATEGORIES}
     seen: set[tuple[str, str, str, str]] = set()
