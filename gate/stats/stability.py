@@ -335,7 +335,17 @@ def bootstrap_t_mean_ci_batch(
         hi = mean - t_lo * se
     lo = np.where(np.isnan(lo), -np.inf, lo)
     hi = np.where(np.isnan(hi), np.inf, hi)
+    # a sample of identical values (quantised timings) has the degenerate interval [x, x]; without
+    # this, the rounding of its mean would make every resample's t ±inf
+    constant = _constant_rows(x)
+    if constant.any():
+        lo = np.where(constant, x[:, 0], lo)
+        hi = np.where(constant, x[:, 0], hi)
     return lo, hi
+
+
+def _constant_rows(x: FloatArray) -> NDArray[np.bool_]:
+    return np.asarray((x == x[:, :1]).all(axis=1))
 
 
 def _t_interval_unbounded(
@@ -359,7 +369,7 @@ def _t_interval_unbounded(
         return np.zeros(x.shape[0], dtype=bool)
     above = (x[:, js] > centre[:, None]).sum(axis=1)
     below = (x[:, js] < centre[:, None]).sum(axis=1)
-    return (above >= r - upper_k) | (below >= lower_k + 1)
+    return ((above >= r - upper_k) | (below >= lower_k + 1)) & ~_constant_rows(x)
 
 
 def rciw_batch(

@@ -176,3 +176,10 @@ def test_large_plans_draw_per_size_streams_in_chunks(monkeypatch: pytest.MonkeyP
     se = x.std(ddof=1) / np.sqrt(37)
     want = (x.mean() - thi * se, x.mean() - tlo * se)
     assert bootstrap_ci(x, "mean", "t", plan=plan) == pytest.approx(want, rel=1e-9)
+
+
+def test_identical_values_have_a_zero_width_interval_for_every_kind() -> None:
+    x = np.full(5, 0.1)  # 0.1 * 5 / 5 rounds: the mean is not exactly 0.1
+    for kind in ("rciw1", "rciw2", "rciw3"):
+        assert rciw(x, kind, rng=np.random.default_rng(0)) == 0.0, kind
+    assert bootstrap_ci(x, "mean", "t", rng=np.random.default_rng(0)) == (0.1, 0.1)
