@@ -213,29 +213,37 @@ def counts_line(counts: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' * (n != 1)}"
+
+
 def headline(decision: str, counts: Mapping[str, Any], n: int, accepted: bool) -> str:
-    """One sentence a reviewer reads first (plain text; escaped by the template)."""
+    """One phrase a reviewer reads first (plain text; escaped by the template). The decision
+    may come from the publish policy (fail_on, accept label), so it need not follow the counts."""
     reg = int(counts.get("regression", 0) or 0)
     inc = int(counts.get("inconclusive", 0) or 0)
     failed = int(counts.get("failed", 0) or 0)
-    if accepted:
-        return f"{reg} regression{'s' * (reg != 1)} accepted"
-    if decision == "fail":
-        parts = [f"{reg} regression{'s' * (reg != 1)}"] if reg else []
-        if failed:
-            parts.append(f"{failed} failed")
-        return " and ".join(parts) or "failed"
-    if decision == "inconclusive":
-        parts = []
-        if inc:
-            parts.append(f"{inc} inconclusive")
-        if failed:
-            parts.append(f"{failed} failed")
-        return ", ".join(parts) + " — cannot tell yet" if parts else "cannot tell yet"
     imp = int(counts.get("improvement", 0) or 0)
+    if accepted:
+        return f"{_plural(reg, 'regression')} accepted"
+    problems = [
+        p
+        for p, k in (
+            (_plural(reg, "regression"), reg),
+            (f"{failed} failed", failed),
+            (f"{inc} inconclusive", inc),
+        )
+        if k
+    ]
+    if decision == "fail":
+        return ", ".join(problems) if problems else "failed"
+    if decision == "inconclusive":
+        return (", ".join(problems) if problems else "inconclusive") + " — cannot tell yet"
+    if problems:  # "pass" although something is wrong: the policy does not fail on it
+        return ", ".join(problems) + " — not failing the gate"
     if imp:
-        return f"no regressions, {imp} improvement{'s' * (imp != 1)}"
-    return f"no regressions in {n} benchmark{'s' * (n != 1)}"
+        return f"no regressions, {_plural(imp, 'improvement')}"
+    return f"no regressions in {_plural(n, 'benchmark')}"
 
 
 def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[dict[str, Any]]:

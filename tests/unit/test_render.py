@@ -85,6 +85,21 @@ def test_context_decision_accept_and_links() -> None:
     assert "[HTML report with plots](r.html)" in linked
 
 
+@pytest.mark.parametrize(
+    ("scenario", "decision", "phrase"),
+    [
+        ("mixed", "pass", "2 regressions, 1 inconclusive — not failing the gate"),
+        ("mixed", "fail", "2 regressions, 1 inconclusive"),
+        ("failures", "inconclusive", "1 regression, 2 failed, 1 inconclusive — cannot tell yet"),
+        ("inconclusive_heavy", "fail", "6 inconclusive"),
+        ("all_unchanged", "pass", "no regressions in 5 benchmarks"),
+    ],
+)
+def test_headline_follows_the_decision(scenario: str, decision: str, phrase: str) -> None:
+    text = render(analyses.SCENARIOS[scenario](), "comment", RenderContext(decision=decision))
+    assert text.splitlines()[1].endswith(f"**{decision}** · {phrase}")
+
+
 def test_javascript_urls_are_not_linked() -> None:
     text = render(analyses.mixed(), "comment", RenderContext(run_url="javascript:alert(1)"))
     assert "javascript" not in text
