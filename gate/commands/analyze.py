@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, Settings
 from gate.analysis.load import load_trials
@@ -105,6 +106,19 @@ def _write_json(path: Path, doc: dict[str, object]) -> None:
         raise
 
 
+def _print_benchmark_warnings(doc: dict[str, Any], limit: int = 20) -> None:
+    """Per-benchmark warnings on stderr too (at most ``limit`` lines; all of them are in the JSON)."""
+    lines = [
+        f"warning [{w['code']}] {b['benchmark']}: {w['message']}\n  action: {w['action']}"
+        for b in doc["benchmarks"]
+        for w in b["warnings"]
+    ]
+    for line in lines[:limit]:
+        print(line, file=sys.stderr)
+    if len(lines) > limit:
+        print(f"... and {len(lines) - limit} more benchmark warnings in the JSON", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     logs = load_trials(args.trials)
@@ -115,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"cannot write {args.json}: {exc}", "pass a writable --json path") from exc
     for w in doc["warnings"]:
         print(f"warning [{w['code']}]: {w['message']}\n  action: {w['action']}", file=sys.stderr)
+    _print_benchmark_warnings(doc)
     print(benchmark_table(doc))
     print(f"wrote {args.json}")
     return 0

@@ -195,6 +195,7 @@ def test_bad_rows_are_reported_and_the_rest_is_analyzed(tmp_path: Path) -> None:
     assert got["single"]["verdict"] == "inconclusive" and "at least 3" in got["single"]["reason"]
     assert got["flat"]["verdict"] == "unchanged"
     assert [w["code"] for w in got["flat"]["warnings"]] == ["identical_values", "identical_values"]
+    assert "warning [identical_values] flat: all 10 base values of flat are identical" in proc.stderr
     assert "newbench" in doc["warnings"][2]["message"]
 
 
