@@ -34,7 +34,8 @@ MAX_PLOTS = 100  # benchmark figures in the HTML report (attention first); the t
 MAX_HEATMAP = 40  # rows and columns of the carry-over heatmap (largest effects kept)
 MAX_ORDER_TESTS = 40  # benchmarks in the fixed-vs-random figure (significant first)
 COMMENT_MAX_NOTES = 10
-COMMENT_MAX_WARNINGS = 8  # per category
+COMMENT_MAX_WARNINGS = 8  # lines per category (warnings with the same action share a line)
+COMMENT_MAX_NAMES = 6  # benchmarks named on one warning line
 MIN_ROW_CHARS = 60  # a table row is never shorter (pipes, icon, numbers); bounds the first render
 NAME_WIDTH_COMMENT = 80
 NAME_WIDTH_SUMMARY = 200
@@ -411,6 +412,27 @@ def _render_html(
     )
 
 
+def _compact_warnings(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For the comment: warnings that share an action become one line naming every benchmark
+    ("`a`, `b`: a is very noisy … (6 warnings) → do: …"), so ten noisy benchmarks cost one line."""
+    by_action: dict[str, dict[str, Any]] = {}
+    out: list[dict[str, Any]] = []
+    for e in entries:
+        key = e["action"] or e["message"]
+        item = by_action.get(key)
+        if item is None:
+            item = {"benchmarks": [], "message": e["message"], "action": e["action"], "n": 0}
+            by_action[key] = item
+            out.append(item)
+        item["n"] += 1
+        if e["benchmark"] is not None and e["benchmark"] not in item["benchmarks"]:
+            item["benchmarks"].append(e["benchmark"])
+    for item in out:
+        item["names"] = item["benchmarks"][:COMMENT_MAX_NAMES]
+        item["more_names"] = len(item["benchmarks"]) - len(item["names"])
+    return out
+
+
 def render(analysis: dict, fmt: Format, context: RenderContext | None = None) -> str:
     """Render an analysis.json document (already loaded) into ``fmt``."""
     if fmt not in TEMPLATES:
@@ -424,8 +446,9 @@ def render(analysis: dict, fmt: Format, context: RenderContext | None = None) ->
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
     for g in v["warning_groups"]:
-        g["shown_comment"] = g["entries"][:COMMENT_MAX_WARNINGS]
-        g["more_comment"] = g["n"] - len(g["shown_comment"])
+        compact = _compact_warnings(g["entries"])
+        g["shown_comment"] = compact[:COMMENT_MAX_WARNINGS]
+        g["more_comment"] = sum(c["n"] for c in compact[COMMENT_MAX_WARNINGS:])
     template = _template(fmt, context.template_dir)
     if fmt == "comment":
         return _render_comment(v, template)

@@ -255,3 +255,22 @@ def test_optional_fields_may_be_null_or_missing(scenario: str) -> None:
     for fmt in ("comment", "summary", "html"):
         text = render(a, fmt)  # type: ignore[arg-type]
         assert a["benchmarks"][0]["benchmark"] in text
+
+
+def test_comment_merges_warnings_with_the_same_action() -> None:
+    a = analyses.all_unchanged()
+    for i, b in enumerate(a["benchmarks"]):
+        b["warnings"] = [
+            {"code": "unstable", "message": f"{b['benchmark']} is noisy ({i})", "action": "quiet it"}
+        ]
+    names = [f"extra{i}" for i in range(5)]
+    a["benchmarks"] += [
+        analyses.benchmark(n, warnings=[{"code": "unstable", "message": "m", "action": "quiet it"}])
+        for n in names
+    ]
+    text = render(a, "comment")
+    lines = [line for line in text.splitlines() if line.endswith("→ **do:** quiet it")]
+    assert len(lines) == 1
+    assert "and 4 more: " in lines[0] and "(10 warnings like this)" in lines[0]
+    summary = render(a, "summary")
+    assert summary.count("→ **do:** quiet it") == 10  # the summary keeps every warning
