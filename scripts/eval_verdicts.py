@@ -44,8 +44,15 @@ SCHEMES = (
 )
 
 
-def units(data_dir: Path, instances: tuple[int, ...]) -> list[tuple[str, Sample, Sample]]:
-    """(name, base, head) of every A/A unit with the full configuration."""
+def units(
+    data_dir: Path, instances: tuple[int, ...], split: str = "iterations"
+) -> list[tuple[str, Sample, Sample]]:
+    """(name, base, head) of every A/A unit with the full configuration.
+
+    ``split="iterations"`` (the default, see the module docstring); ``split="suite-runs"`` is the
+    harsher check: suite runs 1 and 2 → base (50 values), suite run 3 → head (25 values), so
+    run-to-run variation is *not* shared by the two pseudo-versions (unlike RMIT) and pairing by
+    suite run is impossible."""
     out = []
     for project in PROJECTS:
         path = data_dir / project / "measurements.csv"
@@ -55,7 +62,10 @@ def units(data_dir: Path, instances: tuple[int, ...]) -> list[tuple[str, Sample,
             if len(g) != 75:
                 continue  # a few benchmarks lack a suite run; the split needs the full configuration
             g = g.sort_values(["suite_run", "iteration", "second"])
-            odd = (g["iteration"] % 2 == 1).to_numpy()
+            if split == "suite-runs":
+                odd = (g["suite_run"] < 3).to_numpy()
+            else:
+                odd = (g["iteration"] % 2 == 1).to_numpy()
             samples = []
             for mask in (odd, ~odd):
                 part = g[mask]
@@ -96,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--statistic", choices=("median", "mean"), default="median")
     parser.add_argument("--instances", default="1,2,3")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--split", choices=("iterations", "suite-runs"), default="iterations")
     parser.add_argument(
         "--schemes", default="all", help="comma list like flat/independent,two-level/suite-run"
     )
@@ -103,10 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.exists():
         print(f"{args.data} is absent (it lives in ../shared/data beside the repo)", file=sys.stderr)
         return 2
-    data = units(args.data, tuple(int(i) for i in args.instances.split(",")))
+    data = units(args.data, tuple(int(i) for i in args.instances.split(",")), args.split)
     schemes = SCHEMES if args.schemes == "all" else [tuple(s.split("/")) for s in args.schemes.split(",")]
     print(
-        f"{len(data)} A/A units (project × version × instance × benchmark), statistic={args.statistic}, "
+        f"{len(data)} A/A units (project × version × instance × benchmark), split by {args.split}, "
+        f"statistic={args.statistic}, "
         f"99% CIs, {args.resamples} resamples, threshold 3%\n"
     )
     print(

@@ -312,6 +312,21 @@ def build_analysis(
                 )
             )
     names = sorted(base_names & head_names)
+    if cols.run is not None and names:
+        runs_b = set(cols.run[(cols.version == base) & cols.ok].tolist())
+        runs_h = set(cols.run[(cols.version == head) & cols.ok].tolist())
+        if runs_b and runs_h and not runs_b & runs_h:
+            # scripts/eval_verdicts.py --split suite-runs: with base and head from different suite
+            # runs the flat bootstrap's A/A false-positive rate rose from 0 % to 8 % (README).
+            top_warnings.append(
+                _warning(
+                    "not_interleaved",
+                    f"{base} and {head} were measured in different suite runs, so run-to-run variation "
+                    "is not in the confidence intervals and regressions/improvements may be false alarms",
+                    "measure base and head together with `ordertrap-gate run --base ... --head ...` "
+                    "(RMIT interleaves them in every suite run)",
+                )
+            )
     pair = usable.loc[usable["version"].isin([base, head])]
     units = _per_benchmark_first(pair, "unit")
     hibs = _per_benchmark_first(pair, "higher_is_better")

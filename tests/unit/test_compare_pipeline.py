@@ -87,3 +87,14 @@ def test_discard_warmup_drops_the_first_measurements_of_calibrated_benchmarks() 
     bench = doc["benchmarks"][0]
     assert bench["base"]["n"] == 12 and max(bench["samples"]["base"]["value"]) < 2
     assert bench["config"]["discard_warmup"] == 1
+
+
+@pytest.mark.parametrize(("head_run", "warned"), [(1, False), (2, True)])
+def test_warns_when_base_and_head_never_shared_a_suite_run(head_run: int, warned: bool) -> None:
+    rows = [
+        {"benchmark": "a", "version": v, "value": 1.0 + 0.001 * i, "suite_run": run, "instance": "h"}
+        for v, run in (("main", 1), ("HEAD", head_run))
+        for i in range(5)
+    ]
+    doc = build_analysis(TrialLogs(frame(rows)), base="main", head="HEAD", settings=Settings(resamples=200))
+    assert ("not_interleaved" in [w["code"] for w in doc["warnings"]]) is warned
