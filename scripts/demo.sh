@@ -2,7 +2,7 @@
 # `make demo`: the whole gate, end to end, on the bundled demo project (examples/demo-project).
 #
 # 1. builds a fresh two-commit git repository in demo-output/repo: base = examples/demo-project,
-#    head = base + examples/demo-project.head.patch (ngrams ~20 % slower, wordfreq ~15 % faster);
+#    head = base + examples/demo-project.head.patch (ngrams ~20 % slower, wordfreq 15-20 % faster);
 # 2. `ordertrap-gate run`: base and head trials interleaved in a random order per suite run;
 # 3. prints the per-benchmark medians per version straight from the trial log (a sanity view);
 # 4. `ordertrap-gate analyze` -> analysis.json, `report` -> report.html and the PR comment.
@@ -50,7 +50,7 @@ git_demo add -A
 git_demo commit -q -m "textkit: text analytics with a warm-start normalisation cache (base)"
 git_demo apply --whitespace=nowarn "$ROOT/examples/demo-project.head.patch"
 git_demo add -A
-git_demo commit -q -m "textkit: heap-select top words; generalise bigrams to n-grams (head)"
+git_demo commit -q -m "textkit: count words without the tokens() generator; generalise bigrams to n-grams (head)"
 git_demo log --oneline
 
 CONFIG="$REPO/.ordertrap.toml"
