@@ -292,7 +292,17 @@ def build_analysis(
         top_warnings.extend(w for w in log_meta.get("warnings", []) or [] if isinstance(w, dict))
 
     usable = _discard_warmup(frame.loc[frame["kind"] != "dropped"], logs.meta)
-    cols = _Columns.of(usable)
+    # Order-check logs (`run --order-check`) alternate fixed- and random-order suite runs. Fixed
+    # order is the bias OrderSage tests for, so base/head are compared on the random-order
+    # (RMIT) runs only; the fixed runs feed the order check.
+    compared = usable
+    compared_order = "all"
+    if "order_type" in usable.columns:
+        order_type = usable["order_type"].astype(str).str.strip().str.lower()
+        if (order_type == "fixed").any() and (order_type == "random").any():
+            compared = usable.loc[(order_type != "fixed").to_numpy()]
+            compared_order = "random"
+    cols = _Columns.of(compared)
     slices = cols.groups()
     base_names = {b for v, b in slices if v == base}
     head_names = {b for v, b in slices if v == head}
@@ -371,6 +381,7 @@ def build_analysis(
             "bootstrap": settings.bootstrap,
             "pairing": settings.pairing,
             "interval": settings.method,
+            "compared_order": compared_order,
         },
         "summary": {
             "decision": str(decision(counts)),

@@ -98,3 +98,23 @@ def test_warns_when_base_and_head_never_shared_a_suite_run(head_run: int, warned
     ]
     doc = build_analysis(TrialLogs(frame(rows)), base="main", head="HEAD", settings=Settings(resamples=200))
     assert ("not_interleaved" in [w["code"] for w in doc["warnings"]]) is warned
+
+
+def test_order_check_logs_compare_on_random_runs_only() -> None:
+    # Fixed-order runs carry a 20% penalty for head (an order artefact); random runs do not.
+    rows = []
+    trial = 0
+    for order_type, head_factor in (("fixed", 1.2), ("random", 1.0)):
+        for suite_run in (1, 2):
+            for v in ("main", "HEAD"):
+                for i in range(6):
+                    trial += 1
+                    rows.append(
+                        {"trial": trial, "benchmark": "a", "version": v, "instance": "h", "position": i + 1,
+                         "suite_run": suite_run + (0 if order_type == "fixed" else 2), "order_type": order_type,
+                         "value": (head_factor if v == "HEAD" else 1.0) * (1 + 0.001 * i)}
+                    )  # fmt: skip
+    doc = build_analysis(TrialLogs(frame(rows)), base="main", head="HEAD", settings=Settings(resamples=500))
+    assert doc["settings"]["compared_order"] == "random"
+    bench = doc["benchmarks"][0]
+    assert bench["base"]["n"] == 12 and bench["verdict"] == "unchanged"
