@@ -69,6 +69,26 @@ def exhaustive(
     return out
 
 
+def prototype_estimate(frames: list[pd.DataFrame], metrics: list[str], n_configs: int, sample: int) -> float:
+    """Seconds the µOpTime prototype's per-configuration work would take for ``n_configs``
+    configurations on this machine, extrapolated from ``sample`` random ones: per configuration it
+    draws a 10,000-resample bootstrap for the CI and, for RCIW metrics, another for the metric,
+    materialising resamples × n values (stat_functions.py: rng.choice(data, (10000, n)), then
+    np.mean/np.median along axis 1). Its per-configuration pandas filtering is not counted."""
+    rng = np.random.default_rng(0)
+    values = [f["value"].to_numpy(dtype=np.float64) for f in frames]
+    t0 = time.perf_counter()
+    for k in range(sample):
+        pool = values[k % len(values)]
+        n = int(rng.integers(3, 76))
+        data = pool[rng.integers(0, pool.size, n)]
+        metric = metrics[k % len(metrics)]
+        stat = np.median if metric in ("rmad", "rciw3") else np.mean
+        for _ in range(1 if metric in ("cv", "rmad") else 2):
+            np.percentile(stat(rng.choice(data, (10_000, n)), axis=1), [0.5, 99.5])
+    return (time.perf_counter() - t0) / sample * n_configs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -79,6 +99,12 @@ def main() -> int:
     parser.add_argument("--threshold", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument(
+        "--prototype-sample",
+        type=int,
+        default=200,
+        help="configurations timed with the prototype's kernels to extrapolate its cost (0: skip)",
+    )
     args = parser.parse_args()
     metrics = args.metrics.split(",")
     files = sorted(Path(args.data).glob("*/measurements.csv"))
@@ -118,6 +144,10 @@ def main() -> int:
                 for name, res in exhaustive(frame, metric, args.threshold, plan).items():
                     slow[(f.parent.name, str(version), metric, name)] = res
     t_slow, c_slow = time.perf_counter() - t0, time.process_time() - c0
+    frames = [pd.read_csv(f).rename(columns={"ns_per_op": "value"}) for f in files]
+    t_proto = (
+        prototype_estimate(frames, metrics, total, args.prototype_sample) if args.prototype_sample else 0.0
+    )
 
     mismatches = [k for k in slow if fast.get(k) != slow[k]]
     missing = set(slow) ^ set(fast)
@@ -128,6 +158,12 @@ def main() -> int:
     print(f"fast (cost-ordered, early stop, incl. reading data): {t_fast:7.2f}  {c_fast:7.2f}")
     print(f"exhaustive (Algorithm 1 as published):              {t_slow:7.2f}  {c_slow:7.2f}")
     print(f"speed-up: {t_slow / t_fast:.1f}x wall, {c_slow / c_fast:.1f}x CPU")
+    if t_proto:
+        print(
+            f"prototype's bootstrap kernels for all {total} configurations (estimate, "
+            f"extrapolated from {args.prototype_sample}): ~{t_proto:.0f} s wall "
+            f"({t_proto / t_fast:.0f}x the fast search)"
+        )
     try:
         load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         print(f"load average at the end (other processes share the CPUs): {load}")
