@@ -108,6 +108,20 @@ def _levels(text: str) -> list[str]:
     return levels
 
 
+def _base_first(versions: list[str], trials: str) -> list[str]:
+    """Versions in replay order: a gate log's meta.json (beside trials.csv) names base and head,
+    and the base comes first (it is the version the calibration is for); otherwise the order of
+    first appearance in the log."""
+    try:
+        meta = json.loads((Path(trials).parent / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return versions
+    if not isinstance(meta, dict):
+        return versions
+    first = [v for v in (meta.get("base"), meta.get("head")) if isinstance(v, str) and v in versions]
+    return first + [v for v in versions if v not in first]
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise ConfigError(
@@ -122,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     levels = _levels(args.levels)
     table = normalise(read_tables(args.trials), levels, args.value)
     table = select(table, "instance", args.instance, "--instance")
-    versions = distinct(table, "version")
+    versions = _base_first(distinct(table, "version"), args.trials[0])
     audit_versions: list[str] = []
     if args.audit or args.audit_versions:
         listed = [v.strip() for v in (args.audit_versions or "").split(",") if v.strip()]

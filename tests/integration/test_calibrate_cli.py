@@ -176,3 +176,13 @@ def test_one_measurement_per_benchmark_is_refused_with_a_fix(tmp_path: Path) -> 
     proc = gate(str(tidy), "--levels", "run", "--value", "ns", "--out", str(tmp_path / "c.json"))
     assert proc.returncode == 2
     assert "only 1 measurement" in proc.stderr and "fix:" in proc.stderr
+
+
+def test_audit_takes_base_and_head_from_meta_json(log: Path, tmp_path: Path) -> None:
+    (log.parent / "meta.json").write_text(json.dumps({"schema_version": 1, "base": "HEAD", "head": "main"}))
+    out = tmp_path / "c.json"
+    proc = gate(str(log), "--audit", "--out", str(out), "--resamples", "1000")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["source"]["version"] == "HEAD"
+    assert [(p["base"], p["head"]) for p in doc["audit"]["pairs"]] == [("HEAD", "main")]
