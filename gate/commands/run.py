@@ -129,19 +129,36 @@ def _level_configs(
     benchmarks: Sequence[str], config: Config, calibration: Calibration | None
 ) -> dict[str, LevelConfig]:
     full = LevelConfig(config.full.suite_runs, config.full.iterations, config.full.measurements)
+    level, count = warmup_of(calibration)
     out: dict[str, LevelConfig] = {}
     for name in benchmarks:
         c = calibration.config_for(name) if calibration else None
         if c is None:
             out[name] = full
         else:
+            # calibration.json counts positions *after* the warm-up (docs/contracts.md): run the
+            # discarded warm-up positions too, so the analysis can drop them as calibrate did.
             out[name] = LevelConfig(
                 c.get("suite_run", full.suite_runs),
-                c.get("iteration", full.iterations),
-                c.get("measurement", full.measurements),
+                c.get("iteration", full.iterations) + (count if level == "iteration" else 0),
+                c.get("measurement", full.measurements) + (count if level == "measurement" else 0),
                 ConfigSource.CALIBRATION.value,
             )
     return out
+
+
+def warmup_of(calibration: Calibration | None) -> tuple[str, int]:
+    """(level, count) of the warm-up that calibrate discarded (µOpTime RQ3), ("measurement", 0) if none."""
+    if calibration is None:
+        return "measurement", 0
+    level = str(calibration.discard_warmup.get("level") or "measurement")
+    count = int(calibration.discard_warmup.get("count") or 0)
+    if level not in ("measurement", "iteration") and count:
+        raise InputError(
+            f"calibration {calibration.path} discards warm-up at level {level!r}, which runs cannot repeat",
+            "recalibrate with --warmup-level measurement or iteration",
+        )
+    return level, count
 
 
 def _discover(
@@ -319,7 +336,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     else:
         levels = _level_configs(names, config, calibration)
         schedule = rmit_schedule(seed, names, [v.revision for v in versions], levels, instance)
-    warmup = int((calibration.discard_warmup.get("count", 0) if calibration else 0) or 0)
+    warmup_level, warmup = warmup_of(calibration)
     meta: dict[str, Any] = {
         "schema_version": TRIAL_LOG_SCHEMA,
         "tool_version": __version__,
@@ -350,6 +367,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "measurement": c.measurements,
                 "source": c.source,
                 "discard_warmup": warmup if c.source == ConfigSource.CALIBRATION.value else 0,
+                "warmup_level": warmup_level,
             }
             for n, c in levels.items()
         },

@@ -197,6 +197,7 @@ def test_one_version_run_and_calibration(tmp_path):
         "measurement": 1,
         "source": "calibration",
         "discard_warmup": 0,
+        "warmup_level": "measurement",
     }
     assert meta["calibration"]["metric"] == "cv"
     assert set(df[df.benchmark == "a"].config) == {"calibration"} and set(df[df.benchmark == "d"].config) == {
@@ -206,6 +207,31 @@ def test_one_version_run_and_calibration(tmp_path):
     # the three one-run benchmarks are spread: every suite run mixes d with another benchmark
     per_run = df.groupby("suite_run").benchmark.nunique().tolist()
     assert per_run == [2, 2, 2]
+
+
+def test_calibrated_warmup_positions_are_run_for_the_analysis_to_drop(tmp_path):
+    # calibration.json counts positions after the warm-up (docs/contracts.md): with count = 1 at the
+    # measurement level a calibrated trial must yield 1 + configured measurements.
+    repo = make_repo(tmp_path, config(names=("a", "b"), s=1, i=2, m=2))
+    cal = tmp_path / "calibration.json"
+    cal.write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "levels": ["suite_run", "iteration", "measurement"],
+                "discard_warmup": {"level": "measurement", "count": 1},
+                "full": {"suite_run": 1, "iteration": 2, "measurement": 2},
+                "benchmarks": {"a": {"config": {"suite_run": 1, "iteration": 1, "measurement": 2}}},
+            }
+        )
+    )
+    out = tmp_path / "out"
+    assert run_cli(repo, out, "--calibration", str(cal), "--seed", "3", base=None) == 0
+    df, meta = load(out)
+    assert meta["benchmark_configs"]["a"]["discard_warmup"] == 1
+    assert meta["benchmark_configs"]["b"]["discard_warmup"] == 0
+    assert sorted(df[df.benchmark == "a"].measurement) == [1, 2, 3]
+    assert len(df[df.benchmark == "b"]) == 2 * 2
 
 
 def test_order_check_mode(tmp_path):
