@@ -10,7 +10,8 @@ Row classes after loading (column ``kind``):
 
 * ``ok``      — status ok (or no status column) and a finite value > 0: a value.
 * ``failed``  — a failure status from the log, or an ok row whose value is empty, non-numeric,
-                NaN or ±inf (the run engine would have logged those as ``invalid``): a failure.
+                NaN, ±inf or implausible (|x| ≥ 1e150 or < 1e-150; the run engine would have
+                logged those as ``invalid``): a failure.
 * ``dropped`` — a finite value ≤ 0: relative changes need positive values; reported, not counted.
 """
 
@@ -30,6 +31,7 @@ from gate.model import TRIAL_LOG_SCHEMA, TrialStatus
 
 REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
 _TRUE = {"true", "1", "yes", "y", "t"}
+_LIMIT = 1e150
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,11 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
     else:
         status = pd.Series(TrialStatus.OK.value, index=df.index)
     is_ok_status = (status == TrialStatus.OK.value).to_numpy()
-    finite = np.isfinite(value)
+    # Values outside (1e-150, 1e150) are parsing accidents, not timings; keeping them would let
+    # squares and ratios overflow, so they count as invalid like NaN/inf.
+    with np.errstate(invalid="ignore"):
+        magnitude = np.abs(value)
+        finite = np.isfinite(value) & (magnitude < _LIMIT) & ((magnitude == 0) | (magnitude > 1 / _LIMIT))
     bad_value = is_ok_status & ~finite
     nonpositive = is_ok_status & finite & (value <= 0)
     kind = np.where(is_ok_status & finite & (value > 0), "ok", np.where(nonpositive, "dropped", "failed"))
@@ -158,7 +164,8 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
         (
             bad_value[~blank.to_numpy()],
             "invalid_value",
-            "an empty, non-numeric, NaN or infinite value in an ok row; counted as failed trials",
+            "an empty, non-numeric, NaN, infinite or implausible (|x| >= 1e150 or < 1e-150) value in an "
+            "ok row; counted as failed trials",
             "make the benchmark print one finite number per measurement (adapter output)",
         ),
         (

@@ -57,12 +57,15 @@ def test_bad_values_become_failures_or_are_dropped_with_warnings(tmp_path: Path)
         "a,main,,timeout,killed after 60 s\n"
         "a,main,0,ok,\n"
         "a,main,-2,ok,\n"
+        "a,main,1e300,ok,\n"
+        "a,main,1e-200,ok,\n"
     )
     logs = load_trials([write(tmp_path / "t.csv", text)])
-    assert list(logs.frame["kind"]) == ["ok", "failed", "failed", "failed", "failed", "dropped", "dropped"]
+    kinds = ["ok", "failed", "failed", "failed", "failed", "dropped", "dropped", "failed", "failed"]
+    assert list(logs.frame["kind"]) == kinds
     assert list(logs.frame["status"])[1:5] == ["invalid", "invalid", "invalid", "timeout"]
     assert codes(logs) == ["invalid_value", "non_positive_value"]
-    assert "3 row(s)" in logs.warnings[0]["message"] and "line 3" in logs.warnings[0]["message"]
+    assert "5 row(s)" in logs.warnings[0]["message"] and "line 3" in logs.warnings[0]["message"]
     assert "'abc'" in logs.warnings[0]["message"]
     assert "2 row(s)" in logs.warnings[1]["message"]
 
