@@ -57,7 +57,7 @@ CONFIG="$REPO/.ordertrap.toml"
 if [[ "${DEMO_FAST:-0}" == "1" ]]; then
     # Fewer trials, for tests only. The file lives outside the repo so the commits stay as they are.
     CONFIG="$OUT/ordertrap-fast.toml"
-    sed -e 's/^suite_runs = .*/suite_runs = 2/' -e 's/^iterations = .*/iterations = 6/' \
+    sed -e 's/^suite_runs = .*/suite_runs = 3/' -e 's/^iterations = .*/iterations = 5/' \
         "$REPO/.ordertrap.toml" >"$CONFIG"
 fi
 
