@@ -310,7 +310,12 @@ def publish(
     issue = None
     labels = set(event.payload_labels)
     if repo is not None and event.pr_number:
-        issue, labels = _pr_labels(repo, event)
+        try:
+            issue, labels = _pr_labels(repo, event)
+        except GitHubError as exc:
+            # decide with the payload's labels, skip the comment, fail at the end
+            result.errors.append(exc)
+            note(f"{exc.message}; the labels of the event payload are used instead", warn=True)
     accepted = bool(settings.accept_label) and settings.accept_label in labels
     outcome = decide(counts, settings.fail_on, accepted)
     result.outcome = outcome
@@ -320,10 +325,10 @@ def publish(
     if event.pr_number and settings.comment != "never":
         if repo is None:
             note("no GitHub token/repository: the PR comment is not written (local run)")
-        elif event.from_artifact and not _pr_still_at(repo, event):
-            note(
-                f"PR #{event.pr_number} has moved past {event.head_sha[:12]}: its comment is left to the newer run"
-            )
+        elif issue is None:
+            pass  # the PR could not be read (reported above)
+        elif event.from_artifact and not _pr_still_at(repo, event, result, out):
+            pass  # reported by _pr_still_at
         else:
             body = _render(analysis, "comment", outcome, settings, report_url)
             from gate.render import COMMENT_MARKER
@@ -394,17 +399,32 @@ def _pr_labels(repo: Any, event: EventInfo) -> tuple[Any, set[str]]:
             f"cannot read the labels of PR #{event.pr_number}: {exc.status} {_message(exc)}",
             fix="give the job `permissions: pull-requests: read` (or issues: read)",
         ) from exc
+    except requests.RequestException as exc:
+        raise GitHubError(
+            f"cannot read the labels of PR #{event.pr_number}: {exc}",
+            fix="GitHub may be degraded (githubstatus.com): re-run the job; check GITHUB_API_URL",
+        ) from exc
 
 
-def _pr_still_at(repo: Any, event: EventInfo) -> bool:
+def _pr_still_at(repo: Any, event: EventInfo, result: Published, out: TextIO) -> bool:
+    """workflow_run: comment only while the PR's head (from the API) is the commit that ran."""
     try:
         pull = repo.get_pull(event.pr_number)
-    except GithubException as exc:
-        raise GitHubError(
-            f"cannot read PR #{event.pr_number} named by the PR info file: {exc.status} {_message(exc)}",
+        head_sha = str(pull.head.sha)
+    except (GithubException, requests.RequestException) as exc:
+        error = GitHubError(
+            f"cannot read PR #{event.pr_number} named by the PR info file: {exc}",
             fix="check the artifact of the first workflow, and `permissions: pull-requests: read`",
-        ) from exc
-    return str(pull.head.sha) == event.head_sha
+        )
+        result.errors.append(error)
+        outputs.warning(f"{error.message}; no comment is written", stream=out)
+        return False
+    if head_sha != event.head_sha:
+        message = f"PR #{event.pr_number} has moved past {event.head_sha[:12]}: its comment is left to the newer run"
+        result.notes.append(message)
+        outputs.notice(message, stream=out)
+        return False
+    return True
 
 
 def run(args: argparse.Namespace) -> int:

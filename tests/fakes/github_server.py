@@ -143,6 +143,7 @@ class FakeGitHub:
                 "repo": self._repo_payload(self.full_name),
             },
             "user": _user("contributor", 77),
+            "labels": [self._label(name) for name in labels],  # as in the event payload
         }
         with self.lock:
             self.state.pulls[number] = pull

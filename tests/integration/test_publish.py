@@ -455,3 +455,15 @@ def test_entrypoint_bad_input_value_still_publishes_status_error(job, fake, monk
     assert entrypoint.main() == 2
     assert fake.statuses_for(HEAD)[-1]["state"] == "error"
     assert job.outputs()["decision"] == "error"
+
+
+def test_labels_unreadable_still_writes_summary_then_fails(job, fake, capsys):
+    job.pull_request(labels=("perf-regression-accepted",))
+    fake.fail_next("GET", rf"/issues/{PR}$", 503, times=50)
+    assert job.publish(analyses.mixed()) == 2
+    captured = capsys.readouterr()
+    assert "labels of the event payload are used" in captured.out
+    assert job.outputs()["decision"] == "pass"  # accepted through the payload's label
+    assert fake.comments_on(PR) == []
+    assert "accepted" in fake.statuses_for(HEAD)[-1]["description"]
+    assert "re-run the job" in captured.err
