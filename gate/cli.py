@@ -10,25 +10,55 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from gate import __version__
 from gate.errors import GateError
 
-# Subcommand modules, in the order they appear in ``--help`` (the order of the pipeline).
-COMMAND_MODULES: tuple[str, ...] = (
-    "gate.commands.run",
-    "gate.commands.analyze",
-    "gate.commands.order_check",
-    "gate.commands.calibrate",
-    "gate.commands.report",
-    "gate.commands.publish",
+# Subcommands in pipeline order: (name, module, one-line help). Only the module of the command
+# being run is imported, so ``ordertrap-gate run`` and ``--help`` do not pay for scipy, pandas and
+# matplotlib (about 2 s here). tests/unit/test_cli.py keeps this table equal to each module's
+# own NAME and HELP.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    (
+        "run",
+        "gate.commands.run",
+        "run the benchmark suite for base and head in a randomized interleaved (RMIT) order",
+    ),
+    (
+        "analyze",
+        "gate.commands.analyze",
+        "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags",
+    ),
+    (
+        "order-check",
+        "gate.commands.order_check",
+        "Test whether running benchmarks in a fixed order changes their results (OrderSage).",
+    ),
+    (
+        "calibrate",
+        "gate.commands.calibrate",
+        "µOpTime: per benchmark, the cheapest stable configuration from a full-configuration trial log "
+        "(writes .ordertrap/calibration.json; --audit replays version pairs)",
+    ),
+    (
+        "report",
+        "gate.commands.report",
+        "render analysis.json as a PR comment, a job summary or a self-contained HTML report",
+    ),
+    (
+        "publish",
+        "gate.commands.publish",
+        "publish analysis.json to GitHub: PR comment, commit status, job summary, outputs",
+    ),
 )
 
 EXIT_INTERRUPTED = 130
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser; ``load`` names the subcommands whose options are added (None = all)."""
+    wanted = None if load is None else set(load)
     parser = argparse.ArgumentParser(
         prog="ordertrap-gate",
         description="CI performance regression gate: randomized interleaved trials of base and head, "
@@ -37,16 +67,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module_name in COMMAND_MODULES:
-        module = importlib.import_module(module_name)
-        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.add_arguments(sub)
-        sub.set_defaults(_run=module.run)
+    for name, module_name, help_text in COMMANDS:
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        if wanted is None or name in wanted:
+            module = importlib.import_module(module_name)
+            module.add_arguments(sub)
+            sub.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # The first word that is not an option names the subcommand (there are no global options
+    # taking a value); load only that one.
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    known = {name for name, _, _ in COMMANDS}
+    parser = build_parser([chosen] if chosen in known else [])
     args = parser.parse_args(argv)
     try:
         return int(args._run(args))
