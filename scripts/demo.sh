@@ -7,8 +7,7 @@
 # 3. prints the per-benchmark medians per version straight from the trial log (a sanity view);
 # 4. `ordertrap-gate analyze` -> analysis.json, `report` -> report.html and the PR comment.
 #
-# Environment: DEMO_OUT (default demo-output), DEMO_FAST=1 (fewer trials, for the test suite only;
-# `make demo` always uses the configuration committed in the demo project), DEMO_SEED (default 1).
+# Environment: DEMO_OUT (default demo-output), DEMO_SEED (schedule and bootstrap seed, default 1).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,12 +53,6 @@ git_demo commit -q -m "textkit: count words without the tokens() generator; gene
 git_demo log --oneline
 
 CONFIG="$REPO/.ordertrap.toml"
-if [[ "${DEMO_FAST:-0}" == "1" ]]; then
-    # Fewer trials, for tests only. The file lives outside the repo so the commits stay as they are.
-    CONFIG="$OUT/ordertrap-fast.toml"
-    sed -e 's/^suite_runs = .*/suite_runs = 3/' -e 's/^iterations = .*/iterations = 5/' \
-        "$REPO/.ordertrap.toml" >"$CONFIG"
-fi
 
 # textkit's single-use warm-start file (the intentional carry-over) lives here, shared by the
 # base and head worktrees; a private directory keeps concurrent demos apart.

@@ -1,9 +1,8 @@
 """`make demo` end to end: scripts/demo.sh builds the two-commit demo repository, runs the gate
-on it and the analysis finds the planted slowdown and speed-up.
+on it with the demo's own configuration, prints the median view and the PR comment, writes the
+HTML report, and the analysis finds the planted slowdown (ngrams) and speed-up (wordfreq).
 
-Runs the real script with DEMO_FAST=1 (fewer trials than `make demo`) into a temporary
-directory, with the benchmarks on their CPU-time clock (TEXTKIT_BENCH_CLOCK=cpu, see
-tests/integration/test_demo_project.py) so other jobs on a shared machine do not decide it.
+The script writes into a temporary directory (DEMO_OUT) so it never touches ./demo-output.
 """
 
 from __future__ import annotations
@@ -19,6 +18,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "demo.sh"
+# The strict verdict check needs a machine quiet enough to resolve a 15-20 % change with 25
+# values per version: relative median absolute deviation of the planted benchmarks at most 6 %
+# (then the 99 % CI of each median is about ±6 %, and CIs 15-20 % apart are disjoint). Noisier
+# runs (other jobs on the cores) may come out inconclusive, but never the wrong way round, which
+# is checked every time.
+QUIET_RMAD = 0.06
 
 
 @pytest.mark.slow
@@ -28,11 +33,9 @@ def test_demo_script_end_to_end(tmp_path: Path) -> None:
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "DEMO_OUT": str(out),
-        "DEMO_FAST": "1",
-        "TEXTKIT_BENCH_CLOCK": "cpu",
     }
     proc = subprocess.run(
-        ["bash", str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        ["bash", str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
@@ -48,26 +51,20 @@ def test_demo_script_end_to_end(tmp_path: Path) -> None:
     assert trials["benchmark"].nunique() == 6
     assert "medians per version" in proc.stdout
 
-    analysis = json.loads((out / "analysis.json").read_text())
-    verdicts = {b["benchmark"]: b["verdict"] for b in analysis["benchmarks"]}
-    # Whatever the machine does, the gate must never call the planted changes the wrong way.
-    assert verdicts["ngrams"] in {"regression", "inconclusive"}, verdicts
-    assert verdicts["wordfreq"] in {"improvement", "inconclusive"}, verdicts
-    # Busy machine: more runnable processes than cores at the start (meta.json) or end of the run.
-    environment = json.loads((out / "run" / "meta.json").read_text())["environment"]
-    cores = environment.get("cores") or os.cpu_count() or 1
-    load = max(environment.get("loadavg", [0.0])[0], os.getloadavg()[0])
-    loaded = load > cores
-    if not loaded:
-        assert verdicts["ngrams"] == "regression", verdicts
-        assert verdicts["wordfreq"] == "improvement", verdicts
-        assert analysis["summary"]["decision"] == "fail"
-
     assert (out / "report.html").stat().st_size > 10_000
     comment = (out / "comment.md").read_text()
     assert "ngrams" in comment and "wordfreq" in comment
     assert comment.strip() in proc.stdout  # the demo prints the PR comment
-    if loaded:
-        # On a machine busy with other jobs, inconclusive is the honest verdict (and the run
-        # warns about the load); the strict check above runs wherever the machine is quiet, as in CI.
-        pytest.skip(f"verdicts not checked strictly: load {load:.1f} on {cores} cores; got {verdicts}")
+
+    analysis = json.loads((out / "analysis.json").read_text())
+    by_name = {b["benchmark"]: b for b in analysis["benchmarks"]}
+    verdicts = {name: b["verdict"] for name, b in by_name.items()}
+    # Whatever the machine does, the gate must never call the planted changes the wrong way.
+    assert verdicts["ngrams"] in {"regression", "inconclusive"}, verdicts
+    assert verdicts["wordfreq"] in {"improvement", "inconclusive"}, verdicts
+    rmad = max(by_name[n]["stability"][v]["rmad"] for n in ("ngrams", "wordfreq") for v in ("base", "head"))
+    if rmad > QUIET_RMAD:
+        pytest.skip(f"verdicts not checked strictly: RMAD {rmad:.1%} > {QUIET_RMAD:.0%}; got {verdicts}")
+    assert verdicts["ngrams"] == "regression", verdicts
+    assert verdicts["wordfreq"] == "improvement", verdicts
+    assert analysis["summary"]["decision"] == "fail"
