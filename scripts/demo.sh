@@ -43,7 +43,7 @@ git_demo() { git -C "$REPO" -c commit.gpgsign=false -c core.hooksPath=/dev/null 
 
 echo "== demo: building $REPO (base + head commits)"
 mkdir -p "$REPO"
-(cd examples/demo-project && tar --exclude=__pycache__ -cf - .) | tar -xf - -C "$REPO"
+(cd examples/demo-project && tar --exclude=__pycache__ --exclude=.ruff_cache --exclude=.pytest_cache -cf - .) | tar -xf - -C "$REPO"
 git -c init.defaultBranch=main init -q "$REPO"
 git_demo add -A
 git_demo commit -q -m "textkit: text analytics with a warm-start normalisation cache (base)"
