@@ -37,7 +37,10 @@ def test_metrics_are_non_negative_and_zero_only_for_constant_samples(x: np.ndarr
         v = metric_batch(x[None, :], metric, PLAN)[0]
         assert v >= 0, metric
         if constant:
-            assert v == 0, metric
+            # Rounding of the mean can leave ~1e-16 (the authors' prototype reports 2.6e-16 for a
+            # constant Go benchmark, and we reproduce their values exactly), never anything that
+            # could approach a stability threshold.
+            assert v <= 1e-12, metric
     if not constant:
         assert metric_batch(x[None, :], "cv", PLAN)[0] > 0
 
