@@ -19,11 +19,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "demo.sh"
 # The strict verdict check needs a machine quiet enough to resolve a 15-20 % change with 25
-# values per version: relative median absolute deviation of the planted benchmarks at most 6 %
-# (then the 99 % CI of each median is about ±6 %, and CIs 15-20 % apart are disjoint). Noisier
-# runs (other jobs on the cores) may come out inconclusive, but never the wrong way round, which
-# is checked every time.
-QUIET_RMAD = 0.06
+# values per version. Measured on the shared 2-core VM: in quiet runs the planted benchmarks'
+# relative median absolute deviation was 3-8.4 % and both changes were resolved; with other jobs
+# on the cores it was 15-24 % and verdicts came out inconclusive. Noisy runs may be inconclusive,
+# but never the wrong way round, which is checked every time.
+QUIET_RMAD = 0.09
 
 
 @pytest.mark.slow
