@@ -11,6 +11,7 @@ rate limit (a read-only token) is raised at once, so callers can explain it.
 from __future__ import annotations
 
 from github import Auth, Github, GithubRetry
+from urllib3.util.retry import Retry
 
 from gate.errors import GitHubError
 from gate.github.context import ActionSettings
@@ -21,7 +22,10 @@ USER_AGENT = "ordertrap-gate"
 def make_retry(total: int = 5, backoff_factor: float = 1.0, secondary_rate_wait: float = 60.0) -> GithubRetry:
     # urllib3 sleeps backoff_factor * 2**(n-1) seconds before the n-th retry (none before the
     # first), capped by backoff_max; a rate limit waits as long as GitHub asks, at most 10 min.
+    # PyGithub retries GET/POST and urllib3's idempotent methods, but not PATCH: editing the gate's
+    # comment (same body) is idempotent too, and without it one 502 on the edit lost the update.
     return GithubRetry(
+        allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
         total=total,
         backoff_factor=backoff_factor,
         secondary_rate_wait=secondary_rate_wait,

@@ -273,6 +273,23 @@ def test_5xx_then_success(job, fake):
     assert len(fake.requests("POST", "/comments")) == 2 and len(fake.requests("POST", "/statuses/")) == 3
 
 
+def test_5xx_and_secondary_limit_on_the_comment_edit_are_retried(job, fake):
+    job.pull_request()
+    assert job.publish(analyses.mixed()) == 1  # creates the comment
+    fake.fail_next("PATCH", r"/issues/comments/\d+$", 502, message="Bad Gateway")
+    fake.fail_next(
+        "PATCH",
+        r"/issues/comments/\d+$",
+        403,
+        message="You have exceeded a secondary rate limit",
+        headers={"Retry-After": "1"},
+    )
+    assert job.publish(analyses.failures()) == 1
+    (comment,) = fake.comments_on(PR)
+    assert len(fake.requests("PATCH", "/issues/comments/")) == 3
+    assert "failed" in comment["body"]
+
+
 def test_comment_stays_within_github_limit(job, fake):
     job.pull_request()
     doc = analyses.large(5000)
