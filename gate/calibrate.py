@@ -171,6 +171,20 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
                 "the trial log has no rows that ran with the full configuration",
                 "run the suite without --calibration (nightly full run) and calibrate from that log",
             )
+        if "order_type" in df.columns:
+            fixed = df["order_type"].astype(str) == "fixed"
+            if fixed.any():
+                # OrderSage's fixed baseline order carries exactly the order bias RMIT removes
+                # (ATC'23 §3): its values must not decide how little a PR may measure.
+                warnings.append(
+                    warning(
+                        "fixed-order-rows-ignored",
+                        f"{int(fixed.sum())} rows ran in OrderSage's fixed order (run --order-check) and are ignored",
+                        "calibrate from an ordinary full-configuration run (run without --order-check); "
+                        "use order-check on this log instead",
+                    )
+                )
+                df = df[~fixed]
         # trial numbers restart in every log: several runners' logs are told apart by instance
         keys = ["instance", "trial"] if "instance" in df.columns else ["trial"]
         rows_per_trial = df.groupby(keys)["trial"].transform("size")

@@ -7,11 +7,14 @@ const path = require("node:path");
 async function main() {
   const moduleDir = process.argv[2];
   const { createLinter } = require(path.resolve(moduleDir));
-  const lint = await createLinter();
   let input = "";
   for await (const chunk of process.stdin) input += chunk;
   const results = [];
   for (const { name, content } of JSON.parse(input)) {
+    // A fresh linter per file: one instance reused across several files ended in the Go
+    // runtime's "RuntimeError: unreachable" once enough had been linted (seen with 3 files,
+    // ~20 kB in all, depending on path lengths).
+    const lint = await createLinter();
     results.push(...lint(content, name));
   }
   process.stdout.write(JSON.stringify(results));

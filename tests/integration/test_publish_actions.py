@@ -139,3 +139,42 @@ def test_artifact_name_is_sanitised_and_the_folder_emptied(tmp_path):
     assert out["artifact"] == "ordertrap-trials-bench-1--fast-a"
     assert out["dir"] == "ordertrap-trials/ordertrap-trials-bench-1--fast-a"
     assert not stale.exists() and (tmp_path / out["dir"]).is_dir()
+
+
+def _fake_gate(tmp_path: Path) -> Path:
+    """A stand-in `ordertrap-gate` that records its environment, to see what a benchmark inherits."""
+    bin_dir = tmp_path / "gatebin"
+    bin_dir.mkdir()
+    script = bin_dir / "ordertrap-gate"
+    script.write_text(f"#!/bin/sh\nenv > {tmp_path}/gate-env.txt\n")
+    script.chmod(0o755)
+    return bin_dir
+
+
+def _bench_env(tmp_path: Path) -> dict[str, str]:
+    return {
+        "GATE_BIN": str(_fake_gate(tmp_path)), "CONFIG": ".ordertrap.toml", "BASE": "A", "HEAD": "B",
+        "OUT": "out", "SEED": "1", "CALIBRATION": "none", "ORDER_CHECK": "false", "INSTANCE": "r1",
+        "GITHUB_TOKEN": "ghs_secret", "INPUT_GITHUB_TOKEN": "ghs_secret",
+    }  # fmt: skip
+
+
+def test_run_step_strips_tokens_from_the_benchmark_environment(repo):
+    path, _ = repo
+    _run_step("bench", path, _bench_env(path))
+    inherited = (path / "gate-env.txt").read_text()
+    assert "ghs_secret" not in inherited and "INSTANCE=r1" in inherited
+
+
+def test_run_step_refuses_a_token_persisted_by_actions_checkout(repo):
+    path, _ = repo
+    # what actions/checkout writes with its default persist-credentials: true
+    _git(path, "config", "--local", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("bench")],
+        cwd=path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "persist-credentials: false" in result.stdout
+    assert not (path / "gate-env.txt").exists()

@@ -259,6 +259,19 @@ def test_calibrated_rows_are_not_used() -> None:
         normalise(log)
 
 
+def test_fixed_order_rows_are_not_used() -> None:
+    # A run --order-check log: suite run 2 is OrderSage's fixed baseline order, with wild values.
+    log = trial_log({"b": 1.0})
+    fixed = log["suite_run"] == 2
+    log.loc[fixed, "order_type"] = "fixed"
+    log.loc[fixed, "value"] = 1000.0
+    table = normalise(log)
+    assert any(w["code"] == "fixed-order-rows-ignored" for w in table.warnings)
+    ds = build_dataset(table)
+    assert int((~np.isnan(ds.series["b"].cube)).sum()) == 6
+    assert np.nanmax(ds.series["b"].cube) < 11
+
+
 def test_verdict_rule_of_rq4() -> None:
     base = Estimate(100.0, 99.0, 101.0)
     assert verdict(base, Estimate(104.0, 103.0, 105.0), 3.0, False)[0] == "regression"
