@@ -113,13 +113,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ordertrap-gate action: error: {exc}", file=sys.stderr)
         trials = []
     if trials:
-        with workflow_commands.group(f"analyze {len(trials)} trial log(s)"):
+        # analyze prints benchmark names and messages from the trial logs (in the fork-safe pattern
+        # they come from a fork's artifact): fenced, so none of them can issue a workflow command.
+        with (
+            workflow_commands.group(f"analyze {len(trials)} trial log(s)"),
+            workflow_commands.stop_commands(),
+        ):
             code = _cli(analyze_args(settings, trials, analysis))
         if code != 0:
             print(f"ordertrap-gate action: analyze exited {code}; publishing status `error`", file=sys.stderr)
     report_path = ""
     if analysis.is_file():
-        with workflow_commands.group("HTML report"):
+        with workflow_commands.group("HTML report"), workflow_commands.stop_commands():
             args = ["report", str(analysis), "--format", "html", "--out", str(report)]
             if settings.calibration and (root / settings.calibration).is_file():
                 args += ["--calibration", str(root / settings.calibration)]

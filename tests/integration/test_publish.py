@@ -448,6 +448,42 @@ def test_entrypoint_analyses_reports_publishes_and_hides_the_token(job, fake, mo
     assert len(fake.comments_on(PR)) == 1 and fake.statuses_for(HEAD)[-1]["state"] == "failure"
 
 
+def test_entrypoint_fences_benchmark_names_from_the_trial_logs(job, fake, monkeypatch, capsys):
+    # A fork controls benchmark names in the fork-safe pattern: "::warning::..." in a name must not
+    # reach the runner as a workflow command while analyze and report print it.
+    import pandas as pd
+
+    from gate.github import entrypoint
+    from tests.integration.test_container import write_trial_log
+
+    job.pull_request()
+    workspace = job.tmp / "ws"
+    log = workspace / "t" / "trials.csv"
+    write_trial_log(log, slowdown=1.25)
+    frame = pd.read_csv(log)
+    first = sorted(frame["benchmark"].unique())[0]
+    frame.loc[frame["benchmark"] == first, "benchmark"] = "::warning::spoofed"
+    frame.to_csv(log, index=False)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(workspace))
+    monkeypatch.setenv("INPUT_TRIALS", "t/trials.csv")
+    monkeypatch.setenv("INPUT_BASE", "main")
+    monkeypatch.setenv("INPUT_HEAD", "HEAD")
+    monkeypatch.setenv("GITHUB_TOKEN", ACTIONS_TOKEN)
+    monkeypatch.setattr(entrypoint, "make_client", publish_module.make_client)
+    entrypoint.main()
+    token = None
+    seen = 0
+    for line in capsys.readouterr().out.splitlines():
+        if token is None and line.startswith("::stop-commands::"):
+            token = line.split("::")[2]
+        elif token is not None and line == f"::{token}::":
+            token = None
+        elif "spoofed" in line and line.lstrip().startswith("::warning::"):
+            seen += 1
+            assert token is not None, f"unfenced workflow command: {line!r}"
+    assert seen >= 1  # analyze did print the name; it was fenced
+
+
 def test_github_down_still_writes_summary_and_outputs_then_fails(job, fake, capsys):
     job.pull_request()
     fake.fail_next("POST", r"/statuses/", 503, times=50, message="Service Unavailable")
