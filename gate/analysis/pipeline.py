@@ -306,6 +306,11 @@ def build_analysis(
     slices = cols.groups()
     base_names = {b for v, b in slices if v == base}
     head_names = {b for v, b in slices if v == head}
+    # A version whose values were all zero or negative ("dropped") still ran: the benchmark must
+    # come out `failed`, not vanish from the comparison as if it ran in one version only.
+    dropped = frame.loc[frame["kind"] == "dropped"]
+    base_names |= set(dropped.loc[dropped["version"] == base, "benchmark"].astype(str))
+    head_names |= set(dropped.loc[dropped["version"] == head, "benchmark"].astype(str))
     only_base = sorted(base_names - head_names)
     only_head = sorted(head_names - base_names)
     for names, present, absent, action in (
@@ -344,8 +349,8 @@ def build_analysis(
     meta_rows: dict[str, tuple[str, bool]] = {}
     samples: dict[str, tuple[Sample, Sample, np.ndarray, np.ndarray]] = {}
     for name in names:
-        sb, seq_b = cols.sample(slices[(base, name)])
-        sh, seq_h = cols.sample(slices[(head, name)])
+        sb, seq_b = cols.sample(slices.get((base, name), slice(0, 0)))
+        sh, seq_h = cols.sample(slices.get((head, name), slice(0, 0)))
         hib = bool(hibs.get(name, False))
         meta_rows[name] = (str(units.get(name, "")), hib)
         items.append((name, sb, sh, hib))

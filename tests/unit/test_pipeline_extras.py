@@ -93,3 +93,25 @@ def test_suite_wide_carryover_reaches_top_level_warnings(tmp_path):
     codes = [w["code"] for w in analysis["warnings"]]
     assert "carryover_suite" in codes
     assert any("leaker" in w["message"] for w in analysis["warnings"] if w["code"] == "carryover_suite")
+
+
+def test_a_version_with_only_non_positive_values_fails_instead_of_vanishing(tmp_path):
+    # A throughput benchmark whose head reports 0 MB/s everywhere is broken, not "new in base".
+    rows, t = [], 0
+    for run in (1, 2, 3):
+        for version in ("base", "head"):
+            for it in (1, 2, 3):
+                t += 1
+                rows.append(_row(t, "tput", version, run, t, it, 1, 100.0 + it if version == "base" else 0.0))
+                t += 1
+                rows.append(_row(t, "ok", version, run, t, it, 1, 1.0 + it / 1000))
+    analysis = build_analysis(
+        load_trials([_log(tmp_path, rows)]),
+        base="base",
+        head="head",
+        settings=Settings(resamples=500, seed=1),
+    )
+    verdicts = {b["benchmark"]: b["verdict"] for b in analysis["benchmarks"]}
+    assert verdicts["tput"] == "failed"
+    assert analysis["summary"]["decision"] != "pass"
+    assert not any(w["code"] == "one_version_only" for w in analysis["warnings"])
