@@ -195,6 +195,30 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
     return out
 
 
+def _drop_duplicate_trials(
+    frame: pd.DataFrame, names: list[str], warnings: list[dict[str, str]]
+) -> pd.DataFrame:
+    """The same trial twice (a log passed twice, or copied into two artifacts) would double the
+    sample and narrow every CI. Rows are duplicates only when every column, trial number and start
+    time included, is equal: two runners' logs never share those, while equal values inside a
+    minimal `benchmark, version, value` file are legitimate repeats and are kept."""
+    if not {"trial", "started_at"}.issubset(frame.columns):
+        return frame
+    dup = frame.duplicated(subset=[c for c in frame.columns if c not in ("source", "row")])
+    if not dup.any():
+        return frame
+    sources = sorted({names[int(i)] for i in frame.loc[dup, "source"]})
+    warnings.append(
+        _warning(
+            "duplicate_trials",
+            f"{int(dup.sum())} rows repeat rows of another log exactly (same trial, start time and value) "
+            f"and were counted once: {', '.join(sources[:3])}",
+            "pass each trial log once (several runners' logs are fine: their instance or trials differ)",
+        )
+    )
+    return frame.loc[~dup.to_numpy()].reset_index(drop=True)
+
+
 def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
     """Read and validate the trial logs; see the module docstring for what is kept."""
     if not paths:
@@ -218,6 +242,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
         )
     frame = pd.concat(frames, ignore_index=True, sort=False)
     frame = frame.fillna("") if frame.isna().to_numpy().any() else frame
+    frame = _drop_duplicate_trials(frame, names, warnings)
     frame = _classify(frame, names, warnings)
     if not (frame["kind"] == "ok").any() and not (frame["kind"] == "failed").any():
         raise InputError(

@@ -115,3 +115,17 @@ def test_a_version_with_only_non_positive_values_fails_instead_of_vanishing(tmp_
     assert verdicts["tput"] == "failed"
     assert analysis["summary"]["decision"] != "pass"
     assert not any(w["code"] == "one_version_only" for w in analysis["warnings"])
+
+
+def test_the_same_log_twice_counts_once(tmp_path):
+    rows = [_row(t, "b", v, 1, t, t, 1, 1.0 + t / 100) for t, v in enumerate(["base", "head"] * 4, start=1)]
+    path = _log(tmp_path, rows)
+    copy = tmp_path / "copy.csv"
+    copy.write_text(path.read_text())
+    logs = load_trials([path, copy])
+    assert len(logs.frame) == len(rows)
+    assert any(w["code"] == "duplicate_trials" for w in logs.warnings)
+    # two runners' logs that only share values are both kept
+    other = tmp_path / "other.csv"
+    pd.DataFrame([{**r, "instance": "runner2"} for r in rows]).to_csv(other, index=False)
+    assert len(load_trials([path, other]).frame) == 2 * len(rows)
