@@ -13,6 +13,7 @@ Row classes after loading (column ``kind``):
                 NaN, ±inf or implausible (|x| ≥ 1e150 or < 1e-150; the run engine would have
                 logged those as ``invalid``): a failure.
 * ``dropped`` — a finite value ≤ 0: relative changes need positive values; reported, not counted.
+* ``absent`` — status ``skipped``: the benchmark does not exist in that version (added or removed).
 """
 
 from __future__ import annotations
@@ -146,6 +147,9 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
     bad_value = is_ok_status & ~finite
     nonpositive = is_ok_status & finite & (value <= 0)
     kind = np.where(is_ok_status & finite & (value > 0), "ok", np.where(nonpositive, "dropped", "failed"))
+    # `skipped` = the benchmark does not exist in that version (run writes it for a benchmark a
+    # change adds or removes): absent, not failed, so a PR that adds a benchmark is not flagged.
+    kind = np.where((status == TrialStatus.SKIPPED.value).to_numpy(), "absent", kind)
     out = df.assign(value=value, status=status.where(~bad_value, TrialStatus.INVALID.value), kind=kind)
     out["benchmark"] = out["benchmark"].astype(str).str.strip()
     out["version"] = out["version"].astype(str).str.strip()

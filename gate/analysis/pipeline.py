@@ -242,7 +242,7 @@ def _extras(frame: pd.DataFrame) -> tuple[dict[str, Any] | None, Any, Any, list[
     from gate.analysis.order import order_check_from_trials
     from gate.analysis.similarity import analyze_similarity
 
-    trials = frame.loc[frame["kind"] != "dropped"].drop(columns=["kind", "row"])
+    trials = frame.loc[~frame["kind"].isin(["dropped", "absent"])].drop(columns=["kind", "row"])
     trials = trials.assign(value=trials["value"].where(frame["kind"] == "ok"))
     warnings: list[dict[str, str]] = []
     order_check = order_check_from_trials(trials)
@@ -291,7 +291,7 @@ def build_analysis(
     for log_meta in logs.metas:
         top_warnings.extend(w for w in log_meta.get("warnings", []) or [] if isinstance(w, dict))
 
-    usable = _discard_warmup(frame.loc[frame["kind"] != "dropped"], logs.meta)
+    usable = _discard_warmup(frame.loc[~frame["kind"].isin(["dropped", "absent"])], logs.meta)
     # Order-check logs (`run --order-check`) alternate fixed- and random-order suite runs. Fixed
     # order is the bias OrderSage tests for, so base/head are compared on the random-order
     # (RMIT) runs only; the fixed runs feed the order check.

@@ -129,3 +129,28 @@ def test_the_same_log_twice_counts_once(tmp_path):
     other = tmp_path / "other.csv"
     pd.DataFrame([{**r, "instance": "runner2"} for r in rows]).to_csv(other, index=False)
     assert len(load_trials([path, other]).frame) == 2 * len(rows)
+
+
+def test_a_benchmark_added_in_head_is_listed_not_failed(tmp_path):
+    # run writes status `skipped` for a benchmark that does not exist in a version.
+    rows, t = [], 0
+    for run in (1, 2, 3):
+        for version in ("base", "head"):
+            for it in (1, 2):
+                t += 1
+                rows.append(_row(t, "old", version, run, t, it, 1, 1.0 + it / 1000))
+                t += 1
+                new = _row(t, "new", version, run, t, it, 1, 2.0 + it / 1000)
+                if version == "base":
+                    new.update(
+                        value="", status="skipped", reason="benchmark new does not exist in version base"
+                    )
+                rows.append(new)
+    analysis = build_analysis(
+        load_trials([_log(tmp_path, rows)]),
+        base="base",
+        head="head",
+        settings=Settings(resamples=500, seed=1),
+    )
+    assert [b["benchmark"] for b in analysis["benchmarks"]] == ["old"]
+    assert any(w["code"] == "one_version_only" and "new" in w["message"] for w in analysis["warnings"])
