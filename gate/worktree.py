@@ -33,6 +33,14 @@ def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.Completed
         ) from None
 
 
+def persisted_auth_headers(repo: Path) -> list[str]:
+    """Names of ``http.<url>.extraheader`` entries in the repository's own config: where
+    actions/checkout stores the job token (persist-credentials, its default). Every worktree of the
+    repository shares that config, so benchmark code could read the token there."""
+    proc = _git(repo, "config", "--local", "--name-only", "--get-regexp", r"^http\..*\.extraheader$")
+    return proc.stdout.split() if proc.returncode == 0 else []
+
+
 def toplevel(start: Path) -> Path:
     proc = _git(start, "rev-parse", "--show-toplevel")
     if proc.returncode != 0:

@@ -27,7 +27,7 @@ from gate.calibration_file import Calibration, load_calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
-from gate.model import TRIAL_LOG_SCHEMA, ConfigSource
+from gate.model import LEVELS, TRIAL_LOG_SCHEMA, ConfigSource
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.settings import Config, load_config, substitute_worktree
 
@@ -147,6 +147,42 @@ def _level_configs(
     return out
 
 
+def check_calibration(calibration: Calibration, config: Config, names: Sequence[str]) -> list[dict[str, str]]:
+    """Refuse a calibration that does not fit this suite; warn when it covers few benchmarks.
+
+    A file calibrated on other levels (e.g. the µOpTime data's ``second``) or for a larger [full]
+    would otherwise be applied silently, half of it ignored or more work run than the full
+    configuration itself."""
+    fix = "recalibrate from a full run of this suite: `ordertrap-gate calibrate TRIALS.csv --out FILE`"
+    if tuple(calibration.levels) != LEVELS:
+        raise InputError(
+            f"calibration {calibration.path} has levels {', '.join(calibration.levels)}; runs use "
+            f"{', '.join(LEVELS)}",
+            fix,
+        )
+    full = {"suite_run": config.full.suite_runs, "iteration": config.full.iterations,
+            "measurement": config.full.measurements}  # fmt: skip
+    for name, levels in calibration.configs.items():
+        over = {k: v for k, v in levels.items() if v > full.get(k, v)}
+        if over:
+            raise InputError(
+                f"calibration {calibration.path}: {name} asks for {over}, more than [full] "
+                f"({full['suite_run']}×{full['iteration']}×{full['measurement']}) of {config.path}",
+                fix + " (the file was made for another [full] configuration)",
+            )
+    known = [n for n in names if calibration.config_for(n) is not None]
+    if len(known) < len(names) / 2:
+        return [
+            {
+                "code": "calibration_coverage",
+                "message": f"calibration {calibration.path} covers {len(known)} of {len(names)} benchmarks; "
+                "the others run the full configuration",
+                "action": "recalibrate (the nightly workflow does) if benchmarks were renamed or added",
+            }
+        ]
+    return []
+
+
 def warmup_of(calibration: Calibration | None) -> tuple[str, int]:
     """(level, count) of the warm-up that calibrate discarded (µOpTime RQ3), ("measurement", 0) if none."""
     if calibration is None:
@@ -229,6 +265,15 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         )
     calibration = load_calibration(args.calibration) if args.calibration else None
     repo = _repo_for(args)
+    headers = worktree.persisted_auth_headers(repo)
+    if headers:
+        # The benchmarks run the revision's code in worktrees that share this config.
+        raise RunError(
+            f"{repo}/.git/config holds an authorization header ({headers[0]}), where the benchmarks "
+            "(the code under test) could read the token",
+            "check out with `persist-credentials: false` (actions/checkout), or remove it: "
+            f"git -C {repo} config --local --unset-all {headers[0]}",
+        )
     meta_path, log_path = out / "meta.json", out / "trials.csv"
     existing: dict[str, Any] | None = None
     if meta_path.exists():
@@ -334,6 +379,10 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             seed, names, [v.revision for v in versions], order_pairs, config.full.measurements, instance
         )
     else:
+        if calibration is not None:
+            for w in check_calibration(calibration, config, names):
+                warnings.append(w)
+                _warn(w)
         levels = _level_configs(names, config, calibration)
         schedule = rmit_schedule(seed, names, [v.revision for v in versions], levels, instance)
     warmup_level, warmup = warmup_of(calibration)

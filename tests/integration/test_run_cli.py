@@ -354,3 +354,39 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     _check_complete(out)
     builds = (out / "builds.log").read_text().split()
     assert len(builds) == 3 and builds[-1].endswith("head-HEAD")  # base was reused, not rebuilt
+
+
+def test_a_token_persisted_in_git_config_is_refused(tmp_path, capsys):
+    # actions/checkout's default persist-credentials writes it there; worktrees share the config.
+    repo = make_repo(tmp_path, config(s=1, i=1))
+    git(repo, "config", "--local", "http.https://github.com/.extraheader", "AUTHORIZATION: basic c2VjcmV0")
+    assert run_cli(repo, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "persist-credentials: false" in err and "c2VjcmV0" not in err
+    assert not (tmp_path / "out" / "trials.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"levels": ["suite_run", "iteration", "second"]}, "has levels suite_run, iteration, second"),
+        (
+            {"benchmarks": {"a": {"config": {"suite_run": 5, "iteration": 1, "measurement": 1}}}},
+            "more than [full]",
+        ),
+    ],
+)
+def test_a_calibration_that_does_not_fit_the_suite_is_refused(tmp_path, capsys, change, needle):
+    repo = make_repo(tmp_path, config(s=2, i=2))
+    cal = {
+        "schema_version": 1,
+        "levels": ["suite_run", "iteration", "measurement"],
+        "full": {"suite_run": 2, "iteration": 2, "measurement": 1},
+        "benchmarks": {"a": {"config": {"suite_run": 1, "iteration": 1, "measurement": 1}}},
+        **change,
+    }
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(cal))
+    assert run_cli(repo, tmp_path / "out", "--calibration", str(path)) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "recalibrate" in err
