@@ -227,7 +227,10 @@ def _check_resume(meta: Mapping[str, Any], fresh: Mapping[str, Any], out: Path) 
             raise InputError(
                 f"revision {rev!r} now points to {info['sha'][:12]}, but the run in {out} started at "
                 f"{str(old.get('sha'))[:12]}",
-                f"pass the SHA to resume (--{info['role']} {old.get('sha')}), or a new --out",
+                # Resuming must measure the same code, and the version name is part of the log, so a
+                # moved branch cannot continue this run (passing the SHA would rename the version).
+                f"start a new run with a new --out (this one keeps its finished trials); to measure the "
+                f"old code again, `git branch old-{info['role']} {old.get('sha')}` and pass that name",
             )
 
 

@@ -390,3 +390,15 @@ def test_a_calibration_that_does_not_fit_the_suite_is_refused(tmp_path, capsys, 
     assert run_cli(repo, tmp_path / "out", "--calibration", str(path)) == 2
     err = capsys.readouterr().err
     assert needle in err and "recalibrate" in err
+
+
+def test_a_moved_branch_cannot_resume_and_the_fix_says_what_works(tmp_path, capsys):
+    repo = make_repo(tmp_path, config(s=1, i=1))
+    out = tmp_path / "out"
+    assert run_cli(repo, out) == 0
+    (repo / "version.txt").write_text("3")
+    git(repo, "commit", "-qam", "three")
+    capsys.readouterr()
+    assert run_cli(repo, out) == 2
+    err = capsys.readouterr().err
+    assert "now points to" in err and "new --out" in err and "git branch old-" in err
