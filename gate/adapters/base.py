@@ -15,6 +15,7 @@ Division of labour:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,10 +109,18 @@ class Adapter(Protocol):
 def check_finite(values: Sequence[float], source: str) -> list[float]:
     """Reject NaN/inf/empty: a benchmark that prints them has failed, it has not measured."""
     if not values:
-        raise TrialFailure(TrialStatus.INVALID, f"{source}: no value found in the output")
+        raise TrialFailure(
+            TrialStatus.INVALID,
+            f"{source}: no value found in the output; make the benchmark print its measurement "
+            '(command adapter: the last number on stdout) or use value = "wall"',
+        )
     bad = [v for v in values if not math.isfinite(v)]
     if bad:
-        raise TrialFailure(TrialStatus.INVALID, f"{source}: non-finite value {bad[0]!r} in the output")
+        raise TrialFailure(
+            TrialStatus.INVALID,
+            f"{source}: non-finite value {bad[0]!r} in the output; a NaN/inf is a failed measurement: "
+            "check the benchmark's timing code (division by zero, an empty loop)",
+        )
     return [float(v) for v in values]
 
 
@@ -123,7 +132,24 @@ def raise_for_process(result: ProcessResult, what: str) -> None:
             f"{what} did not finish within the timeout; raise [suite].timeout or shorten the benchmark",
         )
     if result.returncode != 0:
-        tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
         raise TrialFailure(
-            TrialStatus.ERROR, f"{what} exited with status {result.returncode}: {tail[0][:200]}"
+            TrialStatus.ERROR,
+            f"{what} exited with status {result.returncode}: {telling_line(result.stderr or result.stdout)}; "
+            "run it by hand in its worktree (OUT/worktrees/...) to see the whole output",
         )
+
+
+_TELLING = re.compile(r"panic:|fatal error:|Traceback|Error|error:|Exception|FAIL|Segmentation fault|Killed")
+
+
+def telling_line(output: str) -> str:
+    """The line of a failed process's output that says what went wrong: the last one naming an
+    error (a Go panic's message, not the stack frame printed after it; a Python exception, not the
+    traceback's file line), else the last line. Cut to 200 characters."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    if not lines:
+        return "(no output)"
+    named = [line for line in lines if _TELLING.search(line)]
+    # Python puts the exception last, after "Traceback": prefer a line that is not the header.
+    best = next((line for line in reversed(named) if not line.startswith("Traceback")), None)
+    return (best or lines[-1])[:200]
