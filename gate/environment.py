@@ -134,6 +134,18 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
                 "action": "sudo cpupower frequency-set -g performance  (or: sudo python -m pyperf system tune)",
             }
         )
+    if governor == "unknown" and env.get("turbo") is None:
+        # No cpufreq in /sys: typical of a virtual machine or a container, where the host sets the
+        # clock. Nothing can be verified, which is worth saying rather than staying silent.
+        warnings.append(
+            {
+                "code": "cpufreq_unknown",
+                "message": "the CPU frequency governor and turbo state cannot be read (no cpufreq in /sys: "
+                "a VM or container?), so frequency scaling cannot be ruled out as a source of noise",
+                "action": "benchmark on a bare-metal runner with the governor set to performance and turbo off "
+                "(README: Prepare the benchmark runner)",
+            }
+        )
     if env.get("turbo") is True:
         warnings.append(
             {
