@@ -285,8 +285,16 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
     full: Config = tuple(int(frame[level].max()) for level in levels)
     series: dict[str, Series] = {}
     skipped: dict[str, str] = {}
+    gapped: dict[str, int] = {}
     for name, rows in frame.groupby("benchmark", sort=False):
         name = str(name)
+        values = rows["value"].to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(values) | (values <= 0)
+        if bad.any() and not bad.all():
+            # A few empty, NaN or non-positive values are gaps, as failed trials in a gate log are:
+            # the benchmark is calibrated on what remains (issue: calibrate all that can be).
+            gapped[name] = int(bad.sum())
+            rows = rows.loc[~bad]
         reason = _problem(rows, levels)
         if reason:
             skipped[name] = reason
@@ -324,6 +332,15 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
                 "no-durations",
                 "some benchmarks have no recorded durations; costs are counted in measurements",
                 "make sure every trial records elapsed_s",
+            )
+        )
+    if gapped:
+        shown = ", ".join(f"{n} ({k})" for n, k in list(gapped.items())[:10])
+        warnings.append(
+            warning(
+                "bad-values-as-gaps",
+                f"empty, non-numeric or non-positive values were treated as gaps: {shown}",
+                "check --value names a positive time or throughput column, or rerun those trials",
             )
         )
     return Dataset(levels, full, series, cost_unit, warnings, skipped)

@@ -151,17 +151,19 @@ def test_bad_benchmarks_are_skipped_and_the_rest_calibrated() -> None:
     bad[0, 0, 0] = -1.0
     tiny = np.full(FULL, np.nan)
     tiny[0, 0, :2] = [1.0, 1.0]
-    ds = dataset({"good": noisy(0.002, 6), "negative": bad, "tiny": tiny})
+    all_bad = np.full(FULL, -1.0)
+    ds = dataset({"good": noisy(0.002, 6), "one_negative": bad, "all_negative": all_bad, "tiny": tiny})
     cal = calibrate(ds, "cv")
-    assert set(cal.choices) == {"good"}
-    assert "zero or negative" in ds.skipped["negative"]
+    # one bad value is a gap (calibrated on the rest, with a warning); no usable value is skipped
+    assert set(cal.choices) == {"good", "one_negative"}
+    assert any(w["code"] == "bad-values-as-gaps" and "one_negative (1)" in w["message"] for w in ds.warnings)
+    assert "zero or negative" in ds.skipped["all_negative"]
     assert "only 2 measurement" in ds.skipped["tiny"]
     assert all("; " in reason for reason in ds.skipped.values())  # message; fix
 
 
 def test_nothing_calibratable_is_an_error_naming_the_fix() -> None:
-    bad = noisy(0.002, 5)
-    bad[0, 0, 0] = 0.0
+    bad = np.zeros(FULL)
     with pytest.raises(InputError) as err:
         calibrate(dataset({"zero": bad}), "cv")
     assert err.value.fix
