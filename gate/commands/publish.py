@@ -188,8 +188,8 @@ def _render(
         report_url=report_url,
         summary_url=f"{run_url}#summary" if run_url else None,
         rerun_hint=(
-            f"To accept a regression, add the label `{settings.accept_label}` to the PR and re-run the "
-            "gate job: the label is read from the API, so a re-run sees it."
+            "re-run the gate job from the workflow run page; it reads the PR's labels from the API, "
+            "so a re-run sees an accept label added since"
         ),
         calibration=_calibration(settings),
     )

@@ -145,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
             client=client,
             pr_info=root / settings.pr_info if settings.pr_info else None,
             report_path=report_path or None,
+            # the example workflows upload report_path as the `ordertrap-report` artifact, which the
+            # run page lists under Artifacts
+            report_url=f"{settings.run_url}#artifacts" if report_path and settings.run_url else None,
         )
     except GateError as exc:
         print(f"ordertrap-gate action: error: {exc}", file=sys.stderr)

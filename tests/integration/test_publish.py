@@ -446,6 +446,8 @@ def test_entrypoint_analyses_reports_publishes_and_hides_the_token(job, fake, mo
     assert outs["report_path"] == "ordertrap-report/report.html"
     assert (workspace / "ordertrap-report" / "report.html").is_file()
     assert len(fake.comments_on(PR)) == 1 and fake.statuses_for(HEAD)[-1]["state"] == "failure"
+    (comment,) = fake.comments_on(PR)
+    assert "/actions/runs/123456#artifacts" in comment["body"]  # the HTML report is linked
 
 
 def test_entrypoint_fences_benchmark_names_from_the_trial_logs(job, fake, monkeypatch, capsys):
