@@ -73,13 +73,55 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
+_RUNNING_WIDTH = 16  # bytes of the pid record, rewritten in place
+
+
+def reap_leftover(pid_file: Path, owned_dir: Path) -> int:
+    """Kill the process group a SIGKILLed gate left running, so the resumed run does not measure
+    beside it (the gate cannot clean up after SIGKILL). ``pid_file`` holds the group recorded by
+    :class:`SubprocessRunner`; it is killed only if some member's working directory lies inside
+    ``owned_dir`` (the run's --out, which holds the worktrees), so a reused pid is never touched.
+    Returns the number of processes killed."""
+    try:
+        text = pid_file.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return 0
+    if not text.isdigit() or int(text) <= 1:
+        return 0
+    pgid = int(text)
+    owned = owned_dir.resolve()
+    members = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            # field 5 (pgrp) follows the ")" that closes the command name
+            if int(stat.rsplit(")", 1)[1].split()[2]) != pgid:
+                continue
+            cwd = Path(os.readlink(entry / "cwd"))
+        except (OSError, ValueError, IndexError):
+            continue
+        if cwd == owned or owned in cwd.parents:
+            members += 1
+    if members:
+        _kill_group(pgid)
+    with suppress(OSError):
+        pid_file.write_text("")
+    return members
+
+
 class SubprocessRunner:
     """The real :class:`ProcessRunner`. ``env`` passed by an adapter is added on top of the
-    scrubbed environment of the gate itself (adapters pass e.g. PYTHONDONTWRITEBYTECODE)."""
+    scrubbed environment of the gate itself (adapters pass e.g. PYTHONDONTWRITEBYTECODE).
 
-    def __init__(self, base_env: Mapping[str, str] | None = None) -> None:
+    With ``pid_file``, the process group of the running trial is recorded there (one ``pwrite``
+    per spawn), so a run resumed after the gate was SIGKILLed can reap it (:func:`reap_leftover`)."""
+
+    def __init__(self, base_env: Mapping[str, str] | None = None, pid_file: Path | None = None) -> None:
         source = os.environ if base_env is None else base_env
         self.base_env = scrub_env(source)
+        self._pid_fd = os.open(pid_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644) if pid_file else None
         # Fast path: nothing to scrub in the gate's own environment -> env=None lets the child
         # inherit it without re-encoding every variable per spawn (~80 µs).
         self._inherit = base_env is None and len(self.base_env) == len(os.environ)
@@ -119,6 +161,8 @@ class SubprocessRunner:
             )
         except OSError as exc:  # missing executable, bad cwd
             return ProcessResult(127, "", f"cannot start {args[0]!r}: {exc.strerror or exc}", 0.0)
+        if self._pid_fd is not None:
+            os.pwrite(self._pid_fd, str(proc.pid).ljust(_RUNNING_WIDTH).encode(), 0)
         timed_out = False
         try:
             out, err, timed_out = _collect(proc, time.monotonic() + timeout)
@@ -141,6 +185,8 @@ class SubprocessRunner:
             proc.stderr.close()
         elapsed = time.perf_counter() - start
         _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
+        if self._pid_fd is not None:
+            os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
         return ProcessResult(
             returncode=proc.returncode if proc.returncode is not None else -9,
             stdout=out.decode("utf-8", "replace"),

@@ -24,7 +24,7 @@ from typing import IO, Any
 from gate import __version__, environment, worktree
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.calibration_file import Calibration, load_calibration
-from gate.driver import StopFlag, SubprocessRunner, TrialLog, run_reset, run_schedule
+from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, ConfigSource
@@ -351,7 +351,18 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         warnings.append(w)
         _warn(w)
 
-    runner = SubprocessRunner()
+    # A run killed with SIGKILL may have left its last trial (or build) running: reap it first,
+    # or it would compete with the resumed trials for the CPU.
+    reaped = reap_leftover(out / ".running", out)
+    if reaped:
+        _warn(
+            {
+                "code": "reaped",
+                "message": f"killed {reaped} process(es) that the previous, interrupted run left running",
+                "action": "none: they would have disturbed the resumed trials",
+            }
+        )
+    runner = SubprocessRunner(pid_file=out / ".running")
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname
