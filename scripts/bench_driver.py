@@ -57,7 +57,7 @@ def main() -> int:
         spec = {n: BenchmarkSpec(n, command=args.command, options={"value": "wall"}) for n in names}
         benchmarks = {v: spec for v in ctx}
         adapter = get_adapter("command")
-        runner = SubprocessRunner()
+        runner = SubprocessRunner(pid_file=work / ".running")  # as `run` builds it
         log = TrialLog(work / "trials.csv")
         log.recover(schedule)
         log.open()  # kept open across chunks, as in one real run (run_schedule leaves it open)
