@@ -231,14 +231,25 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
     frames: list[pd.DataFrame] = []
     metas: list[dict[str, Any]] = []
     names = [str(p) for p in paths]
+    errors: list[InputError] = []
     for i, p in enumerate(paths):
         path = Path(p)
-        df = _read_one(path, i, warnings)
+        try:
+            df = _read_one(path, i, warnings)
+        except InputError as exc:
+            if len(paths) == 1:
+                raise
+            # One unreadable log (e.g. a broken artifact of one runner) must not hide the others.
+            errors.append(exc)
+            warnings.append(_warning("unreadable_log", f"{exc.message}; skipped", exc.fix))
+            continue
         if df is not None:
             frames.append(df)
         meta = _read_meta(path, warnings)
         if meta is not None:
             metas.append(meta)
+    if not frames and errors:
+        raise errors[0]
     if not frames:
         raise InputError(
             f"no rows in {', '.join(names)}: every trial log is empty",

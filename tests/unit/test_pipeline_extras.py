@@ -7,10 +7,12 @@ import json
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from gate.analysis.compare import Settings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
+from gate.errors import InputError
 
 
 def _log(tmp_path, rows, meta=None):
@@ -154,3 +156,15 @@ def test_a_benchmark_added_in_head_is_listed_not_failed(tmp_path):
     )
     assert [b["benchmark"] for b in analysis["benchmarks"]] == ["old"]
     assert any(w["code"] == "one_version_only" and "new" in w["message"] for w in analysis["warnings"])
+
+
+def test_one_unreadable_log_among_several_is_skipped_with_a_warning(tmp_path):
+    good = _log(tmp_path, [_row(t, "b", v, 1, t, t, 1, 1.0) for t, v in enumerate(["base", "head"] * 3, 1)])
+    bad = tmp_path / "bad.csv"
+    bad.write_text("benchmark,score\nb,1\n")
+    logs = load_trials([good, bad])
+    assert len(logs.frame) == 6
+    (w,) = [w for w in logs.warnings if w["code"] == "unreadable_log"]
+    assert "bad.csv" in w["message"] and "value" in w["message"] and w["action"]
+    with pytest.raises(InputError, match="lacks the required column"):
+        load_trials([bad])
