@@ -170,8 +170,12 @@ class Published:
 
 def _is_read_only(exc: GithubException) -> bool:
     # 403 "Resource not accessible by integration": the token lacks the permission (fork PR,
-    # or `permissions:` without pull-requests/statuses: write).
-    return exc.status == 403
+    # or `permissions:` without pull-requests/statuses: write). A 403 that is a rate limit
+    # (primary or secondary, still there after the retries) is not a permission problem.
+    if exc.status != 403:
+        return False
+    data = exc.data if isinstance(exc.data, dict) else {}
+    return "rate limit" not in str(data.get("message", "")).lower()
 
 
 def _render(

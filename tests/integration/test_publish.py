@@ -290,6 +290,19 @@ def test_5xx_and_secondary_limit_on_the_comment_edit_are_retried(job, fake):
     assert "failed" in comment["body"]
 
 
+def test_a_lasting_rate_limit_is_not_reported_as_a_permission_problem(job, fake, capsys):
+    job.pull_request()
+    fake.fail_next(
+        "POST", r"/statuses/", 403, times=50, message="You have exceeded a secondary rate limit",
+        headers={"Retry-After": "0"},
+    )  # fmt: skip
+    assert job.publish(analyses.mixed()) == 2
+    err = capsys.readouterr().err
+    assert "failed after retries" in err and "re-run the job" in err
+    assert "permissions:" not in err and "read-only" not in err
+    assert len(fake.requests("POST", "/statuses/")) == 6  # the first try and 5 retries
+
+
 def test_comment_stays_within_github_limit(job, fake):
     job.pull_request()
     doc = analyses.large(5000)
