@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from gate.stats.bootstrap import percentile_bounds
+
 METRICS: tuple[str, ...] = ("cv", "rmad", "rciw1", "rciw2", "rciw3")
 BOOTSTRAP_METRICS: frozenset[str] = frozenset({"rciw1", "rciw2", "rciw3"})
 # The prototype's "RCIW3": width of the mean's percentile CI / median. Comparison only.
@@ -247,54 +249,13 @@ def rmad(x: ArrayLike) -> float:
 # ---- bootstrap ---------------------------------------------------------------------------------
 
 
-def _quantiles(dist: FloatArray, confidence: float) -> tuple[FloatArray, FloatArray]:
-    """Percentile-interval bounds per row with linear interpolation between order statistics
-    (numpy's default, as the prototype's ``np.percentile``), via one partial sort per row.
-    Rows containing ±inf give ±inf bounds without runtime warnings."""
-    alpha = (1.0 - confidence) / 2.0
-    r = dist.shape[-1]
-    bounds = []
-    for q in (alpha, 1.0 - alpha):
-        h = (r - 1) * q
-        below = math.floor(h)
-        frac = h - below
-        above = min(below + 1, r - 1)
-        bounds.append((below, above, frac))
-    # Partition at the inner order statistic of each tail only; its outer neighbour is the max
-    # (lower tail) or min (upper tail) of the few values beyond it: two selection passes, not four.
-    lower_kth = bounds[0][1]
-    upper_kth = bounds[1][0]
-    part = np.partition(dist, sorted({lower_kth, upper_kth}), axis=-1)
-
-    def order_stat(k: int) -> FloatArray:
-        if k in (lower_kth, upper_kth):
-            return part[..., k]
-        if k == lower_kth - 1:
-            return part[..., :lower_kth].max(axis=-1)
-        if k == upper_kth + 1:
-            return part[..., upper_kth + 1 :].min(axis=-1)
-        return np.partition(dist, k, axis=-1)[..., k]  # pragma: no cover - not reachable for r >= 2
-
-    out = []
-    with np.errstate(invalid="ignore"):
-        for below, above, frac in bounds:
-            a = order_stat(below)
-            b = order_stat(above)
-            out.append(np.where(a == b, a, a + frac * (b - a)))
-    lo, hi = out
-    # inf − inf in the interpolation yields NaN: the bound is unbounded.
-    lo = np.where(np.isnan(lo), -np.inf, lo)
-    hi = np.where(np.isnan(hi), np.inf, hi)
-    return lo, hi
-
-
 def bootstrap_mean_ci_batch(
     x: FloatArray, plan: BootstrapPlan, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap CI of the mean per row (RCIW1's interval)."""
     centres, shifts, _ = _resample_moments(x, plan, with_sd=False)
     means = shifts + centres[:, None]  # (rows, resamples)
-    return _quantiles(means, confidence)
+    return percentile_bounds(means, confidence)
 
 
 def bootstrap_median_ci_batch(
@@ -305,7 +266,7 @@ def bootstrap_median_ci_batch(
     lo_rank, hi_rank = plan.median_ranks(n)
     xs = np.sort(x, axis=-1)
     medians = 0.5 * (xs[:, lo_rank] + xs[:, hi_rank])
-    return _quantiles(medians, confidence)
+    return percentile_bounds(medians, confidence)
 
 
 def bootstrap_t_mean_ci_batch(
@@ -329,7 +290,7 @@ def bootstrap_t_mean_ci_batch(
     no_se = bs_sd == 0
     if no_se.any():
         t[no_se] = np.where(diff[no_se] > 0, np.inf, np.where(diff[no_se] < 0, -np.inf, 0.0))
-    t_lo, t_hi = _quantiles(t, confidence)
+    t_lo, t_hi = percentile_bounds(t, confidence)
     with np.errstate(invalid="ignore"):
         lo = mean - t_hi * se
         hi = mean - t_lo * se

@@ -122,10 +122,10 @@ def test_batched_rows_equal_single_rows_bit_for_bit(metric: str) -> None:
 @pytest.mark.parametrize("r", [2, 3, 10, 199, 10_000])
 @pytest.mark.parametrize("confidence", [0.5, 0.9, 0.99])
 def test_percentile_bounds_equal_numpy_quantiles(r: int, confidence: float) -> None:
-    from gate.stats.stability import _quantiles
+    from gate.stats.bootstrap import percentile_bounds
 
     dist = np.random.default_rng(r).normal(size=(3, r))
-    lo, hi = _quantiles(dist, confidence)
+    lo, hi = percentile_bounds(dist, confidence)
     alpha = (1 - confidence) / 2
     want = np.quantile(dist, [alpha, 1 - alpha], axis=-1)
     assert np.allclose(lo, want[0], rtol=0, atol=1e-12)
@@ -133,10 +133,10 @@ def test_percentile_bounds_equal_numpy_quantiles(r: int, confidence: float) -> N
 
 
 def test_percentile_bounds_with_infinite_tails_are_unbounded() -> None:
-    from gate.stats.stability import _quantiles
+    from gate.stats.bootstrap import percentile_bounds
 
     dist = np.concatenate([np.full(100, -np.inf), np.zeros(9800), np.full(100, np.inf)])[None, :]
-    lo, hi = _quantiles(dist, 0.99)
+    lo, hi = percentile_bounds(dist, 0.99)
     assert lo[0] == -np.inf and hi[0] == np.inf
 
 
