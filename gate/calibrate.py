@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from gate.errors import ConfigError, InputError
-from gate.model import LEVELS, TRIAL_COLUMNS, TrialStatus
+from gate.model import LEVELS, TRIAL_COLUMNS, TrialStatus, warning
 from gate.stats.stability import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -72,10 +72,6 @@ Config = tuple[int, ...]
 # The product's metrics plus the prototype's RCIW3 variant (mean-CI width / median), kept only to
 # measure how much that defect changed the published choices (tests/validation).
 SEARCH_METRICS: tuple[str, ...] = (*METRICS, RCIW3_UOPTIME)
-
-
-def warning(code: str, message: str, action: str) -> dict[str, str]:
-    return {"code": code, "message": message, "action": action}
 
 
 # ---- input -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ verdicts, level names and the schema version of every file the gate writes (pype
 
 from __future__ import annotations
 
+import time
 from enum import StrEnum
 from typing import Final
 
@@ -75,3 +76,13 @@ class Decision(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     INCONCLUSIVE = "inconclusive"
+
+
+def warning(code: str, message: str, action: str) -> dict[str, str]:
+    """A warning as every stage reports it (docs/contracts.md): what happened, and what to do."""
+    return {"code": code, "message": message, "action": action}
+
+
+def utc_timestamp() -> str:
+    """The ``created_at`` stamp of every file the gate writes: UTC, to the second, ISO 8601."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

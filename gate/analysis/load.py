@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from gate.errors import InputError
-from gate.model import TRIAL_LOG_SCHEMA, TrialStatus
+from gate.model import TRIAL_LOG_SCHEMA, TrialStatus, warning
 
 REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
 _TRUE = {"true", "1", "yes", "y", "t"}
@@ -47,10 +47,6 @@ class TrialLogs:
     @property
     def meta(self) -> dict[str, Any] | None:
         return self.metas[0] if self.metas else None
-
-
-def _warning(code: str, message: str, action: str) -> dict[str, str]:
-    return {"code": code, "message": message, "action": action}
 
 
 def meta_path_for(path: Path) -> Path | None:
@@ -73,7 +69,7 @@ def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | N
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         warnings.append(
-            _warning(
+            warning(
                 "meta_unreadable",
                 f"{meta_path} could not be read ({exc}); environment, time and defaults are unknown",
                 f"restore {meta_path.name} from the run, or delete it to silence this warning",
@@ -96,7 +92,7 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
         raise InputError(f"trial log {path} does not exist", "pass the path of a trials.csv written by `run`")
     if path.stat().st_size == 0:
         warnings.append(
-            _warning(
+            warning(
                 "empty_log",
                 f"{path} is empty (0 bytes): no trial finished before the run stopped",
                 "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
@@ -119,7 +115,7 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
         )
     if df.empty:
         warnings.append(
-            _warning(
+            warning(
                 "empty_log",
                 f"{path} has a header but no rows: no trial finished before the run stopped",
                 "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
@@ -156,7 +152,7 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
     blank = (out["benchmark"] == "") | (out["version"] == "")
     if blank.any():
         warnings.append(
-            _warning(
+            warning(
                 "missing_name",
                 f"{int(blank.sum())} row(s) have an empty benchmark or version and were ignored "
                 f"(first: {paths[int(out.loc[blank, 'source'].iloc[0])]} line {int(out.loc[blank, 'row'].iloc[0])})",
@@ -184,7 +180,7 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
             names = ", ".join(sorted(rows["benchmark"].unique())[:5])
             first = rows.iloc[0]
             warnings.append(
-                _warning(
+                warning(
                     code,
                     f"{int(mask.sum())} row(s) have {what} (benchmarks: {names}; first: "
                     f"{paths[int(first['source'])]} line {int(first['row'])}, value {df.loc[first.name, 'value']!r})",
@@ -213,7 +209,7 @@ def _drop_duplicate_trials(
         return frame
     sources = sorted({names[int(i)] for i in frame.loc[dup, "source"]})
     warnings.append(
-        _warning(
+        warning(
             "duplicate_trials",
             f"{int(dup.sum())} rows repeat rows of another log exactly (same trial, start time and value) "
             f"and were counted once: {', '.join(sources[:3])}",
@@ -241,7 +237,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
                 raise
             # One unreadable log (e.g. a broken artifact of one runner) must not hide the others.
             errors.append(exc)
-            warnings.append(_warning("unreadable_log", f"{exc.message}; skipped", exc.fix))
+            warnings.append(warning("unreadable_log", f"{exc.message}; skipped", exc.fix))
             continue
         if df is not None:
             frames.append(df)

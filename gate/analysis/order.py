@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from gate.errors import InputError
-from gate.model import ORDER_CHECK_SCHEMA, OrderType, TrialStatus
+from gate.model import ORDER_CHECK_SCHEMA, OrderType, TrialStatus, warning
 from gate.stats.order import ci_case, delta_pct, kruskal_eta2, median_ci
 
 TIDY_COLUMNS: tuple[str, ...] = ("experiment", "run_index", "order_type", "position_in_run", "test", "value")
@@ -27,10 +27,6 @@ _ORDER_TYPES = {OrderType.FIXED.value, OrderType.RANDOM.value}
 def _num(x: float) -> float | None:
     """JSON-safe float: NaN/inf become null."""
     return None if x is None or not math.isfinite(x) else float(x)
-
-
-def _warning(code: str, message: str, action: str) -> dict[str, str]:
-    return {"code": code, "message": message, "action": action}
 
 
 def _validate_tidy(df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]]:
@@ -65,7 +61,7 @@ def _validate_tidy(df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]
     empty = values.isna()
     if empty.any():
         warnings.append(
-            _warning(
+            warning(
                 "empty_values",
                 f"{int(empty.sum())} row(s) have an empty value and were left out",
                 "check why those trials produced no value (failed runs?) and re-run them if many are missing",
@@ -141,7 +137,7 @@ def _experiment(name: str, sub: pd.DataFrame, alpha: float) -> dict[str, Any]:
                 else "all its values are identical"
             )
             warnings.append(
-                _warning(
+                warning(
                     "order_untestable",
                     f"{t}: the order test is undefined because {reason}",
                     "check that the benchmark reports a real measurement in both orders",
@@ -149,7 +145,7 @@ def _experiment(name: str, sub: pd.DataFrame, alpha: float) -> dict[str, Any]:
             )
         elif entry["ci_case"] is None:
             warnings.append(
-                _warning(
+                warning(
                     "median_ci_undefined",
                     f"{t}: too few values ({fixed.size} fixed, {random.size} random) for a "
                     f"{(1 - alpha_bc) * 100:.2f} % median interval, so no CI-overlap case",
@@ -253,7 +249,7 @@ def order_check_from_trials(trials: pd.DataFrame, alpha: float = 0.05) -> dict[s
             keep.append(exp)
         else:
             warnings.append(
-                _warning(
+                warning(
                     "order_check_incomplete",
                     f"{exp}: only {', '.join(sorted(set(sub['order_type'])))}-order ok trials, so no "
                     "fixed-vs-random order test",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +13,7 @@ from gate import __version__
 from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
-from gate.model import ANALYSIS_SCHEMA, Decision, Verdict
+from gate.model import ANALYSIS_SCHEMA, Decision, Verdict, utc_timestamp, warning
 from gate.stats import stability
 
 VERDICT_ORDER = {
@@ -27,10 +26,6 @@ VERDICT_ORDER = {
 # A benchmark this unstable gets a warning even when its verdict is clear (µOpTime §3: "stable"
 # means CV < 1 %; 10× that is noise the user should look at).
 UNSTABLE_CV = 0.10
-
-
-def _warning(code: str, message: str, action: str) -> dict[str, str]:
-    return {"code": code, "message": message, "action": action}
 
 
 def resolve_versions(logs: TrialLogs, base: str | None, head: str | None) -> tuple[str, str]:
@@ -320,7 +315,7 @@ def build_analysis(
         if names:
             shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
             top_warnings.append(
-                _warning(
+                warning(
                     "one_version_only",
                     f"{len(names)} benchmark(s) ran only in {present}, not in {absent}, so were not compared: {shown}",
                     action,
@@ -334,7 +329,7 @@ def build_analysis(
             # scripts/eval_verdicts.py --split suite-runs: with base and head from different suite
             # runs the flat bootstrap's A/A false-positive rate rose from 0 % to 8 % (README).
             top_warnings.append(
-                _warning(
+                warning(
                     "not_interleaved",
                     f"{base} and {head} were measured in different suite runs, so run-to-run variation "
                     "is not in the confidence intervals and regressions/improvements may be false alarms",
@@ -377,7 +372,7 @@ def build_analysis(
     return {
         "schema_version": ANALYSIS_SCHEMA,
         "tool_version": __version__,
-        "created_at": created_at or dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created_at": created_at or utc_timestamp(),
         "base": base,
         "head": head,
         "inputs": list(logs.paths),
@@ -432,7 +427,7 @@ def _benchmark_entry(
     for role, st in entry["stability"].items():
         if st["cv"] is not None and st["cv"] > UNSTABLE_CV:
             warnings.append(
-                _warning(
+                warning(
                     "unstable",
                     f"{name} is very noisy in {role}: CV {st['cv'] * 100:.1f}% (> {UNSTABLE_CV * 100:.0f}%)",
                     "quiet the runner (ordertrap-gate run checks governor, turbo, load) or raise "
@@ -442,7 +437,7 @@ def _benchmark_entry(
     for role, s in (("base", sb), ("head", sh)):
         if s.n > 0 and np.ptp(s.values) == 0 and s.n >= 3:
             warnings.append(
-                _warning(
+                warning(
                     "identical_values",
                     f"all {s.n} {role} values of {name} are identical ({s.values[0]:g}); the CI has zero width",
                     "check that the benchmark reports a measured value, not a constant or a rounded one",
@@ -453,7 +448,7 @@ def _benchmark_entry(
     entry["order"] = order
     if order and order.get("significant"):
         warnings.append(
-            _warning(
+            warning(
                 "order_effect",
                 f"{name}: fixed and random order give different results (Kruskal-Wallis p={order.get('kw_p'):.3g}, "
                 f"Δ {order.get('delta_pct'):+.1f}%)",

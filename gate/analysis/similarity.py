@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gate.model import TrialStatus
+from gate.model import TrialStatus, warning
 from gate.stats.similarity import MEASURE_NAMES, THETA, run_heuristic
 
 MIN_VALUES = 50
@@ -49,10 +49,6 @@ class SimilarityResult:
     per_benchmark: dict[str, dict[str, Any]] = field(default_factory=dict)
     warnings: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     suite: dict[str, Any] | None = None
-
-
-def _warning(code: str, message: str, action: str) -> dict[str, str]:
-    return {"code": code, "message": message, "action": action}
 
 
 def _ok_values(trials: pd.DataFrame) -> pd.DataFrame:
@@ -168,7 +164,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
                 )
             if run_res.get("pair_dissimilar"):
                 warns.setdefault(bench, []).append(
-                    _warning(
+                    warning(
                         "runs_dissimilar",
                         f"{bench} ({where}): its two suite runs look dissimilar (ICPE'23 heuristic, "
                         f"≥3 of 5 measures above {THETA})",
@@ -178,7 +174,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             flagged = run_res.get("dissimilar", [])
             if flagged and len(flagged) == run_res["n"]:
                 warns.setdefault(bench, []).append(
-                    _warning(
+                    warning(
                         "runs_dissimilar",
                         f"{bench} ({where}): all {len(flagged)} suite runs differ from one another (ICPE'23 "
                         "heuristic) — there is no typical run: the benchmark is unstable (no steady state, "
@@ -189,7 +185,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
                 )
             elif flagged:
                 warns.setdefault(bench, []).append(
-                    _warning(
+                    warning(
                         "runs_dissimilar",
                         f"{bench} ({where}): suite run(s) {', '.join(flagged)} are unlike the "
                         "other runs (ICPE'23 heuristic: dissimilar from most other runs) — likely warm-up that "
@@ -212,7 +208,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             entry["dissimilar_instances"].extend(ires.get("dissimilar", []))
             if ires.get("dissimilar"):
                 warns.setdefault(bench, []).append(
-                    _warning(
+                    warning(
                         "instances_dissimilar",
                         f"{bench} ({version}): runner(s) {', '.join(ires['dissimilar'])} measure it unlike the "
                         "other runners (ICPE'23 heuristic)",
@@ -222,7 +218,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
                 )
             elif ires.get("pair_dissimilar"):
                 warns.setdefault(bench, []).append(
-                    _warning(
+                    warning(
                         "instances_dissimilar",
                         f"{bench} ({version}): the two runners measure it differently (ICPE'23 heuristic)",
                         "add a third runner to the matrix to tell which one is odd, or compare their "
@@ -250,7 +246,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             if v["flagged"] >= SUITE_MIN_GROUPS and v["flagged"] >= SUITE_FRACTION * v["assessed"]
         ]
         swarn = [
-            _warning(
+            warning(
                 "runner_dissimilar",
                 f"runner {i} measured {instances[i]['flagged']} of {instances[i]['assessed']} benchmark groups "
                 "unlike the other runners — a runner-level difference (hardware, frequency scaling, noisy "

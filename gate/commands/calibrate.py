@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import math
 import sys
@@ -25,7 +24,7 @@ from gate.calibrate import (
     select,
 )
 from gate.errors import ConfigError, InputError
-from gate.model import CALIBRATION_SCHEMA, LEVELS
+from gate.model import CALIBRATION_SCHEMA, LEVELS, utc_timestamp
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 
 NAME = "calibrate"
@@ -197,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     doc: dict[str, Any] = {
         "schema_version": CALIBRATION_SCHEMA,
         "tool_version": __version__,
-        "created_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created_at": utc_timestamp(),
         "source": {"trials": [str(p) for p in args.trials], "version": version, "instance": instance},
         **body,
         "audit": audit_json,

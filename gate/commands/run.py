@@ -15,7 +15,6 @@ import secrets
 import shutil
 import socket
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ from gate.calibration_file import Calibration, load_calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
-from gate.model import LEVELS, TRIAL_LOG_SCHEMA, ConfigSource
+from gate.model import LEVELS, TRIAL_LOG_SCHEMA, ConfigSource, utc_timestamp
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.settings import Config, load_config, substitute_worktree
 
@@ -403,7 +402,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     meta: dict[str, Any] = {
         "schema_version": TRIAL_LOG_SCHEMA,
         "tool_version": __version__,
-        "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "created_at": utc_timestamp(),
         "seed": seed,
         "mode": mode,
         "config_path": str(args.config),
