@@ -184,20 +184,15 @@ def _resample_moments(
     A resample is a row of multiplicity counts W (resamples × n), so its mean is W·x / n: one
     matrix-vector product per row instead of materialising rows × resamples × n values. Each row
     is a separate product (same shapes, same summation order) so batching cannot change it.
-    Deviations are taken from a shift near the data to avoid cancellation; a resample of identical
-    values (sum of squares within rounding of zero) gets a standard deviation of exactly 0.
+    Deviations are taken from the sample mean; resamples where that still cancels are recomputed
+    exactly, and a resample of identical values gets a standard deviation of exactly 0.
     """
     n = x.shape[-1]
     centres = _row_mean(x)
-    # The sum of squares of a resample is taken around a shift; it is exact for any shift but loses
-    # digits when the resample lies far from it. An outlier drags the mean away from the bulk, so
-    # for the standard deviations the shift is the median (a hypothesis case lost 5 digits around
-    # the mean); the means themselves keep the mean as their shift (RCIW1/RCIW3 unchanged).
-    offsets = np.median(x, axis=-1) if with_sd else centres
     shifts = np.empty((x.shape[0], plan.resamples))
     sds = np.empty_like(shifts) if with_sd else None
     for r in range(x.shape[0]):
-        y = x[r] - offsets[r]
+        y = x[r] - centres[r]
         y2 = y * y
         start = 0
         for weights in plan.weight_chunks(n):
@@ -206,19 +201,31 @@ def _resample_moments(
             # collapses on a loaded 2-core runner and may change summation order with thread count)
             m = np.einsum("ij,j->i", weights, y)
             m /= n
-            # the resample mean's deviation from the sample mean
-            shifts[r, start:stop] = m if not with_sd else m - (centres[r] - offsets[r])
+            shifts[r, start:stop] = m
             if sds is not None:
                 sq = np.einsum("ij,j->i", weights, y2)
-                m = m * m
-                m *= n
-                ss = sq - m
-                tiny = sq * (4 * n * np.finfo(np.float64).eps)
-                ss[ss <= tiny] = 0.0
+                ss = sq - n * m * m
+                # One pass is exact in arithmetic but cancels when a resample lies far from the
+                # sample mean (an outlier or a second cluster left out: hypothesis found samples
+                # that lost 5 digits). Where more than 6 digits cancelled — which includes every
+                # resample of identical values — recompute exactly in two passes.
+                lossy = ss <= sq * 1e-6
+                if lossy.any():
+                    ss[lossy] = _exact_sum_of_squares(weights[lossy], y, m[lossy])
                 ss /= n - 1
                 sds[r, start:stop] = np.sqrt(ss, out=ss)
             start = stop
     return centres, shifts, sds
+
+
+def _exact_sum_of_squares(weights: FloatArray, y: FloatArray, means: FloatArray) -> FloatArray:
+    """Σ w·(y − mean)² per resample row, two-pass; exactly 0 for a resample of identical values."""
+    dev = y[None, :] - means[:, None]
+    ss = np.einsum("ij,ij->i", weights, dev * dev)
+    present = weights > 0
+    constant = np.where(present, y, -np.inf).max(axis=1) == np.where(present, y, np.inf).min(axis=1)
+    ss[constant] = 0.0
+    return ss
 
 
 # ---- deterministic metrics ---------------------------------------------------------------------

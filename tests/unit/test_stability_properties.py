@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -55,10 +56,18 @@ def test_a_row_gives_the_same_value_alone_or_in_a_batch(rows: int, n: int, seed:
         assert np.array_equal(batched, alone), metric
 
 
-def test_rciw2_stays_scale_free_with_a_huge_outlier() -> None:
-    # Found by hypothesis: resamples without the outlier lie far from the sample mean, so their sum
-    # of squares around it lost ~5 digits (RCIW2 moved 5e-6 relative between units).
-    x = np.array([2.0, 2.0, 2.0, 2.0, 413419.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [2.0, 2.0, 2.0, 2.0, 413419.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0],  # one huge outlier
+        [1.5, 27696.0, 27697.0, 1.0, 27698.0],  # two clusters far apart
+    ],
+)
+def test_rciw2_stays_scale_free_far_from_the_mean(values: list[float]) -> None:
+    # Found by hypothesis: resamples that leave out the outlier (or one cluster) lie far from the
+    # sample mean, so a one-pass sum of squares around it lost ~5 digits (RCIW2 moved 2-5e-6
+    # relative between units).
+    x = np.array(values)
     a = metric_batch(x[None, :], "rciw2", PLAN)[0]
     b = metric_batch(x[None, :] * 0.001, "rciw2", PLAN)[0]
     assert np.isclose(a, b, rtol=1e-9)
