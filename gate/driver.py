@@ -73,36 +73,66 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-_RUNNING_WIDTH = 16  # bytes of the pid record, rewritten in place
+_RUNNING_WIDTH = 48  # bytes of the pid record ("PGID FROM TO"), rewritten in place
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def _boot_ticks() -> float:
+    """Now, in the unit of ``/proc/PID/stat``'s ``starttime``: clock ticks since boot."""
+    return time.clock_gettime(time.CLOCK_BOOTTIME) * _CLK_TCK
+
+
+def _proc_stat(pid: str) -> tuple[int, int] | None:
+    """(process group, start time in ticks since boot) of a live process, or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            # fields 5 (pgrp) and 22 (starttime) follow the ")" that closes the command name
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return int(fields[2]), int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def reap_leftover(pid_file: Path, owned_dir: Path) -> int:
-    """Kill the process group a SIGKILLed gate left running, so the resumed run does not measure
-    beside it (the gate cannot clean up after SIGKILL). ``pid_file`` holds the group recorded by
-    :class:`SubprocessRunner`; it is killed only if some member's working directory lies inside
-    ``owned_dir`` (the run's --out, which holds the worktrees), so a reused pid is never touched.
-    Returns the number of processes killed."""
+    """Kill the process group a SIGKILLed gate left running (a trial, a build or a reset), so the
+    resumed run does not measure beside it (the gate cannot clean up after SIGKILL).
+
+    ``pid_file`` holds the group recorded by :class:`SubprocessRunner` and the window of boot
+    time in which its leader was spawned. The group is ours if its leader is alive and started in
+    that window, or, when the leader has exited, if its members started after the window opened
+    (Linux does not reuse a pid while it is some live process's group id). A reused pid started
+    later, outside the window, and is never touched. A record without the window (written by an
+    older gate) falls back to the working-directory test: some member must run inside
+    ``owned_dir``. Returns the number of processes killed."""
     try:
-        text = pid_file.read_text(encoding="ascii").strip()
+        text = pid_file.read_text(encoding="ascii").split()
     except (OSError, UnicodeDecodeError):
         return 0
-    if not text.isdigit() or int(text) <= 1:
+    if not text or not text[0].isdigit() or int(text[0]) <= 1:
         return 0
-    pgid = int(text)
+    pgid = int(text[0])
+    window: tuple[float, float] | None = None
+    if len(text) == 3:
+        with suppress(ValueError):
+            window = (float(text[1]), float(text[2]))
+    leader = _proc_stat(text[0])
     owned = owned_dir.resolve()
     members = 0
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text()
-            # field 5 (pgrp) follows the ")" that closes the command name
-            if int(stat.rsplit(")", 1)[1].split()[2]) != pgid:
-                continue
-            cwd = Path(os.readlink(entry / "cwd"))
-        except (OSError, ValueError, IndexError):
+        stat = _proc_stat(entry.name)
+        if stat is None or stat[0] != pgid:
             continue
-        if cwd == owned or owned in cwd.parents:
+        if window is not None:  # leader alive: spawned in the window; gone: members started after it
+            ours = window[0] <= leader[1] <= window[1] if leader is not None else stat[1] >= window[0]
+        else:
+            try:
+                cwd = Path(os.readlink(entry / "cwd"))
+            except OSError:
+                continue
+            ours = cwd == owned or owned in cwd.parents
+        if ours:
             members += 1
     if members:
         _kill_group(pgid)
@@ -115,8 +145,9 @@ class SubprocessRunner:
     """The real :class:`ProcessRunner`. ``env`` passed by an adapter is added on top of the
     scrubbed environment of the gate itself (adapters pass e.g. PYTHONDONTWRITEBYTECODE).
 
-    With ``pid_file``, the process group of the running trial is recorded there (one ``pwrite``
-    per spawn), so a run resumed after the gate was SIGKILLed can reap it (:func:`reap_leftover`)."""
+    With ``pid_file``, the process group of the running trial and when it was spawned are recorded
+    there (one ``pwrite`` per spawn), so a run resumed after the gate was SIGKILLed can reap it
+    (:func:`reap_leftover`)."""
 
     def __init__(self, base_env: Mapping[str, str] | None = None, pid_file: Path | None = None) -> None:
         source = os.environ if base_env is None else base_env
@@ -145,6 +176,7 @@ class SubprocessRunner:
         if self._devnull is None:  # opened once, not per spawn; dup2'ed to the child's stdin
             self._devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
         start = time.perf_counter()
+        spawned_after = _boot_ticks() if self._pid_fd is not None else 0.0
         try:
             proc = subprocess.Popen(
                 args,
@@ -162,7 +194,9 @@ class SubprocessRunner:
         except OSError as exc:  # missing executable, bad cwd
             return ProcessResult(127, "", f"cannot start {args[0]!r}: {exc.strerror or exc}", 0.0)
         if self._pid_fd is not None:
-            os.pwrite(self._pid_fd, str(proc.pid).ljust(_RUNNING_WIDTH).encode(), 0)
+            # the leader's /proc starttime lies in [spawned_after, now] (ticks, truncated: -1 / +1)
+            record = f"{proc.pid} {int(spawned_after) - 1} {int(_boot_ticks()) + 1}"
+            os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
         timed_out = False
         try:
             out, err, timed_out = _collect(proc, time.monotonic() + timeout)

@@ -350,7 +350,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         warnings.append(w)
         _warn(w)
 
-    # A run killed with SIGKILL may have left its last trial (or build) running: reap it first,
+    # A run killed with SIGKILL may have left its last trial (or build, or reset) running: reap it first,
     # or it would compete with the resumed trials for the CPU.
     reaped = reap_leftover(out / ".running", out)
     if reaped:

@@ -1,11 +1,16 @@
 """A gate killed with SIGKILL cannot stop its running trial; the resumed run reaps it, and only
-processes that are provably its own (working directory inside the run's --out)."""
+processes that are provably its own: the group leader started in the recorded spawn window, or
+(for a record written by an older gate, without the window) a member works inside the run's --out."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
+import sys
+import textwrap
 import time
+from contextlib import suppress
 from pathlib import Path
 
 from gate.driver import SubprocessRunner, reap_leftover
@@ -25,8 +30,11 @@ def test_the_running_trial_is_recorded_and_cleared(tmp_path: Path) -> None:
     record = tmp_path / ".running"
     runner = SubprocessRunner(pid_file=record)
     result = runner(f"cat {record}; echo; echo $$", cwd=tmp_path, timeout=10)
-    recorded, own = result.stdout.split()
+    recorded, spawned_after, spawned_before, own = result.stdout.split()
     assert recorded == own  # the shell is the group leader; its pid is the group id
+    with open(f"/proc/{os.getpid()}/stat") as f:  # any start time is in the same clock as the window
+        assert int(spawned_after) <= int(spawned_before)
+        assert int(f.read().rsplit(")", 1)[1].split()[19]) < int(spawned_after)
     assert record.read_text().strip() == ""
 
 
@@ -52,3 +60,69 @@ def test_a_leftover_group_inside_the_run_is_killed_and_a_stranger_is_not(tmp_pat
         for p in (ours, stranger):
             p.kill()
             p.wait()
+
+
+def _wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def test_a_reset_left_running_outside_the_run_is_killed(tmp_path: Path) -> None:
+    """``[suite].reset`` runs in the repository, outside --out: only the spawn window identifies it.
+    A gate-like process runs it through the real runner and is SIGKILLed mid-reset."""
+    out, repo = tmp_path / "out", tmp_path / "repo"
+    out.mkdir()
+    repo.mkdir()
+    gate = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                from pathlib import Path
+                from gate.driver import SubprocessRunner
+                runner = SubprocessRunner(pid_file=Path({str(out / ".running")!r}))
+                runner("echo $$ > {tmp_path / "reset.pid"}; exec sleep 60", cwd=Path({str(repo)!r}), timeout=120)
+                """
+            ),
+        ]
+    )
+    pid_path = tmp_path / "reset.pid"
+    try:
+        deadline = time.monotonic() + 20
+        while not (pid_path.exists() and pid_path.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        reset_pid = int(pid_path.read_text())
+        gate.send_signal(signal.SIGKILL)
+        gate.wait()
+        assert _alive(reset_pid)  # SIGKILL of the gate leaves the reset running
+        assert reap_leftover(out / ".running", out) == 1
+        assert _wait_gone(reset_pid)
+    finally:
+        gate.kill()
+        gate.wait()
+        if pid_path.exists() and pid_path.read_text().strip():
+            with suppress(ProcessLookupError):
+                os.kill(int(pid_path.read_text()), signal.SIGKILL)
+
+
+def test_a_reused_pid_outside_the_spawn_window_is_not_killed(tmp_path: Path) -> None:
+    """The record names a live group whose leader started before the recorded window (what a pid
+    reused after the gate died looks like): it is left alone, wherever it works."""
+    out = tmp_path / "out"
+    out.mkdir()
+    stranger = subprocess.Popen(["sleep", "60"], cwd=out, process_group=0)
+    try:
+        with open(f"/proc/{stranger.pid}/stat") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19])
+        (out / ".running").write_text(f"{stranger.pid} {started + 5} {started + 9}")
+        assert reap_leftover(out / ".running", out) == 0
+        assert _alive(stranger.pid)
+        (out / ".running").write_text(f"{stranger.pid} {started - 1} {started + 1}")
+        assert reap_leftover(out / ".running", out) == 1
+        assert _wait_gone(stranger.pid)
+    finally:
+        stranger.kill()
+        stranger.wait()
