@@ -145,7 +145,8 @@ def parse_list(stdout: str) -> list[str]:
 
 
 def _score(value: Any) -> float:
-    # JMH writes non-finite scores as the strings "NaN" / "Infinity" (JSON has no literal for them).
+    # JMH writes non-finite scores as the strings "NaN", "+INF" and "-INF" (JSON has no literal
+    # for them; JSONResultFormat.emit(double)); float() reads all three.
     if isinstance(value, str):
         try:
             return float(value)
@@ -156,7 +157,9 @@ def _score(value: Any) -> float:
 
 def parse_json(text: str, requested: str, unit: str, what: str) -> list[float]:
     try:
-        results = json.loads(text)
+        # strict=False: JSONResultFormat.tidy() breaks lines after every comma, also inside strings,
+        # so a JVM argument or @Param value with a comma holds a raw newline (invalid strict JSON).
+        results = json.loads(text, strict=False)
         keys = []
         for r in results:
             params = r.get("params") or {}
@@ -182,6 +185,11 @@ def parse_json(text: str, requested: str, unit: str, what: str) -> list[float]:
     if not isinstance(raw, list) or not all(isinstance(fork, list) for fork in raw):
         raise TrialFailure(
             TrialStatus.INVALID, f"{what}: primaryMetric.rawData is missing; use [jmh] mode avgt, thrpt or ss"
+        )
+    if not any(raw):
+        raise TrialFailure(
+            TrialStatus.INVALID,
+            f"{what}: primaryMetric.rawData is empty; remove -Djmh.json.rawData=false from [jmh] java_args",
         )
     try:
         values = [_score(v) for fork in raw for v in fork]

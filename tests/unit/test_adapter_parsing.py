@@ -508,6 +508,31 @@ def test_jmh_unit_mismatch_params_and_nan_are_invalid(tmp_path: Path) -> None:
     assert "@Param" in reason_of(err) and "params" in reason_of(err)
 
 
+def test_jmh_reads_tidy_layout_with_a_comma_inside_a_string_and_inf_strings(tmp_path: Path) -> None:
+    """JMH's JSONResultFormat.tidy() breaks the line after every comma, inside strings too: a JVM
+    argument with a comma leaves a raw newline in a string, which strict JSON parsers refuse."""
+    spec = BenchmarkSpec(name="org.example.bench.ParseBench.parse")
+    runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "tidy-comma-in-jvmargs.json")])
+    assert get_adapter("jmh").run_trial(request(tmp_path, spec, 2), runner) == [408.5, 401.5]
+    data = json.loads((TESTDATA / "jmh" / "tidy-comma-in-jvmargs.json").read_text(), strict=False)
+    data[0]["primaryMetric"]["rawData"] = [[408.5, "+INF"]]
+    runner = FakeRunner([writes("-rff", json.dumps(data))])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("jmh").run_trial(request(tmp_path, spec, 2), runner)
+    assert err.value.status == TrialStatus.INVALID and "non-finite" in reason_of(err)
+
+
+def test_jmh_empty_raw_data_names_the_property_that_suppresses_it(tmp_path: Path) -> None:
+    data = json.loads((TESTDATA / "jmh" / "avgt-one-result.json").read_text())
+    data[0]["primaryMetric"]["rawData"] = []  # what -Djmh.json.rawData=false writes
+    runner = FakeRunner([writes("-rff", json.dumps(data))])
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("jmh").run_trial(
+            request(tmp_path, BenchmarkSpec(name="org.example.bench.ParseBench.parse")), runner
+        )
+    assert err.value.status == TrialStatus.INVALID and "jmh.json.rawData" in reason_of(err)
+
+
 def test_jmh_params_option_becomes_p_flags_and_discovery_parses_l(tmp_path: Path) -> None:
     spec = BenchmarkSpec(name="org.example.bench.ListBench.add", options={"params": {"size": "10"}})
     text = json.dumps(json.loads((TESTDATA / "jmh" / "params-two-results.json").read_text())[:1])
