@@ -33,12 +33,39 @@ def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.Completed
         ) from None
 
 
+_EXTRAHEADER = r"^http\..*\.extraheader$"
+
+
 def persisted_auth_headers(repo: Path) -> list[str]:
-    """Names of ``http.<url>.extraheader`` entries in the repository's own config: where
-    actions/checkout stores the job token (persist-credentials, its default). Every worktree of the
-    repository shares that config, so benchmark code could read the token there."""
-    proc = _git(repo, "config", "--local", "--name-only", "--get-regexp", r"^http\..*\.extraheader$")
-    return proc.stdout.split() if proc.returncode == 0 else []
+    """The local config keys through which the repository's config holds an
+    ``http.<url>.extraheader``: where actions/checkout stores the job token (persist-credentials,
+    its default). Every worktree shares that config, so benchmark code could read the token.
+
+    actions/checkout up to v5 writes the header into ``.git/config`` itself; v6 writes it into a
+    file of its own and adds ``includeIf.gitdir:<repo>/.git.path`` (and one for
+    ``.git/worktrees/*``, which matches the gate's own worktrees). ``--local`` alone does not follow
+    includes, so the headers are read with ``--includes``, and every ``include[If].*.path`` target
+    is read too, whatever its condition: its path is in ``.git/config`` for any benchmark to open.
+    Each key returned is one ``git config --local --unset-all KEY`` removes."""
+    found: list[str] = []
+    direct = _git(repo, "config", "--local", "--name-only", "--get-regexp", _EXTRAHEADER)
+    if direct.returncode == 0:
+        found += direct.stdout.split()
+    includes = _git(repo, "config", "--local", "--get-regexp", r"^include(if\..*)?\.path$")
+    common = _git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    config_dir = Path(common.stdout.strip()) if common.returncode == 0 else repo / ".git"
+    for line in includes.stdout.splitlines() if includes.returncode == 0 else []:
+        key, _, target = line.partition(" ")
+        # git resolves a relative include path against the directory of the including file
+        path = config_dir / Path(target).expanduser()
+        proc = _git(repo, "config", "--file", str(path), "--name-only", "--get-regexp", _EXTRAHEADER)
+        if proc.returncode == 0 and proc.stdout.strip() and key not in found:
+            found.append(key)
+    if not found:  # an include git follows that the patterns above missed (e.g. nested)
+        followed = _git(repo, "config", "--local", "--includes", "--name-only", "--get-regexp", _EXTRAHEADER)
+        if followed.returncode == 0:
+            found += followed.stdout.split()
+    return found
 
 
 def toplevel(start: Path) -> Path:

@@ -166,6 +166,24 @@ def test_run_step_strips_tokens_from_the_benchmark_environment(repo):
     assert "ghs_secret" not in inherited and "INSTANCE=r1" in inherited
 
 
+@pytest.mark.parametrize("worktrees", [False, True])
+def test_run_step_refuses_a_token_included_the_way_checkout_v6_stores_it(repo, tmp_path, worktrees):
+    path, _ = repo
+    credentials = tmp_path / "runner_temp" / "git-credentials-1.config"
+    credentials.parent.mkdir()
+    credentials.write_text('[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n')
+    condition = f"gitdir:{path}/.git/worktrees/*" if worktrees else f"gitdir:{path}/.git"
+    _git(path, "config", "--local", f"includeIf.{condition}.path", str(credentials))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("bench")],
+        cwd=path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "persist-credentials: false" in result.stdout
+    assert not (path / "gate-env.txt").exists()
+
+
 def test_run_step_refuses_a_token_persisted_by_actions_checkout(repo):
     path, _ = repo
     # what actions/checkout writes with its default persist-credentials: true

@@ -366,6 +366,31 @@ def test_a_token_persisted_in_git_config_is_refused(tmp_path, capsys):
     assert not (tmp_path / "out" / "trials.csv").exists()
 
 
+@pytest.mark.parametrize("condition", ["gitdir:{repo}/.git", "gitdir:{repo}/.git/worktrees/*", None])
+def test_a_token_included_from_another_file_is_refused(tmp_path, capsys, condition):
+    """actions/checkout v6 keeps the header in a file under RUNNER_TEMP and includes it with
+    includeIf.gitdir for the repository and for its worktrees: `--local` alone misses it."""
+    repo = make_repo(tmp_path, config(s=1, i=1))
+    credentials = tmp_path / "runner_temp" / "git-credentials-1234.config"
+    credentials.parent.mkdir()
+    credentials.write_text('[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n')
+    key = "include.path" if condition is None else f"includeIf.{condition.format(repo=repo)}.path"
+    git(repo, "config", "--local", key, str(credentials))
+    assert run_cli(repo, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "persist-credentials: false" in err and "c2VjcmV0" not in err
+    assert "--unset-all include" in err
+    assert not (tmp_path / "out" / "trials.csv").exists()
+
+
+def test_an_include_without_a_header_does_not_stop_the_run(tmp_path):
+    repo = make_repo(tmp_path, config(s=1, i=1))
+    harmless = tmp_path / "harmless.config"
+    harmless.write_text("[core]\n\tautocrlf = false\n")
+    git(repo, "config", "--local", f"includeIf.gitdir:{repo}/.git.path", str(harmless))
+    assert run_cli(repo, tmp_path / "out") == 0
+
+
 @pytest.mark.parametrize(
     ("change", "needle"),
     [
