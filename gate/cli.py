@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 from gate import __version__
 from gate.errors import GateError
+from gate.github.workflow_commands import inert_output
 
 # Subcommands in pipeline order: (name, module, one-line help). Only the module of the command
 # being run is imported, so ``ordertrap-gate run`` and ``--help`` do not pay for scipy, pandas and
@@ -84,16 +85,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     known = {name for name, _, _ in COMMANDS}
     parser = build_parser([chosen] if chosen in known else [])
     args = parser.parse_args(argv)
-    try:
-        return int(args._run(args))
-    except GateError as exc:
-        print(f"ordertrap-gate {args.command}: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"ordertrap-gate {args.command}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return 0
+    # On GitHub, nothing printed (benchmark names, quoted framework errors) can be read by the
+    # runner as a workflow command; the gate's own commands go past this filter.
+    with inert_output():
+        try:
+            return int(args._run(args))
+        except GateError as exc:
+            print(f"ordertrap-gate {args.command}: error: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except KeyboardInterrupt:
+            print(f"ordertrap-gate {args.command}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:
+            return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -90,6 +90,11 @@ def relative_to(path: Path, root: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with workflow_commands.inert_output():
+        return _main()
+
+
+def _main() -> int:
     try:
         settings = from_env()
     except GateError as exc:

@@ -98,7 +98,14 @@ def check(
 def main(environ: Mapping[str, str] | None = None) -> int:
     import os
 
+    from gate.github import workflow_commands
+
     env = os.environ if environ is None else environ
+    with workflow_commands.inert_output(env):  # the reason quotes labels and logins
+        return _main(env)
+
+
+def _main(env: Mapping[str, str]) -> int:
     try:
         settings = from_env(env)
         payload = load_payload(settings)

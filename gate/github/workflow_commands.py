@@ -6,15 +6,90 @@ so a benchmark name or message cannot smuggle in a second command. Untrusted out
 stdout/stderr) is printed between ``::stop-commands::TOKEN`` and ``::TOKEN::`` with a fresh
 random token, which makes the runner ignore any ``::`` command inside it
 (docs.github.com, "Workflow commands for GitHub Actions", Stopping and starting workflow commands).
+
+Everything else the gate prints (progress lines, errors, warnings, tables: all may quote a
+benchmark name or a framework's message) goes through :class:`InertText` while the gate runs on
+GitHub (:func:`inert_output`): the runner reads a ``::`` command only at the start of a line, but
+the older ``##[command]`` form anywhere in one (actions/runner ``ActionCommand.TryParse``), so a
+zero-width space is put inside each of them. Only this module writes past that filter.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import secrets
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import TextIO
+from typing import Any, TextIO
+
+ZERO_WIDTH_SPACE = "\u200b"
+# "##[" anywhere; "::" at a line start (after blanks; the runner trims the line first)
+_COMMAND_START = re.compile(r"##\[|(?<=\n)[^\S\n]*::")
+
+
+class InertText:
+    """A text stream that cannot issue a workflow command: a zero-width space goes inside every
+    ``##[`` and every line-leading ``::``, also when one is split across two writes."""
+
+    def __init__(self, underlying: TextIO) -> None:
+        self.underlying = underlying
+        self._context = "\n"  # what precedes the next write: a line start, or the last 2 characters
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        full = self._context + text
+        base = len(self._context)
+        # between the two "#" or the two ":"; a sequence begun in the previous write is cut where
+        # this write starts (still inside it)
+        cuts = sorted(
+            {
+                max(m.end() - 1 if m.group().endswith("::") else m.start() + 1, base)
+                for m in _COMMAND_START.finditer(full)
+            }
+        )
+        pieces, last = [], base
+        for cut in cuts:
+            pieces += [full[last:cut], ZERO_WIDTH_SPACE]
+            last = cut
+        pieces.append(full[last:])
+        self.underlying.write("".join(pieces))
+        line = full[full.rfind("\n") :] if "\n" in full else None
+        self._context = line[-200:] if line is not None and not line[1:].strip() else full[-2:]
+        return len(text)
+
+    def flush(self) -> None:
+        self.underlying.flush()
+
+    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding, ...
+        return getattr(self.underlying, name)
+
+
+def _raw(stream: TextIO | None) -> TextIO:
+    """The stream below any :class:`InertText`: only this module's own commands are written there."""
+    out = stream or sys.stdout
+    return out.underlying if isinstance(out, InertText) else out
+
+
+@contextmanager
+def inert_output(environ: Mapping[str, str] | None = None) -> Iterator[None]:
+    """On GitHub Actions, route sys.stdout and sys.stderr through :class:`InertText` (elsewhere,
+    print as is: there is no runner to fool)."""
+    if (environ if environ is not None else os.environ).get("GITHUB_ACTIONS") != "true" or isinstance(
+        sys.stdout, InertText
+    ):
+        yield
+        return
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = InertText(sys.stdout), InertText(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = saved
 
 
 def escape_data(text: str) -> str:
@@ -40,13 +115,13 @@ def command(name: str, message: str = "", properties: Mapping[str, object] | Non
 def emit(
     name: str, message: str = "", properties: Mapping[str, object] | None = None, stream: TextIO | None = None
 ) -> None:
-    print(command(name, message, properties), file=stream or sys.stdout, flush=True)
+    print(command(name, message, properties), file=_raw(stream), flush=True)
 
 
 @contextmanager
 def stop_commands(stream: TextIO | None = None) -> Iterator[None]:
     """Fence untrusted output: nothing printed inside can issue a workflow command."""
-    out = stream or sys.stdout
+    out = _raw(stream)
     token = secrets.token_hex(16)
     print(f"::stop-commands::{token}", file=out, flush=True)
     try:
@@ -57,7 +132,7 @@ def stop_commands(stream: TextIO | None = None) -> Iterator[None]:
 
 def print_untrusted(text: str, stream: TextIO | None = None) -> None:
     """Print benchmark output so the runner treats it as plain text."""
-    out = stream or sys.stdout
+    out = _raw(stream)
     with stop_commands(out):
         out.write(text if text.endswith("\n") or not text else text + "\n")
         out.flush()
@@ -65,7 +140,7 @@ def print_untrusted(text: str, stream: TextIO | None = None) -> None:
 
 @contextmanager
 def group(title: str, stream: TextIO | None = None) -> Iterator[None]:
-    out = stream or sys.stdout
+    out = _raw(stream)
     print(f"::group::{escape_data(title)}", file=out, flush=True)
     try:
         yield

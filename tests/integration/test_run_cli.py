@@ -427,3 +427,20 @@ def test_a_moved_branch_cannot_resume_and_the_fix_says_what_works(tmp_path, caps
     assert run_cli(repo, out) == 2
     err = capsys.readouterr().err
     assert "now points to" in err and "new --out" in err and "git branch old-" in err
+
+
+def test_on_github_a_benchmark_name_cannot_issue_a_workflow_command(tmp_path, capsys, monkeypatch):
+    """The progress line and the failure report quote the name; only the gate's own commands
+    (warnings, fences) reach the runner."""
+    from tests.unit.test_inert_output import runner_commands
+
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    repo = make_repo(tmp_path, config(s=1, i=1))
+    toml = (repo / ".ordertrap.toml").read_text()
+    toml = toml.replace('name = "a"', 'name = "##[error title=spoof;]gate passed"')
+    (repo / ".ordertrap.toml").write_text(toml)
+    git(repo, "commit", "-qam", "spoofing name")
+    assert run_cli(repo, tmp_path / "out") == 0
+    out, err = capsys.readouterr()
+    assert "gate passed" in err  # the name is shown...
+    assert set(runner_commands(out + "\n" + err)) <= {"warning", "stop-commands"}  # ...but inert
