@@ -27,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -230,6 +231,54 @@ class SubprocessRunner:
         )
 
 
+OUTPUT_HEAD = 1 << 20  # bytes kept from the start of each stream
+OUTPUT_LIMIT = 32 << 20  # bytes kept in all per stream: the head and the latest output
+
+
+class _Capture:
+    """One stream's output, bounded: a benchmark that prints without end (``yes``) must not grow
+    the gate until the OOM killer ends the run. Past ``OUTPUT_LIMIT`` the middle is dropped and
+    replaced by a line that says how much; parsers read values from the end (the last number, the
+    result lines) and messages from the start."""
+
+    __slots__ = ("dropped", "head", "tail", "tail_size")
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.dropped = 0
+
+    def add(self, data: bytes) -> None:
+        if len(self.head) < OUTPUT_HEAD:
+            room = OUTPUT_HEAD - len(self.head)
+            self.head += data[:room]
+            data = data[room:]
+            if not data:
+                return
+        self.tail.append(data)
+        self.tail_size += len(data)
+        excess = self.tail_size - (OUTPUT_LIMIT - OUTPUT_HEAD)
+        while excess > 0:
+            first = self.tail[0]
+            cut = min(len(first), excess)
+            if cut == len(first):
+                self.tail.popleft()
+            else:
+                self.tail[0] = first[cut:]
+            self.tail_size -= cut
+            self.dropped += cut
+            excess -= cut
+
+    def value(self) -> bytes:
+        gap = (
+            f"\n[ordertrap-gate: {self.dropped} bytes of output dropped here]\n".encode()
+            if self.dropped
+            else b""
+        )
+        return bytes(self.head) + gap + b"".join(self.tail)
+
+
 def _collect(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes, bool]:
     """Read stdout and stderr to EOF and reap the process, or give up at ``deadline``.
 
@@ -238,23 +287,24 @@ def _collect(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, byt
     needed. Returns (stdout, stderr, timed_out).
     """
     assert proc.stdout is not None and proc.stderr is not None
-    chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+    stdout, stderr = _Capture(), _Capture()
+    captures = {proc.stdout.fileno(): stdout, proc.stderr.fileno(): stderr}
     poller = select.poll()
-    for fd in chunks:
+    for fd in captures:
         poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
-    open_fds = len(chunks)
+    open_fds = len(captures)
     while open_fds:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()]), True
+            return stdout.value(), stderr.value(), True
         for fd, _ in poller.poll(remaining * 1000):
             data = os.read(fd, 65536)
             if data:
-                chunks[fd].append(data)
+                captures[fd].add(data)
             else:
                 poller.unregister(fd)
                 open_fds -= 1
-    out, err = b"".join(chunks[proc.stdout.fileno()]), b"".join(chunks[proc.stderr.fileno()])
+    out, err = stdout.value(), stderr.value()
     if proc.poll() is None:  # closed its output but still running: wait on a pidfd, no sleep loop
         remaining = max(0.0, deadline - time.monotonic())
         try:

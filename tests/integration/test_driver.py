@@ -242,3 +242,21 @@ def test_log_refuses_a_foreign_file(tmp_path):
     path.write_bytes(data.replace(b",a,base,", b",zzz,base,", 1))
     with pytest.raises(InputError, match="does not match the schedule"):
         TrialLog(path).recover(schedule)
+
+
+def test_endless_output_is_bounded_and_the_trial_still_times_out(tmp_path):
+    """`yes` with a timeout: the gate keeps the head and the latest output, not gigabytes."""
+    from gate.driver import OUTPUT_HEAD, OUTPUT_LIMIT
+
+    result = SubprocessRunner()(["yes", "1.5"], cwd=tmp_path, timeout=2.0)
+    assert result.timed_out
+    # the bounded capture, plus what was still in the pipe when the group was killed (<= 1 MiB)
+    assert OUTPUT_HEAD < len(result.stdout) <= OUTPUT_LIMIT + (1 << 20)
+    assert "bytes of output dropped here]" in result.stdout
+    assert result.stdout.startswith("1.5\n1.5\n") and "1.5" in result.stdout[-8:]  # head and latest
+
+
+def test_output_within_the_limit_is_kept_whole(tmp_path):
+    code = "import sys; sys.stdout.write('x' * 3_000_000 + '\\n42\\n')"
+    result = SubprocessRunner()([PY, "-c", code], cwd=tmp_path, timeout=30)
+    assert result.stdout == "x" * 3_000_000 + "\n42\n"
