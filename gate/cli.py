@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
 
 from gate import __version__
 from gate.errors import GateError
@@ -77,6 +81,25 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+@contextmanager
+def _sigterm_as_ctrl_c() -> Iterator[None]:
+    """SIGTERM (a cancelled CI job, `kill`) behaves like Ctrl-C everywhere, not only while trials
+    run (the driver's StopFlag handles both there): a build, discovery or reset in progress is
+    killed with its process group and the command exits 130, instead of dying and orphaning it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # The first word that is not an option names the subcommand (there are no global options
@@ -87,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # On GitHub, nothing printed (benchmark names, quoted framework errors) can be read by the
     # runner as a workflow command; the gate's own commands go past this filter.
-    with inert_output():
+    with inert_output(), _sigterm_as_ctrl_c():
         try:
             return int(args._run(args))
         except GateError as exc:

@@ -331,6 +331,35 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
     _check_complete(out)
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_during_the_build_kills_the_build_and_exits_130(tmp_path, sig):
+    build = "echo $$ > ../../build.pid; exec sleep 60"
+    repo = make_repo(tmp_path, config(f"build = '{build}'", s=1, i=1))
+    out = tmp_path / "out"
+    proc = _spawn(repo, out)
+    pid_file = out / "build.pid"
+    for _ in range(600):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        if proc.poll() is not None:
+            pytest.fail(f"run ended early: {proc.communicate()}")
+        time.sleep(0.05)
+    build_pid = int(pid_file.read_text())
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    for _ in range(100):  # the build's group was killed, not orphaned
+        try:
+            os.kill(build_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(build_pid, signal.SIGKILL)
+        pytest.fail("the build survived the gate")
+
+
 @pytest.mark.slow
 def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     repo = make_repo(tmp_path, config("build = 'echo $PWD >> ../../builds.log'", sleep=0.3, s=1, i=2))
