@@ -52,12 +52,16 @@ from gate.schedule import Trial
 # ---- environment scrubbing ---------------------------------------------------------------------
 # Benchmark code is untrusted (a pull request's head): it must not see the workflow's secrets.
 # Dropped: the names below, and every variable whose upper-cased name contains TOKEN, SECRET,
-# PASSWORD, PASSWD or CREDENTIAL, or ends in _KEY (AWS_SECRET_ACCESS_KEY, NPM_TOKEN, SSH keys in
-# variables, ...). Everything else (PATH, HOME, GOPATH, JAVA_HOME, ...) is passed through.
+# PASSWORD, PASSWD, CREDENTIAL, APIKEY, WEBHOOK, COOKIE or PRIVATE, ends in _KEY, _PWD or _DSN,
+# or has PASS, PAT or AUTH as a whole word (DB_PASS, GH_PAT, NPM_AUTH; not GIT_AUTHOR_NAME or
+# PATH). A heuristic: everything else (PATH, HOME, GOPATH, JAVA_HOME, ...) is passed through.
 SECRET_NAMES: frozenset[str] = frozenset(
     {"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"}
 )
-SECRET_PATTERN = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|_KEY$")
+SECRET_PATTERN = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|APIKEY|WEBHOOK|COOKIE|PRIVATE"
+    r"|_KEY$|_PWD$|_DSN$|(?:^|_)(?:PASS|PAT|AUTH)(?:_|$)"
+)
 
 
 def is_secret(name: str) -> bool:

@@ -186,6 +186,11 @@ def test_secrets_do_not_reach_benchmarks(tmp_path):
     )
     assert extra.stdout.strip() == "None"
     assert is_secret("github_token") and not is_secret("MONKEY") and not is_secret("PATH")
+    for name in ("DB_PASS", "GH_PAT", "APIKEY", "SLACK_WEBHOOK_URL", "NPM_AUTH", "PGPASSWORD", "SENTRY_DSN",
+                 "SSH_PRIVATE_KEY_FILE", "SESSION_COOKIE", "PASS_PHRASE", "MYSQL_PWD"):  # fmt: skip
+        assert is_secret(name), name
+    for name in ("GIT_AUTHOR_NAME", "PATH", "GOPATH", "PWD", "OLDPWD", "PASSAGE_DIR", "COMPATH", "AUTHORITY"):
+        assert not is_secret(name), name
     assert scrub_env({"A": "1", "B_SECRET": "2"}) == {"A": "1"}
 
 
