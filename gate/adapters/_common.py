@@ -141,12 +141,30 @@ def anchored(name: str) -> str:
     return f"^{escape_regex(name)}$"
 
 
+# A value written with a thousands separator ("1,234.5") or a decimal comma ("12,5"): read
+# naively, the last number would be 234.5 or 5. Which one is meant cannot always be told ("1,234"),
+# so such a value is refused, not guessed. Comma-separated lists ("0.5,1.5", "10,20,30") are not.
+_GROUPED_VALUE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d+,\d+")
+
+
+class AmbiguousNumber(ValueError):
+    """The last number is part of ``1,234.5`` or ``12,5``; the message is that text."""
+
+
 def last_number(text: str) -> float | None:
-    """The last number printed (``nan``/``inf`` included, so that they are rejected, not skipped)."""
-    matches = _NUMBER.findall(text)
-    if not matches:
+    """The last number printed (``nan``/``inf`` included, so that they are rejected, not skipped).
+    Raises :class:`AmbiguousNumber` when it ends a grouped or decimal-comma value."""
+    match = None
+    for match in _NUMBER.finditer(text):  # noqa: B007 - the last one is wanted
+        pass
+    if match is None:
         return None
-    return float(matches[-1])
+    start = match.start()
+    while start > 0 and text[start - 1] in "0123456789,.":
+        start -= 1
+    if start < match.start() and _GROUPED_VALUE.fullmatch(text, start, match.end()):
+        raise AmbiguousNumber(text[start : match.end()])
+    return float(match.group())
 
 
 def scratch_file(version: VersionContext, stem: str, suffix: str) -> Path:

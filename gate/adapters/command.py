@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gate.adapters._common import Deadline, configured_specs, last_number, require_nonempty
+from gate.adapters._common import AmbiguousNumber, Deadline, configured_specs, last_number, require_nonempty
 from gate.adapters.base import (
     BenchmarkSpec,
     ProcessRunner,
@@ -73,7 +73,14 @@ class CommandAdapter:
             if mode == "wall":
                 values.append(result.elapsed_s)
                 continue
-            number = last_number(result.stdout)
+            try:
+                number = last_number(result.stdout)
+            except AmbiguousNumber as exc:
+                raise TrialFailure(
+                    TrialStatus.INVALID,
+                    f"{what} printed {exc}: a thousands separator or a decimal comma cannot be told "
+                    "apart; print the value without grouping and with a decimal point (e.g. 1234.5)",
+                ) from None
             if number is None:
                 raise TrialFailure(
                     TrialStatus.INVALID,

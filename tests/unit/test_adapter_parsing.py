@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.adapters._common import anchored, last_number
+from gate.adapters._common import AmbiguousNumber, anchored, last_number
 from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure, TrialRequest, VersionContext
 from gate.adapters.registry import ADAPTER_NAMES, get_adapter
 from gate.errors import ConfigError, RunError
@@ -85,6 +85,26 @@ def test_last_number(text: str, expected: float | None) -> None:
 def test_last_number_returns_non_finite_tokens_so_they_are_rejected(token: str) -> None:
     value = last_number(f"12.5\n{token}\n")
     assert value is not None and value != 12.5
+
+
+@pytest.mark.parametrize("text", ["took 1,234.5 ms\n", "1,234\n", "Zeit: 12,5 s\n", "1,234,567.0"])
+def test_last_number_refuses_thousands_separators_and_decimal_commas(text: str) -> None:
+    with pytest.raises(AmbiguousNumber):
+        last_number(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [("0.5,1.5\n", 1.5), ("10,20,30", 30.0), ("a, 7", 7.0)])
+def test_last_number_reads_comma_separated_lists(text: str, expected: float) -> None:
+    assert last_number(text) == expected
+
+
+def test_command_with_a_grouped_value_is_invalid_and_says_how_to_print_it(tmp_path: Path) -> None:
+    spec = BenchmarkSpec(name="a", command="bench")
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("command").run_trial(request(tmp_path, spec, 1), FakeRunner([ok("1,234.5\n")]))
+    assert (
+        err.value.status == TrialStatus.INVALID and "1,234.5" in reason_of(err) and "1234.5" in reason_of(err)
+    )
 
 
 def test_info_is_not_inf() -> None:
