@@ -1,15 +1,20 @@
 """One typed configuration for the run engine, built once from ``.ordertrap.toml``.
 
-The file is read with :mod:`tomllib`; unknown keys in the tables the run engine owns
-(``[suite]``, ``[full]``, ``[[benchmark]]`` core keys) are rejected with a "did you mean" fix,
-because a silently ignored typo (``iteratons = 50``) would make a run measure something else.
-Other top-level tables (the adapter tables, tables of later stages) are kept in ``Config.raw``.
+The file is read with :mod:`tomllib`. Nothing in it is silently ignored, because an ignored
+typo (``iteratons = 50``, ``higher_is_beter = true``, ``[Full]``) would make a run measure or
+judge something else: an unknown top-level table, an unknown key in ``[suite]``, ``[full]``, a
+``[[benchmark]]`` entry or the active adapter's table is a :class:`ConfigError` with a "did you
+mean" fix. The allowed keys are the ones the code reads: :data:`ADAPTER_KEYS` lists what each
+adapter in ``gate/adapters/`` reads from its table and :data:`BENCHMARK_OPTION_KEYS` what it reads
+from ``BenchmarkSpec.options``; ``tests/unit/test_settings_typos.py`` checks both against the
+adapters' source and the README. The whole file is kept in ``Config.raw``.
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import math
 import re
 import shlex
 import tomllib
@@ -38,6 +43,33 @@ SUITE_KEYS: dict[str, str] = {
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
+# [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
+BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {"jmh": ("params",)}
+# Keys each adapter reads from its own table ([go], [jmh], ...), including `include`, which
+# gate/adapters/_common.filter_discovered reads for the adapters that discover benchmarks.
+ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
+    "command": (),
+    "pytest-benchmark": ("path", "args", "min_time", "assert_rewrite", "plugin_autoload", "include"),
+    "go": ("package", "benchtime", "metric", "prebuild", "binary", "build_args", "args", "include"),
+    "gbench": ("binary", "time", "unit", "min_time", "args", "include"),
+    "hyperfine": ("binary", "shell", "warmup", "args"),
+    "jmh": (
+        "jar",
+        "java",
+        "java_args",
+        "mode",
+        "time_unit",
+        "warmup_iterations",
+        "iteration_time",
+        "warmup_time",
+        "args",
+        "include",
+    ),
+}
+# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/commands/run.py).
+TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)
+# Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
+MAX_SECONDS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -105,15 +137,80 @@ class Config:
         return spec
 
 
-def _unknown_keys(table: Mapping[str, Any], allowed: tuple[str, ...] | list[str], where: str) -> None:
+def _closest(key: str, allowed: tuple[str, ...] | list[str]) -> str | None:
+    """The allowed name ``key`` was probably meant to be (``Full`` -> ``full``), or None."""
+    folded = {a.lower().replace("-", "_"): a for a in allowed}
+    if key.lower().replace("-", "_") in folded:
+        return folded[key.lower().replace("-", "_")]
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    return close[0] if close else None
+
+
+def _misplaced(key: str, where: str, adapter: str = "") -> str:
+    """Where an unknown ``key`` of table ``where`` belongs instead (``timeout`` in ``[go]``), or ""."""
+    for table, keys in (("[suite]", list(SUITE_KEYS)), ("[full]", list(FULL_KEYS))):
+        if key in keys and where != table:
+            return f"`{key}` belongs in {table}: move it there"
+    if where.startswith("[[benchmark]]"):
+        readers = [a for a, keys in BENCHMARK_OPTION_KEYS.items() if key in keys]
+        if readers:
+            return f"`{key}` is read only by the {' and '.join(readers)} adapter: remove it"
+        if key in ADAPTER_KEYS.get(adapter, ()):
+            return f"`{key}` is a key of the [{adapter}] table (it applies to all benchmarks): move it there"
+    elif where == "[command]":
+        return "[command] takes no keys: the benchmarks and their settings are [[benchmark]] tables"
+    elif key in ("benchmark", "benchmarks"):
+        return "list the benchmarks as [[benchmark]] tables"
+    tables = [f"[{a}]" for a, keys in ADAPTER_KEYS.items() if key in keys]
+    if tables:
+        return f"`{key}` is read only by the {' / '.join(tables)} table: remove it"
+    return ""
+
+
+def _unknown_keys(
+    table: Mapping[str, Any], allowed: tuple[str, ...] | list[str], where: str, adapter: str = ""
+) -> None:
     for key in table:
         if key not in allowed:
-            close = difflib.get_close_matches(key, list(allowed), n=1)
-            hint = f"did you mean `{close[0]}`? " if close else ""
+            close = None if key in ("benchmark", "benchmarks") else _closest(key, allowed)
+            action = f"did you mean `{close}`? rename it" if close else _misplaced(key, where, adapter)
+            listed = ", ".join(allowed) if allowed else "none"
+            scope = where.split(" #")[0]  # "[[benchmark]] #2 ('x')" -> "[[benchmark]]"
             raise ConfigError(
                 f"unknown key `{key}` in {where}",
-                f"{hint}remove or rename it; allowed keys: {', '.join(allowed)} (README: Configuration)",
+                f"{action or 'remove or rename it'}; allowed keys in {scope}: {listed} (README: Configuration)",
             )
+
+
+def _top_level(raw: Mapping[str, Any], path: Path) -> None:
+    """Every top-level table must be one the gate reads: ``[Full]`` or ``[[benchmarks]]`` would
+    otherwise be dropped without a word and the run would use the defaults."""
+    for key, value in raw.items():
+        if key in TOP_LEVEL_TABLES:
+            continue
+        if isinstance(value, dict):
+            shown = f"table [{key}]"
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            shown = f"table [[{key}]]"
+        else:
+            shown = f"top-level key `{key}`"
+        close = _closest(key, TOP_LEVEL_TABLES)
+        if close:
+            action = (
+                f"did you mean [[{close}]]? rename it"
+                if close == "benchmark"
+                else f"did you mean [{close}]? rename it"
+            )
+        elif key in SUITE_KEYS or key in FULL_KEYS:
+            table = "suite" if key in SUITE_KEYS else "full"
+            action = f"`{key}` belongs in [{table}]: move it below the [{table}] line"
+        else:
+            action = "remove or rename it"
+        allowed = ", ".join("[[benchmark]]" if t == "benchmark" else f"[{t}]" for t in TOP_LEVEL_TABLES)
+        raise ConfigError(
+            f"unknown {shown} in {path}",
+            f"{action}; allowed tables: {allowed} (README: Configuration)",
+        )
 
 
 def _positive_int(value: Any, where: str) -> int:
@@ -122,10 +219,17 @@ def _positive_int(value: Any, where: str) -> int:
     return value
 
 
-def _positive_float(value: Any, where: str) -> float:
+def _positive_float(value: Any, where: str, default: int = 120) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise ConfigError(
-            f"{where} must be a positive number of seconds, got {value!r}", f"set {where} = 120"
+            f"{where} must be a positive number of seconds, got {value!r}", f"set {where} = {default}"
+        )
+    if not math.isfinite(value) or value > MAX_SECONDS:
+        # TOML allows nan and inf; they would pass the check above and then fail every trial.
+        raise ConfigError(
+            f"{where} must be a finite number of seconds up to {MAX_SECONDS}, got {value!r}",
+            f"set {where} = {default}; for no practical limit write a large finite number such as "
+            "86400 (a day): nan and inf are not timeouts",
         )
     return float(value)
 
@@ -172,7 +276,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
     return SuiteConfig(
         adapter=adapter,
         build=_string(table.get("build", ""), "[suite].build"),
-        build_timeout=_positive_float(table.get("build_timeout", 3600), "[suite].build_timeout"),
+        build_timeout=_positive_float(table.get("build_timeout", 3600), "[suite].build_timeout", 3600),
         reset=_string(table.get("reset", ""), "[suite].reset"),
         reset_timeout=None
         if reset_timeout is None
@@ -202,8 +306,11 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
         raise ConfigError("`benchmark` must be an array of tables", "write each one as [[benchmark]]")
     specs: list[BenchmarkSpec] = []
     seen: set[str] = set()
+    allowed = (*BENCHMARK_CORE_KEYS, *BENCHMARK_OPTION_KEYS.get(adapter, ()))
     for i, entry in enumerate(entries, start=1):
         where = f"[[benchmark]] #{i}"
+        label = f"{where} ({entry['name']!r})" if isinstance(entry.get("name"), str) else where
+        _unknown_keys(entry, allowed, label, adapter)
         if "name" not in entry:
             raise ConfigError(f"{where} has no name", 'add name = "..." to it')
         name = _string(entry["name"], f"{where}.name")
@@ -252,6 +359,7 @@ def parse_config(data: bytes, path: Path) -> Config:
         raise ConfigError(
             f"{path} is not valid TOML: {exc}", "fix the syntax at the position shown"
         ) from None
+    _top_level(raw, path)
     suite_table = raw.get("suite", {})
     full_table = raw.get("full", {})
     if not isinstance(suite_table, dict) or not isinstance(full_table, dict):
@@ -266,6 +374,7 @@ def parse_config(data: bytes, path: Path) -> Config:
     adapter_table = raw.get(suite.adapter, {})
     if not isinstance(adapter_table, dict):
         raise ConfigError(f"{path}: [{suite.adapter}] must be a table", f"write it as [{suite.adapter}]")
+    _unknown_keys(adapter_table, ADAPTER_KEYS[suite.adapter], f"[{suite.adapter}]")
     return Config(
         path=path,
         config_hash="sha256:" + hashlib.sha256(data).hexdigest(),
