@@ -149,7 +149,9 @@ def test_warm_start_file_is_single_use(demo: Demo) -> None:
 
 
 def test_carry_over_speeds_up_the_next_benchmark(demo: Demo) -> None:
-    """tokenize right after vocab vs right after slugify: the planted carry-over is >= 10 %."""
+    """tokenize right after vocab vs right after slugify: the planted carry-over (10-15 % measured
+    on a quiet machine) is clearly there. The bound leaves room for load on the shared cores
+    (an audit under load measured a median ratio of 0.902)."""
     rng = random.Random()
     follower = "tokenize"
     ratios: list[float] = []
@@ -159,4 +161,4 @@ def test_carry_over_speeds_up_the_next_benchmark(demo: Demo) -> None:
             demo.run(demo.base, predecessor)
             t[predecessor] = demo.run(demo.base, follower, keep_state=True)
         ratios.append(t[STATE_LEAVER] / t["slugify"])
-    assert statistics.median(ratios) < 0.90, ratios
+    assert statistics.median(ratios) < 0.95, ratios

@@ -22,7 +22,9 @@ SCRIPT = ROOT / "scripts" / "demo.sh"
 # values per version. Measured on the shared 2-core VM: in quiet runs the planted benchmarks'
 # relative median absolute deviation was 3-8.4 % and both changes were resolved; with other jobs
 # on the cores it was 15-24 % and verdicts came out inconclusive. Noisy runs may be inconclusive,
-# but never the wrong way round, which is checked every time.
+# but never the wrong way round, which is checked every time. The benchmarks measure CPU time here
+# (TEXTKIT_BENCH_CLOCK=cpu, passed through to them), which other jobs on the shared cores disturb
+# far less than the wall time `make demo` shows; the script and the gate are the same.
 QUIET_RMAD = 0.09
 
 
@@ -33,6 +35,7 @@ def test_demo_script_end_to_end(tmp_path: Path) -> None:
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "DEMO_OUT": str(out),
+        "TEXTKIT_BENCH_CLOCK": "cpu",
     }
     proc = subprocess.run(
         ["bash", str(SCRIPT)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
