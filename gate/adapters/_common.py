@@ -11,6 +11,7 @@ Conventions every adapter follows (see README "Benchmark frameworks (adapters)")
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
@@ -18,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gate.adapters.base import BenchmarkSpec, TrialFailure, VersionContext
+from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure, VersionContext
 from gate.errors import ConfigError
 from gate.model import TrialStatus
 
@@ -244,3 +245,41 @@ class Deadline:
                 f"{what} did not finish within the timeout; raise [suite].timeout or lower measurements",
             )
         return left
+
+
+def worktree_binary(version: VersionContext, binary: str) -> tuple[str, Path]:
+    """A ``binary`` setting as (the argv word to run, the file it names).
+
+    A relative path, with or without a slash, names a file in the version's worktree; an absolute
+    path is used as is. The adapters run it with the worktree as working directory, so the argv
+    word stays as written (``[suite] prefix`` commands such as ``nice`` or ``taskset`` run it from
+    there too), except that a bare name gets ``./``: ``execvp`` would look ``bench`` up on ``PATH``
+    and might silently benchmark another program of that name."""
+    path = Path(binary)
+    if path.is_absolute():
+        return binary, path
+    return (binary if "/" in binary else f"./{binary}"), version.workdir / path
+
+
+def missing_binary(
+    result: ProcessResult, version: VersionContext, binary: str, path: Path, table: str
+) -> tuple[str, str] | None:
+    """(message, fix) when a process failed because the configured binary is not there.
+
+    Checked after a failed start rather than before: a ``[suite] prefix`` may run the command
+    somewhere the gate cannot look (a container, a remote host)."""
+    if result.returncode == 0 or result.timed_out:
+        return None
+    if not path.exists():
+        problem = "does not exist"
+    elif not path.is_file():
+        problem = "is not a file"
+    elif not os.access(path, os.X_OK):
+        problem = "is not executable"
+    else:
+        return None
+    return (
+        f"[{table}] binary {binary!r} is {path} in {version.name}'s worktree, which {problem}",
+        f"build it in [suite] build, or correct [{table}] binary (a relative path is relative to "
+        "the worktree, an absolute path is used as is)",
+    )

@@ -1,5 +1,8 @@
 """``gbench``: a Google Benchmark binary built by ``[suite] build`` (or already in the tree).
 
+``[gbench] binary`` is a path in the version's worktree (:func:`gate.adapters._common.worktree_binary`):
+a relative one, with or without a slash, is never looked up on ``PATH``.
+
 One trial = ``BINARY --benchmark_filter='^Name$' --benchmark_repetitions=N
 --benchmark_report_aggregates_only=false --benchmark_out=FILE --benchmark_out_format=json``;
 the values are the ``real_time`` (or ``cpu_time``) of the N ``run_type == "iteration"`` rows,
@@ -16,6 +19,7 @@ from typing import Any
 from gate.adapters._common import (
     anchored,
     filter_discovered,
+    missing_binary,
     one_match,
     read_text,
     require_nonempty,
@@ -23,6 +27,7 @@ from gate.adapters._common import (
     string_list,
     string_setting,
     with_configured,
+    worktree_binary,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
@@ -68,9 +73,13 @@ class GoogleBenchmarkAdapter:
         self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
         binary, _, unit, _, _ = self._settings(settings)
+        command, path = worktree_binary(version, binary)
         result = run(
-            [*version.prefix, binary, "--benchmark_list_tests=true"], cwd=version.workdir, timeout=120
+            [*version.prefix, command, "--benchmark_list_tests=true"], cwd=version.workdir, timeout=120
         )
+        missing = missing_binary(result, version, binary, path, self.name)
+        if missing:
+            raise RunError(*missing)
         if result.returncode != 0 or result.timed_out:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
             raise RunError(
@@ -89,10 +98,11 @@ class GoogleBenchmarkAdapter:
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         binary, time_field, unit, min_time, args = self._settings(request.settings)
         spec = request.benchmark
+        command, path = worktree_binary(request.version, binary)
         out = scratch_file(request.version, spec.name, ".json")
         argv = [
             *request.version.prefix,
-            binary,
+            command,
             f"--benchmark_filter={anchored(spec.name)}",
             f"--benchmark_repetitions={request.measurements}",
             # keep the per-repetition rows; the aggregates (mean, median, stddev, cv) are skipped below
@@ -106,6 +116,9 @@ class GoogleBenchmarkAdapter:
         argv += args
         what = f"Google Benchmark {spec.name!r}"
         result = run(argv, cwd=request.version.workdir, timeout=request.timeout)
+        missing = missing_binary(result, request.version, binary, path, self.name)
+        if missing:
+            raise TrialFailure(TrialStatus.ERROR, f"{what}: {missing[0]}; {missing[1]}")
         raise_for_process(result, what)
         values = parse_json(read_text(out, what), spec.name, time_field, unit, what)
         if len(values) != request.measurements:

@@ -3,10 +3,12 @@
 One trial = ``go test -run '^$' -bench '^Name$' -benchtime T -count N PACKAGE`` in the worktree,
 or, by default, the same run through the package's test binary, built once per version by
 discovery (``go test -c -o SCRATCH/go-*.test PACKAGE``; ``BINARY -test.run '^$' -test.bench ...
--test.count N`` in the package directory), or a prebuilt binary named by ``[go] binary``. Each of the N result lines gives
-one value of ``metric`` (default ``ns/op``). Line format: Go's benchmark data format
+-test.count N`` in the package directory), or a prebuilt binary named by ``[go] binary`` (a path
+in the worktree, see :func:`gate.adapters._common.worktree_binary`). Each of the N results gives
+one value of ``metric`` (default ``ns/op``). Result format: Go's benchmark data format
 (go.googlesource.com/proposal/+/master/design/14313-benchmark-data.md):
-``BenchmarkName-GOMAXPROCS  iterations  value unit [value unit ...]``.
+``BenchmarkName-GOMAXPROCS  iterations  value unit [value unit ...]`` — but on one line only
+when the benchmark prints nothing: see :func:`parse_results`.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from gate.adapters._common import (
     configured_specs,
     escape_regex,
     filter_discovered,
+    missing_binary,
     one_match,
     require_nonempty,
     string_list,
     string_setting,
     with_configured,
+    worktree_binary,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
@@ -40,9 +44,16 @@ from gate.adapters.base import (
 from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
 
-_RESULT = re.compile(r"^(Benchmark\S*)\s+\d+\s+(.*)$")
 _PROCS = re.compile(r"-\d+$")
 _BENCH_NAME = re.compile(r"^Benchmark\S*$")
+# testing.BenchmarkResult.String (+ MemString with -benchmem): "%8d" iterations, then per metric a
+# tab and prettyPrint's "%*.*f unit" (units never contain white space: b.ReportMetric refuses
+# them), up to the end of the line (Fprintln). NaN/Inf are kept so that check_finite rejects them.
+_FIELD = re.compile(r" *(?:[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|(?i:nan|inf))) \S+ *")
+_END_OF_RESULT = re.compile(r"\x16?--- (?:BENCH|FAIL|SKIP): (\S+)")
+_VERBOSE_FLAG = re.compile(r"--?(?:test\.)?v(?:=(.*))?")
+_REPEAT_FLAG = re.compile(r"--?(?:test\.)?(count|cpu)(?:=(.*))?")
+_DIGITS = frozenset("0123456789")
 
 
 def bench_regex(name: str) -> str:
@@ -59,32 +70,141 @@ def result_name(raw: str, requested: str) -> str:
     return _PROCS.sub("", raw)
 
 
-def parse_bench_output(stdout: str, requested: str, metric: str, what: str) -> list[float]:
-    names: list[str] = []
-    values: list[float] = []
+def _is_function_name(word: str) -> bool:
+    """``Benchmark`` not followed by a lower-case letter, as ``go test`` requires of a benchmark
+    function (so ``example.com/Benchmarks`` in the final ``ok`` line is none)."""
+    return word.startswith("Benchmark") and not word[9:10].islower()
+
+
+def _name_in(line: str, requested: str) -> tuple[str, int] | None:
+    """The benchmark name Go printed in ``line`` (raw, with its ``-GOMAXPROCS``) and where the text
+    after it starts, or None. processBench prints ``"%-*s\t"``, at the start of a line (``\x16``
+    in front with ``-test.v=test2json``) except after output of the benchmark that did not end in
+    a newline (``xxBenchmarkA-2 \t``: the first repetition of a sub-benchmark, any with ``-v``).
+    There only the requested name or one of its sub-benchmarks counts, so that words in the
+    benchmark's own output are not taken for names.
+
+    Linear in the line (no regex search): output without newlines makes lines megabytes long."""
+    offset = 0
+    for segment in line.split("\t")[:-1]:  # each piece followed by a tab
+        text = segment.rstrip(" ")
+        word_start = max(text.rfind(" "), text.rfind("\x0b"), text.rfind("\x0c"), text.rfind("\r")) + 1
+        word, end = text[word_start:], offset + len(segment) + 1
+        if offset + word_start == 0 and _is_function_name(word.removeprefix("\x16")):
+            return word.removeprefix("\x16"), end
+        i = word.find(requested)
+        while word and i >= 0:
+            j = i + len(requested)
+            if j == len(word) or word.startswith("/", j) or _PROCS.fullmatch(word, j):
+                return word[i:], end
+            i = word.find(requested, i + 1)
+        offset = end
+    return None
+
+
+def _result_tail(text: str) -> tuple[int, str] | None:
+    """Go's result at the end of ``text``: (where its iteration count starts, the fields as
+    ``\tvalue unit\t...``), or None. Parsed from the right, in linear time."""
+    parts = text.rstrip(" \t").split("\t")
+    k = len(parts)
+    while k > 1 and _FIELD.fullmatch(parts[k - 1]):
+        k -= 1
+    head = parts[k - 1].rstrip(" ")
+    start = len(head)
+    while start and head[start - 1] in _DIGITS:
+        start -= 1
+    if k == len(parts) or start == len(head):
+        return None
+    return sum(len(p) + 1 for p in parts[: k - 1]) + start, "\t" + "\t".join(parts[k:])
+
+
+def is_verbose(args: list[str]) -> bool:
+    """``-v``/``-test.v`` (last one wins; ``=false``/``=0``/``=f`` turn it off)."""
+    verbose = False
+    for arg in args:
+        match = _VERBOSE_FLAG.fullmatch(arg)
+        if match:
+            verbose = (match.group(1) or "true").lower() not in ("false", "0", "f")
+    return verbose
+
+
+def repeats_runs(args: list[str]) -> bool:
+    """Whether test flags in [go] args repeat each run: ``-count``, or a ``-cpu`` list."""
+    for i, arg in enumerate(args):
+        match = _REPEAT_FLAG.fullmatch(arg)
+        if match:
+            value = match.group(2) if match.group(2) is not None else "".join(args[i + 1 : i + 2])
+            if match.group(1) == "count" or "," in value:
+                return True
+    return False
+
+
+def parse_results(stdout: str, requested: str, *, verbose: bool = False) -> list[tuple[str, str]]:
+    """(name without ``-GOMAXPROCS``, result fields) of every result Go printed, in order.
+
+    ``processBench`` (src/testing/benchmark.go) prints the name, runs the benchmark, then prints
+    the result fields and a newline. Whatever the benchmark prints to stdout lands between the
+    name and the fields, so they are often on different lines (``BenchmarkA-2 \\thello``, ...,
+    ``       3\\t   1234 ns/op``), and that output may contain numbers of its own. A name's result
+    is therefore the *last* text in Go's result format (iterations, a tab, tab-separated ``value
+    unit`` pairs, end of line) before the next name, or before Go's ``--- BENCH:``/``--- FAIL:``
+    line for that name (``b.Log`` text follows it): a repetition cannot print after its result, as
+    the next one prints its name first. With ``-v`` Go prints the name after the run instead,
+    immediately followed by the fields, so only a result right after its name counts."""
+    results: list[tuple[str, str]] = []
+    current: str | None = None  # raw name whose result is open
+    fields: str | None = None  # its last result candidate
+
+    def close() -> None:
+        nonlocal current, fields
+        if current is not None and fields is not None:
+            results.append((result_name(current, requested), fields))
+        current = fields = None
+
     for line in stdout.splitlines():
-        match = _RESULT.match(line.strip())
-        if not match:
+        found = _name_in(line, requested)
+        rest = line
+        if found:
+            close()
+            current, start = found
+            rest = line[start:]
+        tail = _result_tail(rest)
+        if verbose:
+            if found and tail and not rest[: tail[0]].strip():
+                fields = tail[1]
+            close()
             continue
-        name = result_name(match.group(1), requested)
-        fields = match.group(2).split()
-        names.append(name)
-        if name != requested:
-            continue
-        pairs = dict(zip(fields[1::2], fields[0::2], strict=False))  # unit -> value
+        end = _END_OF_RESULT.match(rest.lstrip())
+        if end and end.group(1) == current:
+            close()
+        elif current is not None and tail:
+            fields = tail[1]
+    close()
+    return results
+
+
+def parse_bench_output(
+    stdout: str, requested: str, metric: str, what: str, *, verbose: bool = False
+) -> list[float]:
+    results = parse_results(stdout, requested, verbose=verbose)
+    names = [name for name, _ in results]
+    one_match(names, requested, what)
+    if requested not in names:
+        raise TrialFailure(
+            TrialStatus.INVALID,
+            f"{what}: the only result is for {names[0]!r}, not {requested!r} (a benchmark with "
+            "sub-benchmarks reports only those); name the benchmark exactly as Go reports it",
+        )
+    values: list[float] = []
+    for _, text in results:
+        pairs = {unit: value for value, unit in (part.split() for part in text.split("\t") if part.strip())}
         if metric not in pairs:
             raise TrialFailure(
                 TrialStatus.INVALID,
                 f"{what}: result line has no {metric!r} (has {', '.join(pairs) or 'nothing'}); "
                 "set [go] metric to one of those",
             )
-        try:
-            values.append(float(pairs[metric]))
-        except ValueError:
-            raise TrialFailure(
-                TrialStatus.INVALID, f"{what}: {metric} value {pairs[metric]!r} is not a number"
-            ) from None
-    one_match(names, requested, what)
+        values.append(float(pairs[metric]))
     return check_finite(values, what)
 
 
@@ -166,12 +286,18 @@ class GoTestAdapter:
         s = self._settings(settings)
         higher = s.metric.endswith("/s")  # MB/s and custom rates; ns/op, B/op, allocs/op are costs
         built = self._prebuild(version, run, s) if s.can_prebuild else None
-        binary = str(built) if built else s.binary
-        if binary:
-            argv = [*version.prefix, binary, "-test.list", "^Benchmark"]
+        path: Path | None = None  # the file [go] binary names
+        if built:
+            argv = [*version.prefix, str(built), "-test.list", "^Benchmark"]
+        elif s.binary:
+            command, path = worktree_binary(version, s.binary)
+            argv = [*version.prefix, command, "-test.list", "^Benchmark"]
         else:
             argv = [*version.prefix, "go", "test", "-list", "^Benchmark", *s.build_args, s.package]
         result = run(argv, cwd=version.workdir, timeout=600)
+        missing = missing_binary(result, version, s.binary, path, self.name) if path else None
+        if missing:
+            raise RunError(*missing)
         if result.returncode != 0 or result.timed_out:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
             raise RunError(
@@ -201,7 +327,7 @@ class GoTestAdapter:
         pattern = bench_regex(spec.name)
         n = str(request.measurements)
         cwd = version.workdir
-        binary = s.binary
+        binary, path = worktree_binary(version, s.binary) if s.binary else ("", None)
         if not binary and s.can_prebuild and prebuilt_path(version, s.package).exists():
             binary = str(prebuilt_path(version, s.package))
             cwd = version.workdir / s.package  # `go test` runs a package's tests in its directory
@@ -213,11 +339,19 @@ class GoTestAdapter:
             argv += ["-benchtime", s.benchtime, "-count", n, *s.build_args, *s.args, s.package]
         what = f"go benchmark {spec.name!r}"
         result = run(argv, cwd=cwd, timeout=request.timeout)
+        missing = missing_binary(result, version, s.binary, path, self.name) if path else None
+        if missing:
+            raise TrialFailure(TrialStatus.ERROR, f"{what}: {missing[0]}; {missing[1]}")
         raise_for_process(result, what)
-        values = parse_bench_output(result.stdout, spec.name, s.metric, what)
+        values = parse_bench_output(result.stdout, spec.name, s.metric, what, verbose=is_verbose(s.args))
         if len(values) != request.measurements:
+            fix = (
+                "the benchmark prints lines in Go's result format itself; write that output to stderr"
+                if len(values) > request.measurements and not repeats_runs(s.args)
+                else "remove -count (and a -cpu list) from [go] args"
+            )
             raise TrialFailure(
                 TrialStatus.INVALID,
-                f"{what}: got {len(values)} results, wanted {request.measurements}; remove -count from [go] args",
+                f"{what}: got {len(values)} results, wanted {request.measurements}; {fix}",
             )
         return values

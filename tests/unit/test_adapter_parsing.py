@@ -467,7 +467,7 @@ def test_gbench_needs_a_binary_and_lists_tests(tmp_path: Path) -> None:
     runner = FakeRunner([ok("BM_A\nBM_B/8\n")])
     specs = get_adapter("gbench").discover(version(tmp_path), runner, {"binary": "b"})
     assert [s.name for s in specs] == ["BM_A", "BM_B/8"] and specs[0].unit == "ns"
-    assert runner.calls[0].argv == ["b", "--benchmark_list_tests=true"]
+    assert runner.calls[0].argv == ["./b", "--benchmark_list_tests=true"]  # in the worktree, never on PATH
 
 
 # ---- jmh -----------------------------------------------------------------------------------------
