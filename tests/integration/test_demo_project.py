@@ -16,6 +16,7 @@ them with a second copy of the file running at the same time).
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import re
@@ -148,17 +149,35 @@ def test_warm_start_file_is_single_use(demo: Demo) -> None:
     assert not warm.exists()
 
 
+# Above this spread of the paired log-ratios (robust SD), 24 pairs no longer put the effect (median
+# ratio ~0.77) >= 3 standard errors below the 0.95 bound: seen on this VM when the host was busy
+# (ratios from 0.37 to 1.43 with CPU time, SD 0.46).
+NOISY_LOG_RATIO_SD = 0.25
+
+
+def log_ratio_sd(ratios: list[float]) -> float:
+    logs = [math.log(r) for r in ratios]
+    centre = statistics.median(logs)
+    return 1.4826 * statistics.median(abs(x - centre) for x in logs)
+
+
 def test_carry_over_speeds_up_the_next_benchmark(demo: Demo) -> None:
-    """tokenize right after vocab vs right after slugify: the planted carry-over (10-15 % measured
-    on a quiet machine) is clearly there. The bound leaves room for load on the shared cores
-    (an audit under load measured a median ratio of 0.902)."""
+    """tokenize right after vocab vs right after slugify, in 24 back-to-back pairs: the planted
+    carry-over is clearly there (four quiet runs of this test: median ratios 0.76-0.79, log-ratio
+    SD 0.04-0.15). The bound leaves room for load on the shared cores (an audit under load measured
+    0.902 with 12 pairs); when the pairs are too noisy to resolve the effect at all, it skips."""
     rng = random.Random()
     follower = "tokenize"
     ratios: list[float] = []
-    for _ in range(REPS):
+    for _ in range(2 * REPS):
         t: dict[str, float] = {}
         for predecessor in rng.sample([STATE_LEAVER, "slugify"], 2):  # a pair, back to back
             demo.run(demo.base, predecessor)
             t[predecessor] = demo.run(demo.base, follower, keep_state=True)
         ratios.append(t[STATE_LEAVER] / t["slugify"])
-    assert statistics.median(ratios) < 0.95, ratios
+    spread = log_ratio_sd(ratios)
+    if spread > NOISY_LOG_RATIO_SD:
+        pytest.skip(
+            f"machine too noisy to resolve the carry-over: log-ratio SD {spread:.2f}; ratios {ratios}"
+        )
+    assert statistics.median(ratios) < 0.95, (spread, ratios)
