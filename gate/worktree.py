@@ -33,39 +33,64 @@ def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.Completed
         ) from None
 
 
-_EXTRAHEADER = r"^http\..*\.extraheader$"
+# http.extraheader (for every URL) and http.<url>.extraheader
+_EXTRAHEADER = r"^http\.(.+\.)?extraheader$"
+_INCLUDE = r"^include(if\..+)?\.path$"
+_MAX_INCLUDE_DEPTH = 10  # git's own limit
 
 
-def persisted_auth_headers(repo: Path) -> list[str]:
-    """The local config keys through which the repository's config holds an
-    ``http.<url>.extraheader``: where actions/checkout stores the job token (persist-credentials,
-    its default). Every worktree shares that config, so benchmark code could read the token.
+def _config_entries(config_file: Path, pattern: str) -> list[tuple[str, str]]:
+    """(key, value) of one config file's entries matching ``pattern``, read with ``-z`` so that keys
+    and paths with spaces or newlines stay whole; includes are not followed here."""
+    proc = _git(config_file.parent, "config", "--file", str(config_file), "-z", "--get-regexp", pattern)
+    if proc.returncode != 0:
+        return []
+    entries = []
+    for record in proc.stdout.split("\0"):
+        if record:
+            key, _, value = record.partition("\n")
+            entries.append((key, value))
+    return entries
+
+
+def persisted_auth_headers(repo: Path) -> list[tuple[str, Path]]:
+    """Every ``http.[<url>.]extraheader`` reachable from the repository's own config, as (key, the
+    file that holds it): where actions/checkout stores the job token (persist-credentials, its
+    default). Every worktree shares that config, so benchmark code could read the token.
 
     actions/checkout up to v5 writes the header into ``.git/config`` itself; v6 writes it into a
     file of its own and adds ``includeIf.gitdir:<repo>/.git.path`` (and one for
-    ``.git/worktrees/*``, which matches the gate's own worktrees). ``--local`` alone does not follow
-    includes, so the headers are read with ``--includes``, and every ``include[If].*.path`` target
-    is read too, whatever its condition: its path is in ``.git/config`` for any benchmark to open.
-    Each key returned is one ``git config --local --unset-all KEY`` removes."""
-    found: list[str] = []
-    direct = _git(repo, "config", "--local", "--name-only", "--get-regexp", _EXTRAHEADER)
-    if direct.returncode == 0:
-        found += direct.stdout.split()
-    includes = _git(repo, "config", "--local", "--get-regexp", r"^include(if\..*)?\.path$")
+    ``.git/worktrees/*``, which matches the gate's own worktrees). So every ``include.path`` and
+    ``includeIf.*.path`` target is read too, recursively and whatever its condition: its path is in
+    ``.git/config`` for any benchmark to open."""
     common = _git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    config_dir = Path(common.stdout.strip()) if common.returncode == 0 else repo / ".git"
-    for line in includes.stdout.splitlines() if includes.returncode == 0 else []:
-        key, _, target = line.partition(" ")
-        # git resolves a relative include path against the directory of the including file
-        path = config_dir / Path(target).expanduser()
-        proc = _git(repo, "config", "--file", str(path), "--name-only", "--get-regexp", _EXTRAHEADER)
-        if proc.returncode == 0 and proc.stdout.strip() and key not in found:
-            found.append(key)
-    if not found:  # an include git follows that the patterns above missed (e.g. nested)
-        followed = _git(repo, "config", "--local", "--includes", "--name-only", "--get-regexp", _EXTRAHEADER)
-        if followed.returncode == 0:
-            found += followed.stdout.split()
+    start = (Path(common.stdout.strip()) if common.returncode == 0 else repo / ".git") / "config"
+    found: list[tuple[str, Path]] = []
+    seen: set[Path] = set()
+
+    def scan(config_file: Path, depth: int) -> None:
+        if depth > _MAX_INCLUDE_DEPTH or config_file in seen or not config_file.is_file():
+            return
+        seen.add(config_file)
+        found.extend((key, config_file) for key, _ in _config_entries(config_file, _EXTRAHEADER))
+        for _, target in _config_entries(config_file, _INCLUDE):
+            # git resolves a relative include path against the directory of the including file
+            scan((config_file.parent / Path(target).expanduser()).resolve(), depth + 1)
+
+    scan(start.resolve(), 0)
     return found
+
+
+def credential_check_main(argv: list[str] | None = None) -> int:
+    """``python -m gate.worktree [REPO]``: exit 3 and say where if a token is persisted (the run
+    action's check before it starts the gate; 1 would be a crash); the value is never printed."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    found = persisted_auth_headers(Path(args[0] if args else "."))
+    for key, config_file in found:
+        print(f"{key} in {config_file}", file=sys.stderr)
+    return 3 if found else 0
 
 
 def toplevel(start: Path) -> Path:
@@ -139,3 +164,7 @@ def remove(repo: Path, path: Path) -> None:
 
         shutil.rmtree(path, ignore_errors=True)
     _git(repo, "worktree", "prune")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(credential_check_main())

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import secrets
+import shlex
 import shutil
 import socket
 import sys
@@ -270,11 +271,12 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     headers = worktree.persisted_auth_headers(repo)
     if headers:
         # The benchmarks run the revision's code in worktrees that share this config.
+        key, config_file = headers[0]
         raise RunError(
-            f"{repo}/.git/config holds an authorization header ({headers[0]}), where the benchmarks "
-            "(the code under test) could read the token",
+            f"the repository's git config holds an authorization header ({key} in {config_file}), "
+            "where the benchmarks (the code under test) could read the token",
             "check out with `persist-credentials: false` (actions/checkout), or remove it: "
-            f"git -C {repo} config --local --unset-all {headers[0]}",
+            f"git config --file {shlex.quote(str(config_file))} --unset-all {shlex.quote(key)}",
         )
     meta_path, log_path = out / "meta.json", out / "trials.csv"
     existing: dict[str, Any] | None = None

@@ -148,6 +148,9 @@ def _fake_gate(tmp_path: Path) -> Path:
     script = bin_dir / "ordertrap-gate"
     script.write_text(f"#!/bin/sh\nenv > {tmp_path}/gate-env.txt\n")
     script.chmod(0o755)
+    python = bin_dir / "python"  # the real one: the token check is gate code
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
     return bin_dir
 
 
@@ -166,12 +169,14 @@ def test_run_step_strips_tokens_from_the_benchmark_environment(repo):
     assert "ghs_secret" not in inherited and "INSTANCE=r1" in inherited
 
 
-@pytest.mark.parametrize("worktrees", [False, True])
-def test_run_step_refuses_a_token_included_the_way_checkout_v6_stores_it(repo, tmp_path, worktrees):
+@pytest.mark.parametrize(
+    ("worktrees", "url"), [(False, ' "https://github.com/"'), (True, ' "https://x/"'), (True, "")]
+)
+def test_run_step_refuses_a_token_included_the_way_checkout_v6_stores_it(repo, tmp_path, worktrees, url):
     path, _ = repo
     credentials = tmp_path / "runner_temp" / "git-credentials-1.config"
     credentials.parent.mkdir()
-    credentials.write_text('[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n')
+    credentials.write_text(f"[http{url}]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n")
     condition = f"gitdir:{path}/.git/worktrees/*" if worktrees else f"gitdir:{path}/.git"
     _git(path, "config", "--local", f"includeIf.{condition}.path", str(credentials))
     env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
@@ -180,7 +185,7 @@ def test_run_step_refuses_a_token_included_the_way_checkout_v6_stores_it(repo, t
         cwd=path, env=env, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert "persist-credentials: false" in result.stdout
+    assert "persist-credentials: false" in result.stdout and "c2VjcmV0" not in result.stdout + result.stderr
     assert not (path / "gate-env.txt").exists()
 
 

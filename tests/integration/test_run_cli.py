@@ -408,8 +408,40 @@ def test_a_token_included_from_another_file_is_refused(tmp_path, capsys, conditi
     assert run_cli(repo, tmp_path / "out") == 2
     err = capsys.readouterr().err
     assert "persist-credentials: false" in err and "c2VjcmV0" not in err
-    assert "--unset-all include" in err
+    assert str(credentials) in err and "--unset-all http.https://github.com/.extraheader" in err
     assert not (tmp_path / "out" / "trials.csv").exists()
+
+
+@pytest.mark.parametrize("layout", ["no-url", "nested", "space-in-path", "relative", "cycle"])
+def test_every_reachable_header_is_found(tmp_path, layout):
+    """Second audit: a URL-less http.extraheader, an include inside an included file, a repository
+    path with a space (keys contain it) and relative paths; include cycles end."""
+    from gate.worktree import persisted_auth_headers
+
+    root = tmp_path / ("with space" if layout == "space-in-path" else "plain")
+    root.mkdir()
+    repo = make_repo(root, config(s=1, i=1))
+    header = "[http]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n"
+    if layout == "no-url":
+        git(repo, "config", "--local", "http.extraheader", "AUTHORIZATION: basic c2VjcmV0")
+        expected = "http.extraheader"
+    else:
+        inner = root / "inner.config"
+        inner.write_text(header)
+        outer = root / "outer.config"
+        outer.write_text(f"[include]\n\tpath = {inner}\n")
+        target = {
+            "nested": outer,
+            "space-in-path": inner,
+            "relative": Path("..") / ".." / "inner.config",
+        }.get(layout, outer)
+        if layout == "cycle":
+            outer.write_text(f"[include]\n\tpath = {outer}\n\tpath = {inner}\n")
+        git(repo, "config", "--local", f"includeIf.gitdir:{repo}/.git/worktrees/*.path", str(target))
+        expected = "http.extraheader"
+    found = persisted_auth_headers(repo)
+    assert [key for key, _ in found] == [expected]
+    assert "c2VjcmV0" not in repr(found)
 
 
 def test_an_include_without_a_header_does_not_stop_the_run(tmp_path):
