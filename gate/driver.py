@@ -88,12 +88,13 @@ def _boot_ticks() -> float:
 
 
 def _proc_stat(pid: str) -> tuple[int, int] | None:
-    """(process group, start time in ticks since boot) of a live process, or None."""
+    """(process group, start time in ticks since boot) of a live process, or None (also for a
+    zombie: it has exited, only its parent has not collected it yet)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
-            # fields 5 (pgrp) and 22 (starttime) follow the ")" that closes the command name
+            # fields 3 (state), 5 (pgrp) and 22 (starttime) follow the ")" that ends the name
             fields = f.read().rsplit(b")", 1)[1].split()
-        return int(fields[2]), int(fields[19])
+        return None if fields[0] == b"Z" else (int(fields[2]), int(fields[19]))
     except (OSError, ValueError, IndexError):
         return None
 
@@ -217,6 +218,8 @@ class SubprocessRunner:
         except BaseException:  # Ctrl-C twice: never leave the benchmark running
             _kill_group(proc.pid)
             proc.wait()
+            if self._pid_fd is not None:  # nothing left to reap: a resume must not warn
+                os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
             raise
         finally:
             assert proc.stdout is not None and proc.stderr is not None
@@ -449,14 +452,25 @@ class TrialLog:
 
 # ---- Ctrl-C ---------------------------------------------------------------------------------------
 class StopFlag:
-    """First SIGINT/SIGTERM: finish the current trial, then stop. Second: abort now."""
+    """First SIGINT/SIGTERM: finish the current trial, then stop. Second: abort now. Outside a
+    trial (:meth:`abortable`, e.g. the reset) the first one aborts: there is nothing to finish."""
 
     def __init__(self) -> None:
         self.requested = False
         self.stream: TextIO = sys.stderr
+        self._abortable = False
+
+    @contextmanager
+    def abortable(self) -> Iterator[None]:
+        self._abortable = True
+        try:
+            yield
+        finally:
+            self._abortable = False
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.requested:
+        if self.requested or self._abortable:
+            self.requested = True
             raise KeyboardInterrupt
         self.requested = True
         print(
@@ -541,7 +555,11 @@ def run_schedule(
                     result.interrupted = True
                     break
                 if reset is not None and trial.suite_run != last_suite_run:
-                    reset()  # OrderSage §3 ·: every run starts from the same clean state
+                    with stop.abortable():  # a stop request kills the reset (its group) at once
+                        reset()  # OrderSage §3 ·: every run starts from the same clean state
+                    if stop.requested:
+                        result.interrupted = True
+                        break
                 last_suite_run = trial.suite_run
                 rows, status, reason = _run_one(
                     trial, adapter, runner, versions, benchmarks, settings, timeout

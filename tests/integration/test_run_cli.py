@@ -360,6 +360,39 @@ def test_a_signal_during_the_build_kills_the_build_and_exits_130(tmp_path, sig):
         pytest.fail("the build survived the gate")
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_during_the_reset_kills_it_at_once_and_the_run_resumes(tmp_path, sig):
+    """Second audit: the reset runs between trials, where "finish the current trial" has nothing
+    to finish; it used to run on until its timeout and then fail the run with exit 2."""
+    reset = "echo $$ >> ../reset.pids; [ -f ../quick ] || exec sleep 60"
+    repo = make_repo(tmp_path, config(f"reset = '{reset}'", s=1, i=1))
+    out = tmp_path / "out"
+    pids = tmp_path / "reset.pids"
+    proc = _spawn(repo, out)
+    for _ in range(600):
+        if pids.exists() and pids.read_text().strip():
+            break
+        if proc.poll() is not None:
+            pytest.fail(f"run ended early: {proc.communicate()}")
+        time.sleep(0.05)
+    reset_pid = int(pids.read_text().split()[0])
+    started = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 30  # not the 60 s of the reset (not a timing test)
+    with pytest.raises(ProcessLookupError):
+        for _ in range(100):
+            os.kill(reset_pid, 0)
+            time.sleep(0.05)
+    (tmp_path / "quick").touch()
+    proc = _spawn(repo, out)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "killed" not in err  # nothing was left to reap
+    _check_complete(out)
+
+
 @pytest.mark.slow
 def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     repo = make_repo(tmp_path, config("build = 'echo $PWD >> ../../builds.log'", sleep=0.3, s=1, i=2))
