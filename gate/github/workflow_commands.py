@@ -25,8 +25,10 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 ZERO_WIDTH_SPACE = "\u200b"
-# "##[" anywhere; "::" at a line start (after blanks; the runner trims the line first)
-_COMMAND_START = re.compile(r"##\[|(?<=\n)[^\S\n]*::")
+# "##[" anywhere; "::" at a line start (after blanks: the runner trims the line first). The runner
+# splits lines at "\r" as well as "\n".
+_COMMAND_START = re.compile(r"##\[|(?<=[\n\r])[^\S\n\r]*::")
+_CONTEXT_LINE = 64  # a line tail this short is kept whole as context for the next write
 
 
 class InertText:
@@ -35,7 +37,7 @@ class InertText:
 
     def __init__(self, underlying: TextIO) -> None:
         self.underlying = underlying
-        self._context = "\n"  # what precedes the next write: a line start, or the last 2 characters
+        self._context = "\n"  # the end of what was written: the current line if short, else 2 chars
 
     def write(self, text: str) -> int:
         if not text:
@@ -43,11 +45,12 @@ class InertText:
         full = self._context + text
         base = len(self._context)
         # between the two "#" or the two ":"; a sequence begun in the previous write is cut where
-        # this write starts (still inside it)
+        # this write starts (still inside it); one that ended there was cut then
         cuts = sorted(
             {
                 max(m.end() - 1 if m.group().endswith("::") else m.start() + 1, base)
                 for m in _COMMAND_START.finditer(full)
+                if m.end() > base
             }
         )
         pieces, last = [], base
@@ -56,8 +59,16 @@ class InertText:
             last = cut
         pieces.append(full[last:])
         self.underlying.write("".join(pieces))
-        line = full[full.rfind("\n") :] if "\n" in full else None
-        self._context = line[-200:] if line is not None and not line[1:].strip() else full[-2:]
+        brk = max(full.rfind("\n"), full.rfind("\r"))
+        tail = full[brk + 1 :]
+        if brk < 0:
+            self._context = full[-2:]
+        elif len(tail) <= _CONTEXT_LINE:
+            self._context = full[brk:]
+        elif not tail.rstrip(":").strip():  # a long blank line start: keep it a line start
+            self._context = full[brk] + tail[-3:]
+        else:
+            self._context = full[-2:]
         return len(text)
 
     def flush(self) -> None:

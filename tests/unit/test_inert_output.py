@@ -7,6 +7,7 @@ text starts with ``::`` is a command, and so is any line containing the older ``
 from __future__ import annotations
 
 import io
+import re
 import sys
 
 import pytest
@@ -17,7 +18,7 @@ from gate.github.workflow_commands import InertText, emit, inert_output, print_u
 def runner_commands(log: str) -> list[str]:
     commands: list[str] = []
     fence: str | None = None
-    for line in log.splitlines():
+    for line in re.split(r"\r\n|\r|\n", log):  # the runner splits at \r too
         text = line.strip()
         if fence is not None:
             if text == f"::{fence}::":
@@ -48,6 +49,11 @@ def test_the_simulator_sees_what_an_unprotected_stream_would_leak() -> None:
         ["line\n", ":", ":error::split at a line start\n"],
         ["line\n  ", "::error::after blanks written apart\n"],
         ["::error::at the very start of the stream\n"],
+        ["name x\r::error title=pwned::INJECTED\n"],
+        ["progress\r  ::warning::after a carriage return\n"],
+        ["line\n  :", ":error::blanks and a colon, then the rest\n"],
+        ["line\n" + " " * 100, "::error::after a long blank start\n"],
+        ["ok ::a", "b::c\n", "::x::y ##", "[z]\n"],
     ],
 )
 def test_inert_text_leaves_no_command_and_only_adds_zero_width_spaces(writes: list[str]) -> None:
@@ -57,6 +63,14 @@ def test_inert_text_leaves_no_command_and_only_adds_zero_width_spaces(writes: li
         assert stream.write(w) == len(w)
     assert runner_commands(sink.getvalue()) == []
     assert sink.getvalue().replace("\u200b", "") == "".join(writes)
+
+
+def test_a_sequence_already_cut_is_not_cut_again_in_the_next_write() -> None:
+    sink = io.StringIO()
+    stream = InertText(sink)
+    stream.write("::error::x")
+    stream.write("y\n")
+    assert sink.getvalue() == ":\u200b:error::xy\n"
 
 
 def test_ordinary_text_is_unchanged() -> None:
