@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,26 +51,42 @@ from gate.schedule import Trial
 
 # ---- environment scrubbing ---------------------------------------------------------------------
 # Benchmark code is untrusted (a pull request's head): it must not see the workflow's secrets.
-# Dropped: the names below, and every variable whose upper-cased name contains TOKEN, SECRET,
-# PASSWORD, PASSWD, CREDENTIAL, APIKEY, WEBHOOK, COOKIE or PRIVATE, ends in _KEY, _PWD or _DSN,
-# or has PASS, PAT or AUTH as a whole word (DB_PASS, GH_PAT, NPM_AUTH; not GIT_AUTHOR_NAME or
-# PATH). A heuristic: everything else (PATH, HOME, GOPATH, JAVA_HOME, ...) is passed through.
+# Dropped: the names below, and every variable whose upper-cased name contains TOKEN (not
+# TOKENIZER...), SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, APIKEY/API_KEY, WEBHOOK, COOKIE,
+# PRIVATE_KEY, KUBECONFIG or CONNECTION_STRING, ends in _KEY, _PW, _PWD or _DSN, is a service URL
+# (DATABASE_URL, REDIS_URL, ... which carry passwords), or has PASS, PAT, AUTH or CRED(S) as a whole
+# word (DB_PASS, GH_PAT, NPM_AUTH, SSH_AUTH_SOCK: the SSH agent's keys). A heuristic; names listed
+# in [suite] pass_env go through anyway. Everything else (PATH, HOME, GOPATH, GOPRIVATE, JAVA_HOME,
+# ...) is passed through.
 SECRET_NAMES: frozenset[str] = frozenset(
     {"GITHUB_TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"}
 )
+# The runner's file commands: code that can write there sets the environment (BASH_ENV,
+# LD_PRELOAD) or PATH of the job's later steps, which hold the tokens. Never passed, not even
+# through pass_env. (The files stay findable under RUNNER_TEMP: the fork guard is the real line.)
+WORKFLOW_FILE_COMMANDS: frozenset[str] = frozenset(
+    {"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"}
+)
 SECRET_PATTERN = re.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|APIKEY|WEBHOOK|COOKIE|PRIVATE"
-    r"|_KEY$|_PWD$|_DSN$|(?:^|_)(?:PASS|PAT|AUTH)(?:_|$)"
+    r"TOKEN(?!IZER)|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|WEBHOOK|COOKIE|PRIVATE_?KEY"
+    r"|KUBE_?CONFIG|CONNECTION_?STRING|_KEY$|_PWD?$|_DSN$"
+    r"|(?:^|_)(?:DATABASE|DB|REDIS|MONGO(?:DB)?|AMQP|RABBITMQ|POSTGRES(?:QL)?|PG|MYSQL|MARIADB)_?URL$"
+    r"|(?:^|_)(?:PASS|PAT|AUTH|CREDS?)(?:_|$)"
 )
 
 
 def is_secret(name: str) -> bool:
     upper = name.upper()
-    return upper in SECRET_NAMES or SECRET_PATTERN.search(upper) is not None
+    return (
+        upper in SECRET_NAMES or upper in WORKFLOW_FILE_COMMANDS or SECRET_PATTERN.search(upper) is not None
+    )
 
 
-def scrub_env(env: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if not is_secret(k)}
+def scrub_env(env: Mapping[str, str], pass_env: Iterable[str] = ()) -> dict[str, str]:
+    """``env`` without secrets; ``pass_env`` names are kept unless they are GitHub's tokens or the
+    workflow file commands."""
+    allowed = {n for n in pass_env if n.upper() not in SECRET_NAMES | WORKFLOW_FILE_COMMANDS}
+    return {k: v for k, v in env.items() if k in allowed or not is_secret(k)}
 
 
 def _kill_group(pid: int) -> None:
@@ -155,9 +171,15 @@ class SubprocessRunner:
     there (one ``pwrite`` per spawn), so a run resumed after the gate was SIGKILLed can reap it
     (:func:`reap_leftover`)."""
 
-    def __init__(self, base_env: Mapping[str, str] | None = None, pid_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        base_env: Mapping[str, str] | None = None,
+        pid_file: Path | None = None,
+        pass_env: Iterable[str] = (),
+    ) -> None:
         source = os.environ if base_env is None else base_env
-        self.base_env = scrub_env(source)
+        self.pass_env = tuple(pass_env)
+        self.base_env = scrub_env(source, self.pass_env)
         self._pid_fd = os.open(pid_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644) if pid_file else None
         # Fast path: nothing to scrub in the gate's own environment -> env=None lets the child
         # inherit it without re-encoding every variable per spawn (~80 µs).
@@ -175,7 +197,7 @@ class SubprocessRunner:
         args: Sequence[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
         full_env: Mapping[str, str] | None
         if env:
-            full_env = {**self.base_env, **scrub_env(env)}
+            full_env = {**self.base_env, **scrub_env(env, self.pass_env)}
         else:
             # (a variable added to os.environ since, possibly a secret, ends the fast path)
             full_env = None if self._inherit and len(os.environ) == len(self.base_env) else self.base_env

@@ -39,6 +39,7 @@ SUITE_KEYS: dict[str, str] = {
     "prefix": "command prefix put before every benchmark command; shlex-split, {worktree} substituted",
     "include": "list of regexes: keep only benchmarks whose name matches one of them",
     "exclude": "list of regexes: drop benchmarks whose name matches one of them",
+    "pass_env": "environment variable names passed to benchmarks although they look like secrets",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
@@ -93,6 +94,7 @@ class SuiteConfig:
     prefix: tuple[str, ...] = ()
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,17 @@ def _regexes(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _env_names(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) for v in value
+    ):
+        raise ConfigError(
+            f"{where} must be a list of environment variable names, got {value!r}",
+            f'write {where} = ["DATABASE_URL"]',
+        )
+    return tuple(value)
+
+
 def _suite(table: Mapping[str, Any]) -> SuiteConfig:
     _unknown_keys(table, list(SUITE_KEYS), "[suite]")
     adapter = _string(table.get("adapter", "command"), "[suite].adapter")
@@ -286,6 +299,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         prefix=prefix,
         include=_regexes(table.get("include", []), "[suite].include"),
         exclude=_regexes(table.get("exclude", []), "[suite].exclude"),
+        pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
     )
 
 

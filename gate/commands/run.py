@@ -363,7 +363,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "action": "none: they would have disturbed the resumed trials",
             }
         )
-    runner = SubprocessRunner(pid_file=out / ".running")
+    runner = SubprocessRunner(pid_file=out / ".running", pass_env=config.suite.pass_env)
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname

@@ -187,10 +187,24 @@ def test_secrets_do_not_reach_benchmarks(tmp_path):
     assert extra.stdout.strip() == "None"
     assert is_secret("github_token") and not is_secret("MONKEY") and not is_secret("PATH")
     for name in ("DB_PASS", "GH_PAT", "APIKEY", "SLACK_WEBHOOK_URL", "NPM_AUTH", "PGPASSWORD", "SENTRY_DSN",
-                 "SSH_PRIVATE_KEY_FILE", "SESSION_COOKIE", "PASS_PHRASE", "MYSQL_PWD"):  # fmt: skip
+                 "SSH_PRIVATE_KEY_FILE", "SESSION_COOKIE", "PASS_PHRASE", "MYSQL_PWD", "GPG_PASSPHRASE",
+                 "AZURE_CREDS", "DATABASE_URL", "REDIS_URL", "SQL_CONNECTION_STRING", "KUBE_CONFIG",
+                 "API_KEY_2", "LDAP_BIND_PW", "SSH_AUTH_SOCK", "GITHUB_ENV", "GITHUB_PATH",
+                 "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):  # fmt: skip
         assert is_secret(name), name
-    for name in ("GIT_AUTHOR_NAME", "PATH", "GOPATH", "PWD", "OLDPWD", "PASSAGE_DIR", "COMPATH", "AUTHORITY"):
+    for name in ("GIT_AUTHOR_NAME", "PATH", "GOPATH", "PWD", "OLDPWD", "PASSAGE_DIR", "COMPATH", "AUTHORITY",
+                 "GOPRIVATE", "TOKENIZERS_PARALLELISM", "JAVA_HOME", "CARGO_HOME", "PKG_CONFIG_PATH",
+                 "PYTHONPATH", "LD_LIBRARY_PATH", "GITHUB_WORKSPACE", "RUNNER_TEMP"):  # fmt: skip
         assert not is_secret(name), name
+    # [suite] pass_env lets a named variable through, never the tokens or the file commands
+    env = {"DATABASE_URL": "postgres://u:p@localhost/db", "GITHUB_TOKEN": "t", "GITHUB_ENV": "/f", "X": "1"}
+    assert scrub_env(env, ["DATABASE_URL", "GITHUB_TOKEN", "GITHUB_ENV"]) == {
+        "DATABASE_URL": "postgres://u:p@localhost/db",
+        "X": "1",
+    }
+    passing = SubprocessRunner(base_env=env, pass_env=["DATABASE_URL"])
+    shown = passing([PY, "-c", "import os; print(sorted(os.environ))"], cwd=tmp_path, timeout=10).stdout
+    assert {"DATABASE_URL", "X"} <= set(eval(shown)) and not {"GITHUB_TOKEN", "GITHUB_ENV"} & set(eval(shown))
     assert scrub_env({"A": "1", "B_SECRET": "2"}) == {"A": "1"}
 
 

@@ -126,3 +126,12 @@ name = "BenchmarkParse/small"
 
     over = c.override(BenchmarkSpec("BenchmarkParse/small", unit="ns/op", higher_is_better=False))
     assert over.unit == "ns/op" and over.higher_is_better is False
+
+
+def test_pass_env_is_a_list_of_variable_names(tmp_path: Path) -> None:
+    base = '[[benchmark]]\nname = "a"\ncommand = "true"\n'
+    ok = parse_config(f'[suite]\npass_env = ["DATABASE_URL"]\n{base}'.encode(), tmp_path / "c.toml")
+    assert ok.suite.pass_env == ("DATABASE_URL",)
+    for bad in ('"DATABASE_URL"', '["A B"]', "[1]"):
+        with pytest.raises(ConfigError, match="pass_env"):
+            parse_config(f"[suite]\npass_env = {bad}\n{base}".encode(), tmp_path / "c.toml")
