@@ -150,6 +150,8 @@ def _closest(key: str, allowed: tuple[str, ...] | list[str]) -> str | None:
 
 def _misplaced(key: str, where: str, adapter: str = "") -> str:
     """Where an unknown ``key`` of table ``where`` belongs instead (``timeout`` in ``[go]``), or ""."""
+    if not where.startswith("[[benchmark]]") and key in BENCHMARK_OPTION_KEYS.get(adapter, ()):
+        return f"`{key}` belongs in the [[benchmark]] entry it applies to: move it there"
     for table, keys in (("[suite]", list(SUITE_KEYS)), ("[full]", list(FULL_KEYS))):
         if key in keys and where != table:
             return f"`{key}` belongs in {table}: move it there"
@@ -174,8 +176,14 @@ def _unknown_keys(
 ) -> None:
     for key in table:
         if key not in allowed:
-            close = None if key in ("benchmark", "benchmarks") else _closest(key, allowed)
-            action = f"did you mean `{close}`? rename it" if close else _misplaced(key, where, adapter)
+            # a [suite]/[full] key or a per-benchmark option is moved, not renamed ([jmh] params is
+            # not a misspelt `args`); for other keys a close name in this table is the likelier fix
+            owned = (*SUITE_KEYS, *FULL_KEYS, *BENCHMARK_OPTION_KEYS.get(adapter, ()))
+            placed = _misplaced(key, where, adapter) if key in owned else ""
+            close = None if placed or key in ("benchmark", "benchmarks") else _closest(key, allowed)
+            action = (
+                f"did you mean `{close}`? rename it" if close else placed or _misplaced(key, where, adapter)
+            )
             listed = ", ".join(allowed) if allowed else "none"
             scope = where.split(" #")[0]  # "[[benchmark]] #2 ('x')" -> "[[benchmark]]"
             raise ConfigError(
@@ -388,7 +396,7 @@ def parse_config(data: bytes, path: Path) -> Config:
     adapter_table = raw.get(suite.adapter, {})
     if not isinstance(adapter_table, dict):
         raise ConfigError(f"{path}: [{suite.adapter}] must be a table", f"write it as [{suite.adapter}]")
-    _unknown_keys(adapter_table, ADAPTER_KEYS[suite.adapter], f"[{suite.adapter}]")
+    _unknown_keys(adapter_table, ADAPTER_KEYS[suite.adapter], f"[{suite.adapter}]", suite.adapter)
     return Config(
         path=path,
         config_hash="sha256:" + hashlib.sha256(data).hexdigest(),

@@ -322,3 +322,11 @@ def test_the_largest_accepted_timeout_works_in_the_real_runner(tmp_path):
     # upper bound keeps every accepted timeout usable (a larger one failed every trial).
     result = SubprocessRunner()("echo 7", cwd=tmp_path, timeout=float(MAX_SECONDS))
     assert (result.returncode, result.stdout.strip(), result.timed_out) == (0, "7", False)
+
+
+def test_jmh_params_in_the_adapter_table_is_moved_not_renamed(tmp_path: Path) -> None:
+    """Second audit: it used to say "did you mean `args`?"."""
+    text = '[suite]\nadapter = "jmh"\n[jmh]\nparams = {size = "10"}\n'
+    with pytest.raises(ConfigError) as err:
+        parse_config(text.encode(), tmp_path / "c.toml")
+    assert "[[benchmark]] entry" in err.value.fix and "args" not in err.value.fix.split(";")[0]
