@@ -26,10 +26,11 @@ from gate.model import TrialStatus
 # Keys of a [[benchmark]] entry that map onto BenchmarkSpec fields; every other key goes to options.
 _SPEC_FIELDS = ("name", "command", "unit", "higher_is_better")
 
-# A number as people print it (1, -2.5, 3e-07, .5) or a non-finite token (nan, inf) so that
-# check_finite can reject it instead of silently skipping to an earlier number.
+# A number as people print it (1, -2.5, 3e-07, .5, "5." ending a sentence) or a non-finite token
+# (nan, inf) so that check_finite can reject it instead of silently skipping to an earlier number.
+# Dotted runs such as version strings (1.2.3) are not numbers.
 _NUMBER = re.compile(
-    r"(?<![\w.])[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\d.])|(?:nan|inf(?:inity)?)\b)",
+    r"(?<![\w.])[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?!\d|\.\d)|(?:nan|inf(?:inity)?)\b)",
     re.IGNORECASE,
 )
 
@@ -142,29 +143,102 @@ def anchored(name: str) -> str:
     return f"^{escape_regex(name)}$"
 
 
-# A value written with a thousands separator ("1,234.5") or a decimal comma ("12,5"): read
-# naively, the last number would be 234.5 or 5. Which one is meant cannot always be told ("1,234"),
-# so such a value is refused, not guessed. Comma-separated lists ("0.5,1.5", "10,20,30") are not.
-_GROUPED_VALUE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d+,\d+")
+# Terminal escape sequences: CSI (colours, "\x1b[0m"), OSC ("\x1b]...\x07" or ending in "\x1b\\":
+# titles, hyperlinks) and the two-byte ones ("\x1b(B", "\x1b7"/"\x1b8" = save/restore cursor).
+# Left in, "\x1b[32m1.5\x1b[0m" would be read as 0 (from "[0m") and "\x1b8" as 8.
+_ANSI_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]*[0-~])")
+
+# What a number written with digit grouping or a decimal comma is made of: the last number is
+# widened over these to the whole token it belongs to ("1,234.5", "1.234,5", "1_234", "1 234.5"
+# with a no-break or narrow no-break space; the ASCII space of "(1/3) 0.5" separates numbers).
+_DIGITS = "0123456789"
+_TOKEN_CHARS = frozenset(_DIGITS + ",._'\u00a0\u202f")
+_GROUP_CHARS = "_'\u00a0\u202f"  # never a decimal mark or a list separator
+_EXP = r"(?:[eE][-+]?\d+)?"
+# A token that reads as one grouped or decimal-comma number is refused, with every reading:
+# (pattern, meaning, grouping characters to drop, the decimal mark).
+_GROUPED_VALUE: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
+    (  # 1,234.5  1,234,567  12,34,567.5 (Indian)
+        re.compile(rf"(?:\d{{1,3}}(?:,\d{{3}})+|\d{{1,2}}(?:,\d{{2}})+,\d{{3}})(?:\.\d*)?{_EXP}"),
+        "thousands separator",
+        ",",
+        ".",
+    ),
+    (re.compile(rf"\d+,\d+{_EXP}"), "decimal comma", "", ","),  # 12,5  1,234
+    (re.compile(rf"\d{{1,3}}(?:\.\d{{3}})+,\d+{_EXP}"), "grouping and decimal comma", ".", ","),  # 1.234,5
+    (  # 1_234.5  1'234.5  1\u202f234,5
+        re.compile(rf"\d{{1,3}}([{_GROUP_CHARS}])\d{{3}}(?:\1\d{{3}})*(?:[.,]\d*)?{_EXP}"),
+        "digit grouping",
+        _GROUP_CHARS,
+        ",",
+    ),
+)
+_OTHER_GROUPING = re.compile(rf"\d[{_GROUP_CHARS}]\d")  # 1_0000, 5'10: grouped, but how?
+_LIST_ITEM = rf"(?:\d+(?:\.\d*)?|\.\d+){_EXP}"
+_LIST = re.compile(rf"{_LIST_ITEM}(?:,{_LIST_ITEM})+")
 
 
 class AmbiguousNumber(ValueError):
-    """The last number is part of ``1,234.5`` or ``12,5``; the message is that text."""
+    """The last number is part of a token written with digit grouping or a decimal comma
+    (``1,234.5``, ``1.234,5``, ``12,5``, ``1_234``, ``[1,234]``). ``str()`` and ``token`` are that
+    token, ``readings`` what it can mean (``a list ending in 234``, ``1234 (thousands
+    separator)``, ``1.234 (decimal comma)``); long tokens are shortened to their end."""
+
+    def __init__(self, token: str, readings: Sequence[str]) -> None:
+        super().__init__(token)
+        self.token = token
+        self.readings = tuple(readings)
+
+
+def _tail(text: str, size: int = 40) -> str:
+    return text if len(text) <= size else "..." + text[-size:]
+
+
+def _grouped_readings(token: str) -> list[str]:
+    """The readings of ``token`` as one number with digit grouping or a decimal comma."""
+    readings = [
+        f"{_tail(token.translate({ord(c): None for c in drop}).replace(mark, '.'))} ({meaning})"
+        for pattern, meaning, drop, mark in _GROUPED_VALUE
+        if pattern.fullmatch(token)
+    ]
+    if not readings and _OTHER_GROUPING.search(token):
+        readings.append("digit grouping")
+    return readings
 
 
 def last_number(text: str) -> float | None:
-    """The last number printed (``nan``/``inf`` included, so that they are rejected, not skipped).
-    Raises :class:`AmbiguousNumber` when it ends a grouped or decimal-comma value."""
+    """The last number printed (``nan``/``inf`` included, so that they are rejected, not skipped),
+    after removing terminal escape sequences (colours).
+
+    The number is widened to the token of digits, ``,``, ``.``, ``_``, ``'`` and no-break spaces
+    around it. A token that reads as one number with digit grouping or a decimal comma raises
+    :class:`AmbiguousNumber` (``1,234.5``, ``1.234,5``, ``12,5``, ``1_234``; also ``10,20`` and
+    ``[1,234]``, which may be lists as well); any other token is a comma-separated list whose
+    last element is the value (``0.5,1.5``, ``10,20,30``)."""
+    if "\x1b" in text:
+        text = _ANSI_ESCAPE.sub("", text)
     match = None
     for match in _NUMBER.finditer(text):  # noqa: B007 - the last one is wanted
         pass
     if match is None:
         return None
-    start = match.start()
-    while start > 0 and text[start - 1] in "0123456789,.":
+    start, end = match.span()
+    while start > 0 and text[start - 1] in _TOKEN_CHARS:
         start -= 1
-    if start < match.start() and _GROUPED_VALUE.fullmatch(text, start, match.end()):
-        raise AmbiguousNumber(text[start : match.end()])
+    while end < len(text) and text[end] in _TOKEN_CHARS:
+        end += 1
+    # punctuation at the token's edges belongs to the text around it: "(1,234)." "'5'" "7, then"
+    while start < match.start() and text[start] not in _DIGITS:
+        start += 1
+    while end > match.end() and text[end - 1] not in _DIGITS:
+        end -= 1
+    token = text[start:end]
+    if token != match.group():
+        readings = _grouped_readings(token)
+        if readings:
+            if _LIST.fullmatch(token):
+                readings.insert(0, f"a list ending in {match.group()}")
+            raise AmbiguousNumber(_tail(token), readings)
     return float(match.group())
 
 

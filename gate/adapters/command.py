@@ -76,10 +76,13 @@ class CommandAdapter:
             try:
                 number = last_number(result.stdout)
             except AmbiguousNumber as exc:
+                *others, final = exc.readings
+                readings = f"{', '.join(others)} or {final}" if others else final
                 raise TrialFailure(
                     TrialStatus.INVALID,
-                    f"{what} printed {exc}: a thousands separator or a decimal comma cannot be told "
-                    "apart; print the value without grouping and with a decimal point (e.g. 1234.5)",
+                    f"{what}: the last number it printed is part of {exc.token!r}, which can be read "
+                    f"as {readings}; values with digit grouping or a decimal comma are not guessed: "
+                    "print the value alone, with a decimal point and no digit grouping (e.g. 1234.5)",
                 ) from None
             if number is None:
                 raise TrialFailure(

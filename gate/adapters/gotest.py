@@ -183,11 +183,31 @@ def parse_results(stdout: str, requested: str, *, verbose: bool = False) -> list
     return results
 
 
+# The line the driver puts where it dropped the middle of more than 32 MiB of output (gate.driver
+# _Capture: the first 1 MiB and the last 31 MiB are kept).
+_DROPPED = re.compile(r"^\[ordertrap-gate: \d+ bytes of output dropped here\]$", re.MULTILINE)
+
+
+def cut_output(stdout: str, what: str) -> str | None:
+    """The reason to give when ``stdout`` was cut by the driver: a benchmark name or result line
+    may be in the dropped part, so "no benchmark matched" or a wrong count would mislead."""
+    if "[ordertrap-gate: " not in stdout or not _DROPPED.search(stdout):
+        return None
+    return (
+        f"{what}: its output was cut in the middle because the benchmark printed more than 32 MiB "
+        "(the gate keeps the first 1 MiB and the last 31 MiB), so Go's benchmark names and result "
+        "lines may be in the dropped part; make the benchmark print less to stdout"
+    )
+
+
 def parse_bench_output(
     stdout: str, requested: str, metric: str, what: str, *, verbose: bool = False
 ) -> list[float]:
     results = parse_results(stdout, requested, verbose=verbose)
     names = [name for name, _ in results]
+    cut = cut_output(stdout, what) if not names else None
+    if cut:
+        raise TrialFailure(TrialStatus.INVALID, cut)
     one_match(names, requested, what)
     if requested not in names:
         raise TrialFailure(
@@ -345,8 +365,15 @@ class GoTestAdapter:
         raise_for_process(result, what)
         values = parse_bench_output(result.stdout, spec.name, s.metric, what, verbose=is_verbose(s.args))
         if len(values) != request.measurements:
+            cut = cut_output(result.stdout, what)
+            if cut:
+                raise TrialFailure(
+                    TrialStatus.INVALID, f"{cut} (got {len(values)} results, wanted {request.measurements})"
+                )
+            # not "write it to stderr": `go test` (prebuild = false) merges stderr into stdout
             fix = (
-                "the benchmark prints lines in Go's result format itself; write that output to stderr"
+                "the benchmark prints lines in Go's result format itself; don't print them, "
+                "or write them to a file"
                 if len(values) > request.measurements and not repeats_runs(s.args)
                 else "remove -count (and a -cpu list) from [go] args"
             )

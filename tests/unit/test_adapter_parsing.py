@@ -87,24 +87,62 @@ def test_last_number_returns_non_finite_tokens_so_they_are_rejected(token: str) 
     assert value is not None and value != 12.5
 
 
-@pytest.mark.parametrize("text", ["took 1,234.5 ms\n", "1,234\n", "Zeit: 12,5 s\n", "1,234,567.0"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "took 1,234.5 ms\n",
+        "1,234\n",
+        "Zeit: 12,5 s\n",
+        "1,234,567.0",
+        "Zeit: 1.234,5 ms\n",
+        "1\u202f234.5\n",
+        "1\u00a0234.5\n",
+        "1_234.5\n",
+        "1'234.5\n",
+        "10,20\n",
+        "[1,234]\n",
+    ],
+)
 def test_last_number_refuses_thousands_separators_and_decimal_commas(text: str) -> None:
     with pytest.raises(AmbiguousNumber):
         last_number(text)
 
 
-@pytest.mark.parametrize(("text", "expected"), [("0.5,1.5\n", 1.5), ("10,20,30", 30.0), ("a, 7", 7.0)])
-def test_last_number_reads_comma_separated_lists(text: str, expected: float) -> None:
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("0.5,1.5\n", 1.5), ("10,20,30", 30.0), ("a, 7", 7.0), ("1 234.5", 234.5), ("(1/3) 0.5", 0.5)],
+)
+def test_last_number_reads_comma_separated_lists_and_ascii_spaced_numbers(text: str, expected: float) -> None:
     assert last_number(text) == expected
 
 
-def test_command_with_a_grouped_value_is_invalid_and_says_how_to_print_it(tmp_path: Path) -> None:
+def test_last_number_ignores_ansi_colours() -> None:
+    assert last_number("\x1b[32m1.5\x1b[0m\n") == 1.5
+
+
+@pytest.mark.parametrize(
+    ("stdout", "token", "readings"),
+    [
+        ("1,234.5\n", "'1,234.5'", ["a list ending in 234.5", "1234.5 (thousands separator)"]),
+        (
+            "[1,234]\n",
+            "'1,234'",
+            ["a list ending in 234", "1234 (thousands separator)", "1.234 (decimal comma)"],
+        ),
+        ("10,20\n", "'10,20'", ["a list ending in 20", "10.20 (decimal comma)"]),
+        ("1.234,5\n", "'1.234,5'", ["1234.5 (grouping and decimal comma)"]),
+        ("1_234.5\n", "'1_234.5'", ["1234.5 (digit grouping)"]),
+    ],
+)
+def test_command_with_a_grouped_value_is_invalid_and_says_how_to_print_it(
+    tmp_path: Path, stdout: str, token: str, readings: list[str]
+) -> None:
     spec = BenchmarkSpec(name="a", command="bench")
     with pytest.raises(TrialFailure) as err:
-        get_adapter("command").run_trial(request(tmp_path, spec, 1), FakeRunner([ok("1,234.5\n")]))
-    assert (
-        err.value.status == TrialStatus.INVALID and "1,234.5" in reason_of(err) and "1234.5" in reason_of(err)
-    )
+        get_adapter("command").run_trial(request(tmp_path, spec, 1), FakeRunner([ok(stdout)]))
+    assert err.value.status == TrialStatus.INVALID
+    assert token in reason_of(err) and all(r in reason_of(err) for r in readings)
+    assert "decimal point and no digit grouping (e.g. 1234.5)" in reason_of(err)
 
 
 def test_info_is_not_inf() -> None:
