@@ -108,8 +108,14 @@ def test_head_computes_the_same_results(demo: Demo) -> None:
     assert len(outputs[0]) > 1000
 
 
+@dataclass
+class HeadVsBase:
+    median: dict[str, float]  # per benchmark, the median head/base ratio
+    spread: dict[str, float]  # per benchmark, the log-ratio SD of its pairs
+
+
 @pytest.fixture(scope="module")
-def head_vs_base(demo: Demo) -> dict[str, float]:
+def head_vs_base(demo: Demo) -> HeadVsBase:
     """Per benchmark, the median over REPS of head/base time ratios measured back to back.
 
     Paired: this shared VM runs in slower and faster periods (even CPU time swings about 2×), and
@@ -122,20 +128,33 @@ def head_vs_base(demo: Demo) -> dict[str, float]:
             first, second = rng.sample([demo.base, demo.head], 2)
             t = {first: demo.run(first, name), second: demo.run(second, name)}
             ratios[name].append(t[demo.head] / t[demo.base])
-    return {name: statistics.median(r) for name, r in ratios.items()}
+    return HeadVsBase(
+        median={name: statistics.median(r) for name, r in ratios.items()},
+        spread={name: log_ratio_sd(r) for name, r in ratios.items()},
+    )
 
 
-def test_head_makes_the_planted_benchmark_slower(head_vs_base: dict[str, float]) -> None:
-    assert head_vs_base[SLOWER] > 1.08, head_vs_base
+def expect(holds: bool, spread: float, detail: object) -> None:
+    """Assert ``holds``; but when it does not and the pairs were too noisy to resolve the planted
+    effect (``spread`` above NOISY_LOG_RATIO_SD), skip and report the noise instead of failing."""
+    if holds:
+        return
+    if spread > NOISY_LOG_RATIO_SD:
+        pytest.skip(f"machine too noisy to resolve the effect: log-ratio SD {spread:.2f}; {detail}")
+    pytest.fail(f"log-ratio SD {spread:.2f}: {detail}")
 
 
-def test_head_makes_the_planted_benchmark_faster(head_vs_base: dict[str, float]) -> None:
-    assert head_vs_base[FASTER] < 0.94, head_vs_base
+def test_head_makes_the_planted_benchmark_slower(head_vs_base: HeadVsBase) -> None:
+    expect(head_vs_base.median[SLOWER] > 1.08, head_vs_base.spread[SLOWER], head_vs_base)
 
 
-def test_head_leaves_the_other_benchmarks_alone(head_vs_base: dict[str, float]) -> None:
-    for name in set(BENCHMARKS) - {SLOWER, FASTER}:
-        assert 0.8 < head_vs_base[name] < 1.2, (name, head_vs_base)
+def test_head_makes_the_planted_benchmark_faster(head_vs_base: HeadVsBase) -> None:
+    expect(head_vs_base.median[FASTER] < 0.94, head_vs_base.spread[FASTER], head_vs_base)
+
+
+def test_head_leaves_the_other_benchmarks_alone(head_vs_base: HeadVsBase) -> None:
+    for name in sorted(set(BENCHMARKS) - {SLOWER, FASTER}):
+        expect(0.8 < head_vs_base.median[name] < 1.2, head_vs_base.spread[name], (name, head_vs_base))
 
 
 def test_warm_start_file_is_single_use(demo: Demo) -> None:
@@ -149,9 +168,10 @@ def test_warm_start_file_is_single_use(demo: Demo) -> None:
     assert not warm.exists()
 
 
-# Above this spread of the paired log-ratios (robust SD), 24 pairs no longer put the effect (median
-# ratio ~0.77) >= 3 standard errors below the 0.95 bound: seen on this VM when the host was busy
-# (ratios from 0.37 to 1.43 with CPU time, SD 0.46).
+# Above this spread of the paired log-ratios (robust SD) a miss says more about the machine than
+# about the demo: 12-24 pairs then put the planted effects only 1-3 standard errors from the bounds.
+# Seen on this VM when the host was busy (ratios 0.37-1.43 with CPU time, SD 0.46; also 0.32-0.38
+# at load 0.6); quiet runs measured 0.04-0.15.
 NOISY_LOG_RATIO_SD = 0.25
 
 
@@ -165,7 +185,7 @@ def test_carry_over_speeds_up_the_next_benchmark(demo: Demo) -> None:
     """tokenize right after vocab vs right after slugify, in 24 back-to-back pairs: the planted
     carry-over is clearly there (four quiet runs of this test: median ratios 0.76-0.79, log-ratio
     SD 0.04-0.15). The bound leaves room for load on the shared cores (an audit under load measured
-    0.902 with 12 pairs); when the pairs are too noisy to resolve the effect at all, it skips."""
+    0.902 with 12 pairs); a miss on pairs too noisy to resolve the effect skips (see expect)."""
     rng = random.Random()
     follower = "tokenize"
     ratios: list[float] = []
@@ -175,9 +195,4 @@ def test_carry_over_speeds_up_the_next_benchmark(demo: Demo) -> None:
             demo.run(demo.base, predecessor)
             t[predecessor] = demo.run(demo.base, follower, keep_state=True)
         ratios.append(t[STATE_LEAVER] / t["slugify"])
-    spread = log_ratio_sd(ratios)
-    if spread > NOISY_LOG_RATIO_SD:
-        pytest.skip(
-            f"machine too noisy to resolve the carry-over: log-ratio SD {spread:.2f}; ratios {ratios}"
-        )
-    assert statistics.median(ratios) < 0.95, (spread, ratios)
+    expect(statistics.median(ratios) < 0.95, log_ratio_sd(ratios), ratios)
