@@ -66,8 +66,8 @@ def test_demo_script_end_to_end(tmp_path: Path) -> None:
     assert verdicts["ngrams"] in {"regression", "inconclusive"}, verdicts
     assert verdicts["wordfreq"] in {"improvement", "inconclusive"}, verdicts
     rmad = max(by_name[n]["stability"][v]["rmad"] for n in ("ngrams", "wordfreq") for v in ("base", "head"))
-    if rmad > QUIET_RMAD:
+    resolved = verdicts["ngrams"] == "regression" and verdicts["wordfreq"] == "improvement"
+    if not resolved and rmad > QUIET_RMAD:  # only a miss on a noisy run is excused, and reported
         pytest.skip(f"verdicts not checked strictly: RMAD {rmad:.1%} > {QUIET_RMAD:.0%}; got {verdicts}")
-    assert verdicts["ngrams"] == "regression", verdicts
-    assert verdicts["wordfreq"] == "improvement", verdicts
+    assert resolved, (rmad, verdicts)
     assert analysis["summary"]["decision"] == "fail"
