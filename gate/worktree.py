@@ -43,8 +43,13 @@ def _config_entries(config_file: Path, pattern: str) -> list[tuple[str, str]]:
     """(key, value) of one config file's entries matching ``pattern``, read with ``-z`` so that keys
     and paths with spaces or newlines stay whole; includes are not followed here."""
     proc = _git(config_file.parent, "config", "--file", str(config_file), "-z", "--get-regexp", pattern)
-    if proc.returncode != 0:
+    if proc.returncode == 1:  # no entry matched
         return []
+    if proc.returncode != 0:  # unparsable or unreadable: what it holds cannot be ruled out
+        raise RunError(
+            f"cannot read the git config file {config_file} ({proc.stderr.strip()[:200]})",
+            "fix or remove that file (git itself fails on it too)",
+        )
     entries = []
     for record in proc.stdout.split("\0"):
         if record:
@@ -64,7 +69,9 @@ def persisted_auth_headers(repo: Path) -> list[tuple[str, Path]]:
     ``includeIf.*.path`` target is read too, recursively and whatever its condition: its path is in
     ``.git/config`` for any benchmark to open."""
     common = _git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
-    start = (Path(common.stdout.strip()) if common.returncode == 0 else repo / ".git") / "config"
+    if common.returncode != 0:
+        raise RunError(f"{repo} is not inside a git repository", "run from the project's checkout")
+    git_dir = Path(common.stdout.strip())
     found: list[tuple[str, Path]] = []
     seen: set[Path] = set()
 
@@ -77,7 +84,13 @@ def persisted_auth_headers(repo: Path) -> list[tuple[str, Path]]:
             # git resolves a relative include path against the directory of the including file
             scan((config_file.parent / Path(target).expanduser()).resolve(), depth + 1)
 
-    scan(start.resolve(), 0)
+    # the shared config, and the per-worktree ones (extensions.worktreeConfig)
+    for config_file in [
+        git_dir / "config",
+        git_dir / "config.worktree",
+        *git_dir.glob("worktrees/*/config.worktree"),
+    ]:
+        scan(config_file.resolve(), 0)
     return found
 
 
@@ -87,7 +100,11 @@ def credential_check_main(argv: list[str] | None = None) -> int:
     import sys
 
     args = sys.argv[1:] if argv is None else argv
-    found = persisted_auth_headers(Path(args[0] if args else "."))
+    try:
+        found = persisted_auth_headers(Path(args[0] if args else "."))
+    except RunError as exc:
+        print(f"ordertrap-gate token check: error: {exc}", file=sys.stderr)
+        return 2
     for key, config_file in found:
         print(f"{key} in {config_file}", file=sys.stderr)
     return 3 if found else 0
