@@ -206,6 +206,42 @@ def _grouped_readings(token: str) -> list[str]:
     return readings
 
 
+# Values the number regex would split into a wrong number (it skips digits glued to letters):
+# clock times (1:01.23, 00:01:05, ISO timestamps), glued durations (0m1.234s from bash's `time`,
+# 1h2m3s) and hex (0x1F). They are refused, not converted.
+_UNREADABLE_FORMS = re.compile(r"\d:\d\d|\d[hm]\d|0[xX][0-9a-fA-F]")
+_UNCERTAINTY_MARK = re.compile(r"(?:±|\+/-|\+-)\s*$")
+
+
+class UnreadableValue(ValueError):
+    """The last number printed is not the value: ``str()`` says what it is instead."""
+
+
+def _word_at(text: str, index: int) -> str:
+    """The whitespace-separated word around ``text[index]``."""
+    start = index
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    end = index
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return text[start:end]
+
+
+def _check_readable(text: str, match: re.Match[str]) -> None:
+    if _UNCERTAINTY_MARK.search(text, 0, match.start()):
+        raise UnreadableValue(
+            f"the last number, {match.group()}, follows '±' (an uncertainty, not the value)"
+        )
+    # the last digits printed, wherever the number regex skipped them (glued to letters or ":")
+    last_digit = next(
+        (i for i in range(len(text) - 1, match.end() - 1, -1) if text[i].isdigit()), match.start()
+    )
+    for word in {_word_at(text, match.start()), _word_at(text, last_digit)}:
+        if _UNREADABLE_FORMS.search(word):
+            raise UnreadableValue(f"the last value, {_tail(word)!r}, is a clock time, duration or hex number")
+
+
 def last_number(text: str) -> float | None:
     """The last number printed (``nan``/``inf`` included, so that they are rejected, not skipped),
     after removing terminal escape sequences (colours).
@@ -222,6 +258,7 @@ def last_number(text: str) -> float | None:
         pass
     if match is None:
         return None
+    _check_readable(text, match)
     start, end = match.span()
     while start > 0 and text[start - 1] in _TOKEN_CHARS:
         start -= 1

@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gate.adapters._common import AmbiguousNumber, Deadline, configured_specs, last_number, require_nonempty
+from gate.adapters._common import (
+    AmbiguousNumber,
+    Deadline,
+    UnreadableValue,
+    configured_specs,
+    last_number,
+    require_nonempty,
+)
 from gate.adapters.base import (
     BenchmarkSpec,
     ProcessRunner,
@@ -75,6 +82,12 @@ class CommandAdapter:
                 continue
             try:
                 number = last_number(result.stdout)
+            except UnreadableValue as exc:
+                raise TrialFailure(
+                    TrialStatus.INVALID,
+                    f"{what}: {exc}; print the measured value last, alone, as a plain number "
+                    '(seconds as 1.234), or set value = "wall" to time the whole command',
+                ) from None
             except AmbiguousNumber as exc:
                 *others, final = exc.readings
                 readings = f"{', '.join(others)} or {final}" if others else final
