@@ -18,7 +18,7 @@ from gate.errors import RunError
 from gate.model import TrialStatus
 from tests.conftest import require_tool
 from tests.integration.adapter_helpers import context, real_runner, trial
-from tests.integration.test_adapter_gbench import SOURCE as GBENCH_SOURCE
+from tests.integration.test_adapter_gbench import compile_gbench
 from tests.integration.test_adapter_go import go_env
 
 
@@ -69,19 +69,8 @@ def test_bare_name_is_never_looked_up_on_path(
 
 @pytest.fixture(scope="module")
 def gbench_worktree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    require_tool("g++")
-    if not Path("/usr/include/benchmark/benchmark.h").exists():
-        message = "libbenchmark-dev is not installed; run `make system-deps`"
-        if os.environ.get("CI"):  # as require_tool: a skip must not hide a missing install step
-            pytest.fail(message)
-        pytest.skip(message)
     root = tmp_path_factory.mktemp("gbench-wt")
-    (root / "bench.cc").write_text(GBENCH_SOURCE)
-    (root / "build").mkdir()
-    subprocess.run(
-        ["g++", "-O1", "bench.cc", "-o", "build/bench", "-lbenchmark", "-lpthread"], cwd=root, check=True
-    )
-    os.link(root / "build" / "bench", root / "bench")
+    os.link(compile_gbench(root, "build/bench"), root / "bench")
     return root
 
 

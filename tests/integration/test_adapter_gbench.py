@@ -39,20 +39,23 @@ BENCHMARK_MAIN();
 """
 
 
-@pytest.fixture(scope="module")
-def binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def compile_gbench(root: Path, output: str = "bench") -> Path:
+    """SOURCE compiled against the real libbenchmark into ``root / output``."""
     require_tool("g++")
     if not Path("/usr/include/benchmark/benchmark.h").exists():
         message = "libbenchmark-dev is not installed; run `make system-deps`"
         if os.environ.get("CI"):  # as require_tool: a skip must not hide a missing install step
             pytest.fail(message)
         pytest.skip(message)
-    root = tmp_path_factory.mktemp("gbench")
     (root / "bench.cc").write_text(SOURCE)
-    subprocess.run(
-        ["g++", "-O1", "bench.cc", "-o", "bench", "-lbenchmark", "-lpthread"], cwd=root, check=True
-    )
-    return root / "bench"
+    (root / output).parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["g++", "-O1", "bench.cc", "-o", output, "-lbenchmark", "-lpthread"], cwd=root, check=True)
+    return root / output
+
+
+@pytest.fixture(scope="module")
+def binary(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_gbench(tmp_path_factory.mktemp("gbench"))
 
 
 def test_list_and_run(binary: Path) -> None:
