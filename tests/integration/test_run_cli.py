@@ -308,6 +308,28 @@ def _wait_rows(path: Path, rows: int, proc: subprocess.Popen) -> None:
     pytest.fail("the run made no progress")
 
 
+def _wait_for_pid(path: Path, proc: subprocess.Popen) -> int:
+    """The first pid a build or reset command wrote to ``path``, once it has started."""
+    for _ in range(600):
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text().split()[0])
+        if proc.poll() is not None:
+            pytest.fail(f"run ended early: {proc.communicate()}")
+        time.sleep(0.05)
+    pytest.fail(f"nothing wrote {path}")
+
+
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` has exited (within 5 s)."""
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def _check_complete(out: Path) -> None:
     df, meta = load(out)
     expected = [(t["trial"], t["benchmark"], t["version"]) for t in meta["schedule"]]
@@ -337,25 +359,12 @@ def test_a_signal_during_the_build_kills_the_build_and_exits_130(tmp_path, sig):
     repo = make_repo(tmp_path, config(f"build = '{build}'", s=1, i=1))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
-    pid_file = out / "build.pid"
-    for _ in range(600):
-        if pid_file.exists() and pid_file.read_text().strip():
-            break
-        if proc.poll() is not None:
-            pytest.fail(f"run ended early: {proc.communicate()}")
-        time.sleep(0.05)
-    build_pid = int(pid_file.read_text())
+    build_pid = _wait_for_pid(out / "build.pid", proc)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err
-    for _ in range(100):  # the build's group was killed, not orphaned
-        try:
-            os.kill(build_pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
+    if not _gone(build_pid):  # the build's group was killed, not orphaned
         os.kill(build_pid, signal.SIGKILL)
         pytest.fail("the build survived the gate")
 
@@ -367,24 +376,14 @@ def test_a_signal_during_the_reset_kills_it_at_once_and_the_run_resumes(tmp_path
     reset = "echo $$ >> ../reset.pids; [ -f ../quick ] || exec sleep 60"
     repo = make_repo(tmp_path, config(f"reset = '{reset}'", s=1, i=1))
     out = tmp_path / "out"
-    pids = tmp_path / "reset.pids"
     proc = _spawn(repo, out)
-    for _ in range(600):
-        if pids.exists() and pids.read_text().strip():
-            break
-        if proc.poll() is not None:
-            pytest.fail(f"run ended early: {proc.communicate()}")
-        time.sleep(0.05)
-    reset_pid = int(pids.read_text().split()[0])
+    reset_pid = _wait_for_pid(tmp_path / "reset.pids", proc)
     started = time.monotonic()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert time.monotonic() - started < 30  # not the 60 s of the reset (not a timing test)
-    with pytest.raises(ProcessLookupError):
-        for _ in range(100):
-            os.kill(reset_pid, 0)
-            time.sleep(0.05)
+    assert _gone(reset_pid)
     (tmp_path / "quick").touch()
     proc = _spawn(repo, out)
     _, err = proc.communicate(timeout=300)
