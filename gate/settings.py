@@ -179,11 +179,10 @@ def _unknown_keys(
             # a [suite]/[full] key or a per-benchmark option is moved, not renamed ([jmh] params is
             # not a misspelt `args`); for other keys a close name in this table is the likelier fix
             owned = (*SUITE_KEYS, *FULL_KEYS, *BENCHMARK_OPTION_KEYS.get(adapter, ()))
-            placed = _misplaced(key, where, adapter) if key in owned else ""
-            close = None if placed or key in ("benchmark", "benchmarks") else _closest(key, allowed)
-            action = (
-                f"did you mean `{close}`? rename it" if close else placed or _misplaced(key, where, adapter)
-            )
+            placed = _misplaced(key, where, adapter)
+            moved_first = bool(placed) and key in owned
+            close = None if moved_first or key in ("benchmark", "benchmarks") else _closest(key, allowed)
+            action = f"did you mean `{close}`? rename it" if close else placed
             listed = ", ".join(allowed) if allowed else "none"
             scope = where.split(" #")[0]  # "[[benchmark]] #2 ('x')" -> "[[benchmark]]"
             raise ConfigError(
