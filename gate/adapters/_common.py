@@ -229,14 +229,13 @@ def _word_at(text: str, index: int) -> str:
 
 
 def _check_readable(text: str, match: re.Match[str]) -> None:
-    if _UNCERTAINTY_MARK.search(text, 0, match.start()):
+    # only the few characters before the number can hold the mark (the output may be 32 MiB)
+    if _UNCERTAINTY_MARK.search(text, max(0, match.start() - 64), match.start()):
         raise UnreadableValue(
             f"the last number, {match.group()}, follows '±' (an uncertainty, not the value)"
         )
     # the last digits printed, wherever the number regex skipped them (glued to letters or ":")
-    last_digit = next(
-        (i for i in range(len(text) - 1, match.end() - 1, -1) if text[i].isdigit()), match.start()
-    )
+    last_digit = max(match.start(), *(text.rfind(d, match.end()) for d in _DIGITS))
     for word in {_word_at(text, match.start()), _word_at(text, last_digit)}:
         if _UNREADABLE_FORMS.search(word):
             raise UnreadableValue(f"the last value, {_tail(word)!r}, is a clock time, duration or hex number")
