@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from gate.errors import RunError
@@ -97,8 +98,6 @@ def persisted_auth_headers(repo: Path) -> list[tuple[str, Path]]:
 def credential_check_main(argv: list[str] | None = None) -> int:
     """``python -m gate.worktree [REPO]``: exit 3 and say where if a token is persisted (the run
     action's check before it starts the gate; 1 would be a crash); the value is never printed."""
-    import sys
-
     args = sys.argv[1:] if argv is None else argv
     try:
         found = persisted_auth_headers(Path(args[0] if args else "."))
