@@ -551,12 +551,21 @@ def test_on_github_a_benchmark_name_cannot_issue_a_workflow_command(tmp_path, ca
     from tests.unit.test_inert_output import runner_commands
 
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    repo = make_repo(tmp_path, config(s=1, i=1))
+    # Progress lines are throttled and the order is random, so which trials get a line varies;
+    # the last trial and every failed trial always get one. One benchmark, failing at HEAD only,
+    # so its name is shown whatever the order, in a progress line and in a failure report.
+    repo = make_repo(tmp_path, config(names=("a",), s=1, i=1))
+    (repo / "fail_at_head.py").write_text(
+        "import sys\nv = open('version.txt').read().strip()\n"
+        "print('::error::from-output', file=sys.stderr)\nprint('result:', v)\nsys.exit(v == '2')\n"
+    )
     toml = (repo / ".ordertrap.toml").read_text()
     toml = toml.replace('name = "a"', 'name = "##[error title=spoof;]gate passed"')
+    toml = toml.replace("bench.py a 0", "fail_at_head.py")
     (repo / ".ordertrap.toml").write_text(toml)
+    git(repo, "add", "fail_at_head.py")
     git(repo, "commit", "-qam", "spoofing name")
-    assert run_cli(repo, tmp_path / "out") == 0
+    run_cli(repo, tmp_path / "out")
     out, err = capsys.readouterr()
-    assert "gate passed" in err  # the name is shown...
+    assert "gate passed" in err and "from-output" in err  # the name and the output are shown...
     assert set(runner_commands(out + "\n" + err)) <= {"warning", "stop-commands"}  # ...but inert
