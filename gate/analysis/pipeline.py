@@ -263,12 +263,28 @@ def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.Data
     return frame.loc[~drop] if drop.any() else frame
 
 
-def decision(counts: dict[str, int]) -> Decision:
-    if counts.get(Verdict.REGRESSION, 0):
+def decision(counts: dict[str, int], *, failed_in_head_only: int = 0, only_in_base: int = 0) -> Decision:
+    """The default policy. fail: a regression, or a benchmark that ran cleanly in base and fails in
+    head (a crash or timeout the change introduced is a finding, never a pass); inconclusive: a
+    benchmark could not be decided, failed in base too, or ran in base but not in head (removed,
+    renamed, or head's discovery broke), or nothing was compared at all; else pass."""
+    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only:
         return Decision.FAIL
-    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0):
+    compared = sum(int(n or 0) for n in counts.values())
+    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
         return Decision.INCONCLUSIVE
     return Decision.PASS
+
+
+def fails_in_head_only(benchmark: dict[str, Any]) -> bool:
+    """A ``failed`` benchmark whose base trials all ran and gave values, while head's failed or
+    gave none: the change broke it (not a benchmark that is broken in both versions)."""
+    if benchmark.get("verdict") != Verdict.FAILED:
+        return False
+    base, head = benchmark.get("base") or {}, benchmark.get("head") or {}
+    return (
+        not base.get("n_failed") and bool(base.get("n")) and (bool(head.get("n_failed")) or not head.get("n"))
+    )
 
 
 def build_analysis(
@@ -368,6 +384,7 @@ def build_analysis(
     counts = {str(v): 0 for v in Verdict}
     for b in benchmarks:
         counts[b["verdict"]] += 1
+    failed_in_head_only = sum(fails_in_head_only(b) for b in benchmarks)
     meta = logs.meta
     return {
         "schema_version": ANALYSIS_SCHEMA,
@@ -388,9 +405,14 @@ def build_analysis(
             "compared_order": compared_order,
         },
         "summary": {
-            "decision": str(decision(counts)),
+            "decision": str(
+                decision(counts, failed_in_head_only=failed_in_head_only, only_in_base=len(only_base))
+            ),
             "counts": counts,
             "n_benchmarks": len(benchmarks),
+            "failed_in_head_only": failed_in_head_only,
+            "only_in_base": len(only_base),
+            "only_in_head": len(only_head),
             "time": time_summary(frame, meta),
         },
         "benchmarks": benchmarks,
@@ -480,5 +502,13 @@ def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")
     s = doc["summary"]
     counts = ", ".join(f"{v} {k}" for k, v in s["counts"].items() if v)
-    rows.append(f"decision: {s['decision']} ({counts or 'no benchmarks'})")
+    extra = [
+        f"{n} {what}"
+        for n, what in (
+            (s.get("failed_in_head_only"), "failing in head only"),
+            (s.get("only_in_base"), "not in head"),
+        )
+        if n
+    ]
+    rows.append(f"decision: {s['decision']} ({'; '.join([counts or 'no benchmark compared', *extra])})")
     return "\n".join(rows)

@@ -75,25 +75,37 @@ class Outcome:
     accepted: bool
     exit_code: int
     counts: dict[str, int] = field(default_factory=dict)
+    failed_in_head_only: int = 0  # benchmarks that ran in base and fail in head
+    only_in_base: int = 0  # benchmarks that ran in base but not in head: not compared
 
 
-def decide(counts: dict[str, int], fail_on: str, accepted_label: bool) -> Outcome:
+def decide(
+    counts: dict[str, int],
+    fail_on: str,
+    accepted_label: bool,
+    *,
+    failed_in_head_only: int = 0,
+    only_in_base: int = 0,
+) -> Outcome:
     """The final decision from the verdict counts, ``fail_on`` and the accept label.
 
-    fail: any regression (or, with ``fail_on=inconclusive``, any inconclusive or failed benchmark);
-    the accept label turns that into pass with an "accepted" note; inconclusive: otherwise, when
-    some benchmark is inconclusive or failed; else pass. Exit 1 only for fail unless fail_on=never.
+    fail: any regression or any benchmark that fails in head but ran in base (or, with
+    ``fail_on=inconclusive``, anything unresolved); the accept label turns that into pass with an
+    "accepted" note; inconclusive: otherwise, when some benchmark is inconclusive or failed, ran in
+    base only, or nothing was compared at all; else pass. Exit 1 only for fail unless fail_on=never.
     """
-    regressions = counts.get(Verdict.REGRESSION, 0)
-    unresolved = counts.get(Verdict.INCONCLUSIVE, 0) + counts.get(Verdict.FAILED, 0)
-    failing = regressions > 0 or (fail_on == "inconclusive" and unresolved > 0)
+    regressions = counts.get(Verdict.REGRESSION, 0) + failed_in_head_only
+    compared = sum(counts.values())
+    unresolved = counts.get(Verdict.INCONCLUSIVE, 0) + counts.get(Verdict.FAILED, 0) + only_in_base
+    failing = regressions > 0 or (fail_on == "inconclusive" and (unresolved > 0 or not compared))
+    extra = {"failed_in_head_only": failed_in_head_only, "only_in_base": only_in_base}
     if failing and accepted_label:
-        return Outcome(Decision.PASS, True, 0, counts)
+        return Outcome(Decision.PASS, True, 0, counts, **extra)
     if failing:
-        return Outcome(Decision.FAIL, False, 0 if fail_on == "never" else 1, counts)
-    if unresolved:
-        return Outcome(Decision.INCONCLUSIVE, False, 0, counts)
-    return Outcome(Decision.PASS, False, 0, counts)
+        return Outcome(Decision.FAIL, False, 0 if fail_on == "never" else 1, counts, **extra)
+    if unresolved or not compared:
+        return Outcome(Decision.INCONCLUSIVE, False, 0, counts, **extra)
+    return Outcome(Decision.PASS, False, 0, counts, **extra)
 
 
 def load_analysis(path: Path) -> dict[str, Any]:
@@ -136,22 +148,43 @@ def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
     c = outcome.counts
     regressions = c.get("regression", 0)
     improvements = c.get("improvement", 0)
-    unresolved = c.get("inconclusive", 0) + c.get("failed", 0)
+    broken = outcome.failed_in_head_only
+    undecided = c.get("inconclusive", 0) + c.get("failed", 0) - broken
+    unresolved = undecided + outcome.only_in_base
     if outcome.accepted:
-        return "success", (
-            f"accepted: {regressions} regression(s) accepted by the label {accept_label}"
-            if regressions
-            else f"accepted: {unresolved} inconclusive/failed accepted by the label {accept_label}"
-        )
-    if outcome.decision == Decision.FAIL:
-        if regressions:
-            return (
-                "failure",
-                f"{regressions} regression(s), {improvements} improvement(s): see the PR comment",
+        if regressions or broken:
+            what = ", ".join(
+                text
+                for n, text in (
+                    (regressions, f"{regressions} regression(s)"),
+                    (broken, f"{broken} failing in head"),
+                )
+                if n
             )
-        return "failure", f"{unresolved} inconclusive/failed benchmark(s) and fail_on=inconclusive"
+            return "success", f"accepted: {what} accepted by the label {accept_label}"
+        return "success", f"accepted: {unresolved} inconclusive/failed accepted by the label {accept_label}"
+    if outcome.decision == Decision.FAIL:
+        if regressions or broken:
+            parts = [f"{regressions} regression(s)"] if regressions else []
+            if broken:
+                parts.append(f"{broken} benchmark(s) fail in head but not in base")
+            return "failure", f"{', '.join(parts)}, {improvements} improvement(s): see the PR comment"
+        if not sum(c.values()):
+            return "failure", "no benchmark was compared and fail_on=inconclusive"
+        return (
+            "failure",
+            f"{unresolved} inconclusive/failed/not compared benchmark(s) and fail_on=inconclusive",
+        )
     if outcome.decision == Decision.INCONCLUSIVE:
-        return "success", f"inconclusive: {unresolved} benchmark(s) could not be decided; no regression found"
+        if not sum(c.values()):
+            return "success", (
+                f"inconclusive: no benchmark was compared ({outcome.only_in_base} ran in base only); "
+                "see the job summary"
+            )
+        parts = [f"{undecided} benchmark(s) could not be decided"] if undecided else []
+        if outcome.only_in_base:
+            parts.append(f"{outcome.only_in_base} ran in base only (not compared)")
+        return "success", f"inconclusive: {'; '.join(parts)}; no regression found"
     return "success", f"no regression; {improvements} improvement(s)"
 
 
@@ -238,7 +271,8 @@ def _wants_comment(mode: str, counts: dict[str, int], outcome: Outcome) -> bool:
     if mode == "never":
         return False
     changed = sum(n for verdict, n in counts.items() if verdict != Verdict.UNCHANGED)
-    return changed > 0 or outcome.accepted
+    # not PASS with nothing changed: nothing compared, or benchmarks that ran in base only
+    return changed > 0 or outcome.accepted or outcome.decision != Decision.PASS
 
 
 def publish(
@@ -304,6 +338,7 @@ def publish(
                 "regressions": 0,
                 "improvements": 0,
                 "inconclusive": 0,
+                "failed": 0,
                 "comment_url": "",
                 "report_path": report_path or "",
             },
@@ -321,7 +356,14 @@ def publish(
             result.errors.append(exc)
             note(f"{exc.message}; the labels of the event payload are used instead", warn=True)
     accepted = bool(settings.accept_label) and settings.accept_label in labels
-    outcome = decide(counts, settings.fail_on, accepted)
+    summary = analysis["summary"]
+    outcome = decide(
+        counts,
+        settings.fail_on,
+        accepted,
+        failed_in_head_only=int(summary.get("failed_in_head_only") or 0),
+        only_in_base=int(summary.get("only_in_base") or 0),
+    )
     result.outcome = outcome
 
     # the PR comment
@@ -366,6 +408,7 @@ def publish(
             "regressions": counts["regression"],
             "improvements": counts["improvement"],
             "inconclusive": counts["inconclusive"] + counts["failed"],
+            "failed": counts["failed"],
             "comment_url": comment_url,
             "report_path": report_path or "",
         },

@@ -217,9 +217,12 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def headline(decision: str, counts: Mapping[str, Any], n: int, accepted: bool) -> str:
+def headline(decision: str, counts: Mapping[str, Any], n: int, accepted: bool, not_compared: int = 0) -> str:
     """One phrase a reviewer reads first (plain text; escaped by the template). The decision
-    may come from the publish policy (fail_on, accept label), so it need not follow the counts."""
+    may come from the publish policy (fail_on, accept label), so it need not follow the counts.
+    ``not_compared``: benchmarks that ran in base but not in head."""
+    if not n and not accepted:
+        return "no benchmark was compared" + (" — cannot tell yet" if decision != "fail" else "")
     reg = int(counts.get("regression", 0) or 0)
     inc = int(counts.get("inconclusive", 0) or 0)
     failed = int(counts.get("failed", 0) or 0)
@@ -232,6 +235,7 @@ def headline(decision: str, counts: Mapping[str, Any], n: int, accepted: bool) -
             (_plural(reg, "regression"), reg),
             (f"{failed} failed", failed),
             (f"{inc} inconclusive", inc),
+            (f"{not_compared} not compared", not_compared),
         )
         if k
     ]
@@ -337,6 +341,7 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
     counts = summary.get("counts") or {}
     rows = [benchmark_row(b, i) for i, b in enumerate(analysis.get("benchmarks") or [])]
     n = int(summary.get("n_benchmarks") or len(rows))
+    not_compared = int(summary.get("only_in_base") or 0)  # ran in base, not in head
     decision = str(context.decision or summary.get("decision") or "inconclusive")
     settings = analysis.get("settings") or {}
     confidence = settings.get("confidence")
@@ -346,7 +351,7 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
     return {
         "decision": decision,
         "decision_icon": DECISION_ICON.get(decision, "•"),
-        "headline": headline(decision, counts, n, context.accepted),
+        "headline": headline(decision, counts, n, context.accepted, not_compared),
         "accepted": context.accepted,
         "accept_label": context.accept_label,
         "run_url": context.run_url,
@@ -356,6 +361,7 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
         "base": str(analysis.get("base") or "base"),
         "head": str(analysis.get("head") or "head"),
         "n_benchmarks": n,
+        "not_compared": not_compared,
         "counts": counts_line(counts),
         "rows": rows,
         "attention": [r for r in rows if r["attention"]],

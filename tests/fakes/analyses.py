@@ -192,6 +192,7 @@ def analysis(
     environment: dict[str, Any] | None = None,
     warnings: list[dict[str, str]] | None = None,
     decision: str | None = None,
+    only_in_base: int = 0,
 ) -> dict[str, Any]:
     """Wrap benchmark entries into a full analysis document: sorted as the contract says, counts
     and the default-policy decision computed from the verdicts."""
@@ -202,10 +203,18 @@ def analysis(
         benchmarks,
         key=lambda b: (VERDICT_ORDER.index(b["verdict"]), -abs(b["change_pct"] or 0.0), b["benchmark"]),
     )
+    # failed with clean base trials and failing (or no) head trials: the change broke it
+    failed_in_head_only = sum(
+        b["verdict"] == "failed"
+        and not b["base"]["n_failed"]
+        and b["base"]["n"] > 0
+        and (b["head"]["n_failed"] > 0 or b["head"]["n"] == 0)
+        for b in benchmarks
+    )
     if decision is None:
-        if counts["regression"]:
+        if counts["regression"] or failed_in_head_only:
             decision = "fail"
-        elif counts["inconclusive"] or counts["failed"]:
+        elif counts["inconclusive"] or counts["failed"] or only_in_base or not benchmarks:
             decision = "inconclusive"
         else:
             decision = "pass"
@@ -220,6 +229,9 @@ def analysis(
             "decision": decision,
             "counts": counts,
             "n_benchmarks": len(benchmarks),
+            "failed_in_head_only": failed_in_head_only,
+            "only_in_base": only_in_base,
+            "only_in_head": 0,
             "time": time,
         },
         "benchmarks": ordered,

@@ -120,6 +120,7 @@ def job(tmp_path, monkeypatch, fake):
     ],
 )
 def test_decide(counts, fail_on, label, expected, code):
+    counts = {"unchanged": 1, **counts}  # something was compared (nothing compared: see below)
     outcome = decide(counts, fail_on, label)
     assert (outcome.decision, outcome.exit_code) == (expected, code)
     assert outcome.accepted == (
@@ -128,6 +129,70 @@ def test_decide(counts, fail_on, label, expected, code):
         and code == 0
         and bool(counts.get("regression") or counts.get("inconclusive"))
     )
+
+
+@pytest.mark.parametrize(
+    ("counts", "extra", "fail_on", "expected", "code"),
+    [
+        ({"failed": 1, "unchanged": 2}, {"failed_in_head_only": 1}, "regression", Decision.FAIL, 1),
+        ({"failed": 1, "unchanged": 2}, {"failed_in_head_only": 1}, "never", Decision.FAIL, 0),
+        ({"failed": 1, "unchanged": 2}, {}, "regression", Decision.INCONCLUSIVE, 0),  # broken in base too
+        ({"unchanged": 2}, {"only_in_base": 1}, "regression", Decision.INCONCLUSIVE, 0),
+        ({"unchanged": 2}, {"only_in_base": 1}, "inconclusive", Decision.FAIL, 1),
+        ({}, {"only_in_base": 3}, "regression", Decision.INCONCLUSIVE, 0),
+        ({"unchanged": 0}, {}, "regression", Decision.INCONCLUSIVE, 0),
+        ({"unchanged": 0}, {}, "inconclusive", Decision.FAIL, 1),
+    ],
+)
+def test_decide_head_only_failures_and_missing_benchmarks(counts, extra, fail_on, expected, code):
+    """Audit: a head that crashes everywhere, or loses every benchmark, turned the check green."""
+    outcome = decide(counts, fail_on, False, **extra)
+    assert (outcome.decision, outcome.exit_code) == (expected, code)
+
+
+def test_a_head_that_crashes_fails_the_status_unless_accepted(job, fake):
+    job.pull_request()
+    doc = analyses.analysis(
+        [
+            analyses.benchmark("crashes_in_head", "failed", n_failed_head=15, reason="exit status -11"),
+            analyses.benchmark("parse", "unchanged", change_pct=0.3),
+        ]
+    )
+    assert job.publish(doc) == 1
+    status = fake.statuses_for(HEAD)[-1]
+    assert (
+        status["state"] == "failure"
+        and "1 benchmark(s) fail in head but not in base" in status["description"]
+    )
+    assert job.outputs()["failed"] == "1" and len(fake.comments_on(PR)) == 1
+    fake.set_labels(PR, ("perf-regression-accepted",))
+    assert job.publish(doc) == 0
+    status = fake.statuses_for(HEAD)[-1]
+    assert status["state"] == "success" and "1 failing in head accepted" in status["description"]
+
+
+def test_nothing_compared_is_inconclusive_and_comments(job, fake):
+    """Every benchmark renamed, or head's discovery broken: not a pass, and the PR hears of it."""
+    job.pull_request()
+    doc = analyses.analysis(
+        [],
+        only_in_base=3,
+        warnings=[
+            {
+                "code": "one_version_only",
+                "message": "3 benchmark(s) ran only in main, not in HEAD, so were not compared: a, b, c",
+                "action": "the benchmark was removed or renamed in head; if not, check head's build",
+            }
+        ],
+    )
+    assert doc["summary"]["decision"] == "inconclusive"
+    assert job.publish(doc) == 0
+    status = fake.statuses_for(HEAD)[-1]
+    assert status["state"] == "success" and "no benchmark was compared" in status["description"]
+    assert job.outputs()["decision"] == "inconclusive"
+    (comment,) = fake.comments_on(PR)
+    assert "within ±3%" not in comment["body"] and "ran only in main" in comment["body"]
+    assert "no benchmark was compared" in comment["body"].splitlines()[1]  # the headline
 
 
 # ---- pull_request ------------------------------------------------------------------------------

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from gate.analysis.compare import Settings
-from gate.analysis.load import TrialLogs
+from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis, decision, resolve_versions, time_summary
 from gate.errors import ConfigError
 from gate.model import Decision
@@ -27,6 +29,53 @@ def test_decision_policy() -> None:
     assert decision({"failed": 1}) is Decision.INCONCLUSIVE
     assert decision({"inconclusive": 1, "unchanged": 3}) is Decision.INCONCLUSIVE
     assert decision({"unchanged": 3, "improvement": 1}) is Decision.PASS
+    # audit: a head that crashes where base ran is a finding; nothing compared is not a pass
+    assert decision({"failed": 1, "unchanged": 3}, failed_in_head_only=1) is Decision.FAIL
+    assert decision({"unchanged": 3}, only_in_base=2) is Decision.INCONCLUSIVE
+    assert decision({"unchanged": 0, "failed": 0}) is Decision.INCONCLUSIVE
+    assert decision({}) is Decision.INCONCLUSIVE
+
+
+def _log(tmp_path: Path, rows: list[tuple[str, str, float | str, str]]) -> TrialLogs:
+    """A tidy trial log as `run` writes failed trials: status and an empty value."""
+    path = tmp_path / f"trials{len(list(tmp_path.iterdir()))}.csv"
+    lines = ["benchmark,version,value,status,reason"]
+    lines += [f"{b},{v},{x},{st},{'' if st == 'ok' else 'exit status -11'}" for b, v, x, st in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return load_trials([path])
+
+
+def test_a_benchmark_that_fails_only_in_head_fails_the_decision(tmp_path: Path) -> None:
+    """Audit finding: a head that segfaults in every benchmark was `inconclusive`, i.e. a green
+    commit status "no regression found"."""
+    ok = [(b, v, 1.0 + i / 100, "ok") for b in ("a", "crashes") for v in ("base", "head") for i in range(5)]
+    rows = [r for r in ok if not (r[0] == "crashes" and r[1] == "head")]
+    rows += [("crashes", "head", "", "error")] * 5
+    analysis = build_analysis(
+        _log(tmp_path, rows), base="base", head="head", settings=Settings(resamples=200)
+    )
+    s = analysis["summary"]
+    assert s["counts"]["failed"] == 1 and s["failed_in_head_only"] == 1
+    assert s["decision"] == "fail"
+    # the same failure in both versions is a broken benchmark, not this change's doing
+    both = [r for r in ok if r[0] != "crashes"] + [("crashes", v, "", "error") for v in ("base", "head")] * 5
+    analysis = build_analysis(
+        _log(tmp_path, both), base="base", head="head", settings=Settings(resamples=200)
+    )
+    assert (
+        analysis["summary"]["failed_in_head_only"] == 0 and analysis["summary"]["decision"] == "inconclusive"
+    )
+
+
+def test_benchmarks_missing_in_head_are_not_a_pass(tmp_path: Path) -> None:
+    """Audit finding: a head that renames or loses every benchmark gave `pass (no benchmarks)`."""
+    rows = [(b, "base", 1.0 + i / 100, "ok") for b in ("a", "b") for i in range(5)]
+    rows += [(b, "head", "", "skipped") for b in ("a", "b")]
+    analysis = build_analysis(
+        _log(tmp_path, rows), base="base", head="head", settings=Settings(resamples=200)
+    )
+    s = analysis["summary"]
+    assert (s["n_benchmarks"], s["only_in_base"], s["decision"]) == (0, 2, "inconclusive")
 
 
 def test_time_summary_counts_each_trial_once_and_scales_to_the_full_configuration() -> None:
