@@ -10,7 +10,11 @@ issue 3 item 2 for the other outcomes):
                      out. The reason says why and how many samples per version would resolve it.
 * ``regression`` / ``improvement`` — significant (independent: the two CIs are disjoint;
                      paired: the CI of the change excludes 0) **and** |change| ≥ threshold, in
-                     the direction given by ``higher_is_better``.
+                     the direction given by ``higher_is_better``, **and** the exact
+                     Mann-Whitney rank test of the two samples rejects equality at the same
+                     level (:func:`rank_test_agrees`): with 3-4 values per version a
+                     percentile-bootstrap "99 %" CI is about the range of the values, so two
+                     samples of one distribution have disjoint "CIs" 10 % of the time (audit).
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level, ``pairing`` independent | suite-run) was
@@ -26,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import stats as sps
 
 from gate.model import Verdict
 from gate.stats import bootstrap as bs
@@ -190,6 +195,37 @@ def samples_needed(n_base: int, n_head: int, rel_half_base: float, rel_half_head
     return math.ceil(max(n_base, n_head) * factor)
 
 
+def rank_test_p(base: FloatArray, head: FloatArray) -> float:
+    """Two-sided Mann-Whitney U p-value (exact for small samples without ties)."""
+    with np.errstate(all="ignore"):
+        p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method="auto").pvalue)
+    return p if math.isfinite(p) else 1.0
+
+
+def rank_floor(confidence: float) -> int:
+    """The fewest values per version (equal sizes) at which the exact rank test can reject at
+    ``1 - confidence`` at all: its smallest two-sided p-value is 2 / C(2n, n) (0.99 → 5)."""
+    alpha = 1.0 - confidence
+    n = 1
+    while 2.0 / math.comb(2 * n, n) > alpha:
+        n += 1
+    return n
+
+
+def rank_test_agrees(base: Sample, head: Sample, confidence: float) -> tuple[bool, float]:
+    """Whether the distribution-free rank test also calls the samples different at the verdict's
+    level. The bootstrap CIs stay the rule (µOpTime §4.5); this guard only removes their
+    small-sample failure — it costs one test per candidate change, not per benchmark."""
+    b, h = base.values, head.values
+    if b.max() < h.min() or h.max() < b.min():
+        # complete separation: U = 0, exact two-sided p = 2 / C(n_b + n_h, n_b) — no scipy call
+        # (~0.5 ms each) for the usual shape of a real change
+        p = min(1.0, 2.0 / math.comb(b.size + h.size, b.size))
+    else:
+        p = rank_test_p(b, h)
+    return p <= 1.0 - confidence, p
+
+
 def decide(
     benchmark: str,
     base: Sample,
@@ -303,8 +339,20 @@ def _verdict(
         )
     worse = change > 0 if not higher_is_better else change < 0
     if significant and abs(change) >= thr:
-        verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
-        return result(verdict, f"{sig_text} and the change ({_pct(change)}) is at least {thr:g}%")
+        agrees, p = rank_test_agrees(base, head, settings.confidence)
+        if agrees:
+            verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
+            return result(verdict, f"{sig_text} and the change ({_pct(change)}) is at least {thr:g}%")
+        floor = rank_floor(settings.confidence)
+        needed = max(floor, min(base.n, head.n) + 1)
+        return result(
+            Verdict.INCONCLUSIVE,
+            f"the change ({_pct(change)}) looks real ({sig_text}) but with {base.n}/{head.n} values "
+            f"the rank test does not confirm it at {conf_pct} (p = {p:.2g}; with fewer than {floor} "
+            f"values per version it cannot) — about {needed} values per version would resolve it: "
+            "raise [full].iterations or [full].suite_runs, or rerun",
+            needed,
+        )
     if -thr < change_ci[0] and change_ci[1] < thr:
         if significant:
             why = f"the change ({_pct(change)}) is real but its {conf_pct} CI [{change_ci[0]:+.1f}%, {change_ci[1]:+.1f}%] lies within ±{thr:g}%"

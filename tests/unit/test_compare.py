@@ -178,3 +178,41 @@ def test_settings_reject_nonsense() -> None:
     for bad in ({"confidence": 1.5}, {"threshold_pct": 0}, {"resamples": 5}, {"statistic": "mode"}):
         with pytest.raises(ValueError):
             Settings(**bad)  # type: ignore[arg-type]
+
+
+# ---- small samples: the rank-test guard (audit: n = 3 false alarms) -----------------------------
+
+
+def test_three_values_per_version_cannot_make_a_verdict_however_far_apart() -> None:
+    """With 3 values the percentile-bootstrap "99 %" CI is about their range; disjoint ranges
+    happen by chance 10 % of the time. The exact rank test's smallest p at 3/3 is 0.1."""
+    c = one(np.array([1.00, 1.01, 1.02]), np.array([1.20, 1.21, 1.22]))
+    assert c.verdict is Verdict.INCONCLUSIVE
+    assert "rank test" in c.reason and "p = 0.1" in c.reason and "fewer than 5" in c.reason
+    assert c.samples_needed == 5
+    five = one(np.array([1.00, 1.01, 1.02, 1.01, 1.00]), np.array([1.20, 1.21, 1.22, 1.2, 1.21]))
+    assert five.verdict is Verdict.REGRESSION  # 2 / C(10, 5) = 0.0079 <= 0.01
+
+
+def test_rank_floor_and_the_separation_shortcut_match_the_exact_test() -> None:
+    from gate.analysis.compare import rank_floor, rank_test_agrees, rank_test_p
+
+    assert (rank_floor(0.95), rank_floor(0.99), rank_floor(0.999)) == (4, 5, 7)
+    rng = np.random.default_rng(5)
+    for nb, nh in [(3, 3), (3, 20), (5, 5), (4, 7), (8, 8)]:
+        b, h = rng.normal(1, 0.01, nb), rng.normal(2, 0.01, nh)  # completely separated
+        agrees, p = rank_test_agrees(Sample(b), Sample(h), 0.99)
+        assert p == pytest.approx(rank_test_p(b, h), rel=1e-9)
+        assert agrees == (p <= 0.01)
+
+
+def test_no_false_alarms_between_identical_distributions_at_three_values() -> None:
+    """A/A at CV 5 % with 3 values per version: ~9 % regression/improvement verdicts before the
+    guard (scripts/eval_small_samples.py), none with it."""
+    rng = np.random.default_rng(11)
+    items = [
+        (f"b{i}", Sample(rng.normal(1, 0.05, 3)), Sample(rng.normal(1, 0.05, 3)), False) for i in range(400)
+    ]
+    verdicts = [c.verdict for c in compare_many(items, Settings(resamples=1000, seed=2))]
+    assert not any(v in (Verdict.REGRESSION, Verdict.IMPROVEMENT) for v in verdicts)
+    assert verdicts.count(Verdict.INCONCLUSIVE) > 300
