@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -151,6 +151,28 @@ def _per_benchmark_first(frame: pd.DataFrame, col: str) -> dict[str, Any]:
     if vals[col].dtype == object:
         vals = vals.loc[vals[col].astype(str).str.strip() != ""]
     return {str(k): v for k, v in vals.groupby("benchmark", sort=False)[col].first().items()}
+
+
+def _version_mismatches(pair: pd.DataFrame, base: str, head: str) -> dict[str, str]:
+    """Benchmarks whose ``unit`` or ``higher_is_better`` differs between (or within) the versions:
+    0.5 s logged as 500 ms in one version would read as a -99.9 % "improvement". Only merged or
+    external logs can do this (the gate's own adapters normalise units)."""
+    out: dict[str, str] = {}
+    for col, what in (("unit", "units"), ("higher_is_better", "higher_is_better")):
+        if col not in pair.columns:
+            continue
+        vals = pair[["benchmark", "version", col]].astype({col: str})
+        vals = vals.loc[vals[col].str.strip() != ""]
+        seen = vals.groupby(["benchmark", "version"], sort=False)[col].unique()
+        for name in vals["benchmark"].unique():
+            b = sorted(seen.get((name, base), ()))
+            h = sorted(seen.get((name, head), ()))
+            if len(b) > 1 or len(h) > 1 or (b and h and b != h):
+                out.setdefault(
+                    str(name),
+                    f"{base} has {what} {', '.join(b) or '—'} and {head} has {what} {', '.join(h) or '—'}",
+                )
+    return out
 
 
 def _stability(values: np.ndarray, estimate: float | None, ci: tuple[float, float] | None) -> dict[str, Any]:
@@ -367,6 +389,27 @@ def build_analysis(
         items.append((name, sb, sh, hib))
         samples[name] = (sb, sh, seq_b, seq_h)
     comparisons = compare_many(items, settings)
+    mismatched = _version_mismatches(pair, base, head)
+    if mismatched:
+        fix = (
+            "log both versions with the same unit and direction (same adapter settings), or convert "
+            "the values before merging the logs"
+        )
+        comparisons = [
+            replace(
+                c,
+                verdict=Verdict.INCONCLUSIVE,
+                reason=f"values cannot be compared: {mismatched[c.benchmark]}; {fix}",
+                samples_needed=None,
+                warnings=[
+                    *c.warnings,
+                    warning("version_mismatch", f"{mismatched[c.benchmark]}: not compared", fix),
+                ],
+            )
+            if c.benchmark in mismatched and c.verdict is not Verdict.FAILED
+            else c
+            for c in comparisons
+        ]
 
     order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
     top_warnings.extend(extra_warnings)

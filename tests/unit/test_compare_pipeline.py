@@ -167,3 +167,25 @@ def test_order_check_logs_compare_on_random_runs_only() -> None:
     assert doc["settings"]["compared_order"] == "random"
     bench = doc["benchmarks"][0]
     assert bench["base"]["n"] == 12 and bench["verdict"] == "unchanged"
+
+
+def test_units_or_direction_that_differ_between_versions_are_not_compared(tmp_path: Path) -> None:
+    """Audit: 0.5 s logged as 500 ms in base and 0.5 s in head came out a -99.9 % improvement."""
+    path = tmp_path / "u.csv"
+    lines = ["benchmark,version,value,unit,higher_is_better"]
+    for i in range(20):
+        lines.append(f"parse,base,{500 + i % 3},ms,false")
+        lines.append(f"parse,head,{0.5 + (i % 3) / 1000},s,false")
+        lines.append(f"rate,base,{100 + i % 3},ops/s,true")
+        lines.append(f"rate,head,{100 + i % 3},ops/s,false")
+        lines.append(f"same,base,{1 + (i % 3) / 100},s,false")
+        lines.append(f"same,head,{1 + (i % 3) / 100},s,false")
+    path.write_text("\n".join(lines) + "\n")
+    analysis = build_analysis(load_trials([path]), base="base", head="head", settings=Settings(resamples=200))
+    by = {b["benchmark"]: b for b in analysis["benchmarks"]}
+    assert (
+        by["parse"]["verdict"] == "inconclusive" and "units ms and head has units s" in by["parse"]["reason"]
+    )
+    assert by["rate"]["verdict"] == "inconclusive" and "higher_is_better" in by["rate"]["reason"]
+    assert any(w["code"] == "version_mismatch" for w in by["parse"]["warnings"])
+    assert by["same"]["verdict"] == "unchanged"
