@@ -7,6 +7,7 @@ verdicts, level names and the schema version of every file the gate writes (pype
 
 from __future__ import annotations
 
+import math
 import time
 from enum import StrEnum
 from typing import Final
@@ -70,6 +71,20 @@ class Verdict(StrEnum):
     UNCHANGED = "unchanged"
     INCONCLUSIVE = "inconclusive"
     FAILED = "failed"
+
+
+VERDICT_CONFIDENCE: Final = 0.99  # analyze's default CI level (gate.analysis.compare.Settings)
+
+
+def rank_floor(confidence: float = VERDICT_CONFIDENCE) -> int:
+    """The fewest values per version (equal sizes) with which the verdict's exact rank test can
+    reject at ``1 - confidence`` at all: its smallest two-sided p-value is 2 / C(2n, n)
+    (0.95 → 4, 0.99 → 5, 0.999 → 7). Fewer values cannot make a regression or improvement."""
+    alpha = 1.0 - confidence
+    n = 1
+    while 2.0 / math.comb(2 * n, n) > alpha:
+        n += 1
+    return n
 
 
 class Decision(StrEnum):

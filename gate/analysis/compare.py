@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
-from gate.model import Verdict
+from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 
@@ -64,7 +64,7 @@ class Sample:
 @dataclass(frozen=True)
 class Settings:
     statistic: Statistic = "median"
-    confidence: float = 0.99
+    confidence: float = VERDICT_CONFIDENCE
     threshold_pct: float = 3.0
     resamples: int = 10_000
     seed: int = 1
@@ -200,16 +200,6 @@ def rank_test_p(base: FloatArray, head: FloatArray) -> float:
     with np.errstate(all="ignore"):
         p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method="auto").pvalue)
     return p if math.isfinite(p) else 1.0
-
-
-def rank_floor(confidence: float) -> int:
-    """The fewest values per version (equal sizes) at which the exact rank test can reject at
-    ``1 - confidence`` at all: its smallest two-sided p-value is 2 / C(2n, n) (0.99 → 5)."""
-    alpha = 1.0 - confidence
-    n = 1
-    while 2.0 / math.comb(2 * n, n) > alpha:
-        n += 1
-    return n
 
 
 def rank_test_agrees(base: Sample, head: Sample, confidence: float) -> tuple[bool, float]:

@@ -195,7 +195,8 @@ def test_three_values_per_version_cannot_make_a_verdict_however_far_apart() -> N
 
 
 def test_rank_floor_and_the_separation_shortcut_match_the_exact_test() -> None:
-    from gate.analysis.compare import rank_floor, rank_test_agrees, rank_test_p
+    from gate.analysis.compare import rank_test_agrees, rank_test_p
+    from gate.model import rank_floor
 
     assert (rank_floor(0.95), rank_floor(0.99), rank_floor(0.999)) == (4, 5, 7)
     rng = np.random.default_rng(5)
