@@ -4,7 +4,8 @@ Required columns: ``benchmark, version, value``; every other column of docs/cont
 when present. Bad input is reported, not fatal, whenever something valid remains: each problem
 becomes a warning ``{code, message, action}`` and the offending rows are set aside. Only a
 missing/unreadable file, a log without the required columns, or no usable row at all raise
-:class:`~gate.errors.InputError`.
+:class:`~gate.errors.InputError`. A log given twice (same file, or byte-identical) is read once,
+and a last line cut off by a kill is left out; both with a warning.
 
 Row classes after loading (column ``kind``):
 
@@ -18,6 +19,9 @@ Row classes after loading (column ``kind``):
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,6 +37,8 @@ from gate.model import TRIAL_LOG_SCHEMA, TrialStatus, warning
 REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
 _TRUE = {"true", "1", "yes", "y", "t"}
 _LIMIT = 1e150
+_TAIL = 1 << 16  # bytes read from the end of a log to find a cut-off last line
+_RUN_COLUMNS = frozenset({"trial", "started_at"})  # a log with these was written by `run`
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,77 @@ def meta_path_for(path: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+@dataclass(frozen=True)
+class CutLine:
+    """The last line of a log, cut off while it was written (a kill during `run`, a copy that
+    stopped short): ``line`` is its 1-based line number, ``offset`` the byte where it starts."""
+
+    line: int
+    offset: int
+    text: str
+    fields: int
+    header_fields: int
+    written_by_run: bool
+
+    def describe(self, path: str | Path) -> str:
+        shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        return (
+            f"{path} line {self.line} is cut off ({shown!r}: {self.fields} of {self.header_fields} "
+            "fields, no line end)"
+        )
+
+    def fix(self, path: str | Path) -> str:
+        if self.written_by_run:
+            return (
+                "nothing to do for this result; to measure that trial too, resume the run: the same "
+                "`ordertrap-gate run` command with the same --out truncates the cut line and reruns the trial"
+            )
+        return f"complete or delete the last line of {path}"
+
+
+def cut_off_last_line(path: Path) -> CutLine | None:
+    """A last line that does not end the file properly: no line end and fewer fields than the
+    header, or no line end in a log written by `run` (it ends every row with a newline, so a row
+    without one was cut, even when only its last field is short). A hand-written file whose last
+    row merely lacks the final newline is complete."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            header = fh.readline()
+            if size <= len(header):
+                return None  # only a header: a cut header is reported as missing columns
+            fh.seek(max(len(header), size - _TAIL))
+            tail = fh.read()
+    except OSError:
+        return None
+    if tail.endswith((b"\n", b"\r")):
+        return None
+    start = tail.rfind(b"\n")
+    if start < 0 and size - len(header) > len(tail):
+        return None  # a last line longer than the tail read: not a row the run writes
+    offset = size - len(tail) + start + 1
+    text = tail[start + 1 :].decode("utf-8", "replace")
+    if not text.strip():
+        return None
+    names = next(csv.reader([header.decode("utf-8", "replace").rstrip("\r\n")]), [])
+    fields = next(csv.reader([text]), [])
+    written_by_run = _RUN_COLUMNS.issubset(c.strip() for c in names)
+    if len(fields) >= len(names) and not written_by_run:
+        return None
+    with path.open("rb") as fh:
+        line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    return CutLine(line, offset, text, len(fields), len(names), written_by_run)
+
+
+def read_csv_without_cut_line(path: Path, cut: CutLine | None, **kwargs: Any) -> pd.DataFrame:
+    """``pd.read_csv`` of ``path`` without its cut-off last line (when there is one)."""
+    if cut is None:
+        return pd.read_csv(path, **kwargs)
+    with path.open("rb") as fh:
+        data = fh.read(cut.offset)
+    return pd.read_csv(io.BytesIO(data), **kwargs)
 
 
 def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | None:
@@ -99,8 +176,11 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
             )
         )
         return None
+    cut = cut_off_last_line(path)
+    if cut is not None:
+        warnings.append(warning("cut_off_row", f"{cut.describe(path)}; the row was left out", cut.fix(path)))
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        df = read_csv_without_cut_line(path, cut, dtype=str, keep_default_na=False, skipinitialspace=True)
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
         raise InputError(
             f"{path} is not a readable CSV trial log ({exc})",
@@ -198,10 +278,11 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
 def _drop_duplicate_trials(
     frame: pd.DataFrame, names: list[str], warnings: list[dict[str, str]]
 ) -> pd.DataFrame:
-    """The same trial twice (a log passed twice, or copied into two artifacts) would double the
-    sample and narrow every CI. Rows are duplicates only when every column, trial number and start
-    time included, is equal: two runners' logs never share those, while equal values inside a
-    minimal `benchmark, version, value` file are legitimate repeats and are kept."""
+    """The same trial twice (copied into two artifacts that differ elsewhere, e.g. one log and its
+    resumed, longer copy) would double the sample and narrow every CI; a whole log given twice is
+    caught earlier (:func:`_repeated_logs`). Rows are duplicates only when every column, trial
+    number and start time included, is equal: two runners' logs never share those, while equal
+    values inside a minimal `benchmark, version, value` file are legitimate repeats and are kept."""
     if not {"trial", "started_at"}.issubset(frame.columns):
         return frame
     dup = frame.duplicated(subset=[c for c in frame.columns if c not in ("source", "row")])
@@ -219,6 +300,46 @@ def _drop_duplicate_trials(
     return frame.loc[~dup.to_numpy()].reset_index(drop=True)
 
 
+def _repeated_logs(paths: Sequence[Path]) -> dict[int, tuple[int, str]]:
+    """Logs given more than once: index -> (index of the first, "path" | "content"). The same
+    file under any name (same device and inode) is a repeat, and so is a file whose bytes equal
+    an earlier log's (a copy): either would count every row twice. Empty files are left to the
+    empty-log warning."""
+    if len(paths) < 2:
+        return {}
+    repeats: dict[int, tuple[int, str]] = {}
+    seen_files: dict[tuple[int, int], int] = {}
+    by_size: dict[int, list[int]] = {}
+    for i, path in enumerate(paths):
+        try:
+            st = path.stat()
+        except OSError:
+            continue  # a missing log is reported when it is read
+        if not path.is_file():
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen_files:
+            repeats[i] = (seen_files[key], "path")
+            continue
+        seen_files[key] = i
+        if st.st_size > 0:
+            by_size.setdefault(st.st_size, []).append(i)
+    for same_size in by_size.values():
+        if len(same_size) < 2:
+            continue
+        seen_hashes: dict[str, int] = {}
+        for i in same_size:
+            try:
+                with paths[i].open("rb") as fh:
+                    digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            except OSError:
+                continue
+            first = seen_hashes.setdefault(digest, i)
+            if first != i:
+                repeats[i] = (first, "content")
+    return repeats
+
+
 def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
     """Read and validate the trial logs; see the module docstring for what is kept."""
     if not paths:
@@ -228,8 +349,26 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
     metas: list[dict[str, Any]] = []
     names = [str(p) for p in paths]
     errors: list[InputError] = []
+    repeats = _repeated_logs([Path(p) for p in paths])
     for i, p in enumerate(paths):
         path = Path(p)
+        if i in repeats:
+            first, how = repeats[i]
+            alias = "" if names[i] == names[first] else f" (the same file as {names[first]})"
+            what = (
+                f"{names[i]} was given twice{alias}; it was read once"
+                if how == "path"
+                else f"{names[i]} is byte-identical to {names[first]} (the same trial log twice, e.g. one "
+                "artifact downloaded into two places) and was skipped"
+            )
+            warnings.append(
+                warning(
+                    "duplicate_trials",
+                    f"{what}: its rows would have been counted twice, doubling n and narrowing every CI",
+                    "pass each trial log once (several runners' logs are fine: their instance or trials differ)",
+                )
+            )
+            continue
         try:
             df = _read_one(path, i, warnings)
         except InputError as exc:

@@ -260,3 +260,26 @@ def test_many_benchmarks_in_one_batch(tmp_path: Path) -> None:
     assert doc["summary"]["n_benchmarks"] == n
     regressions = {b["benchmark"] for b in doc["benchmarks"] if b["verdict"] == "regression"}
     assert regressions == {f"b{i:05d}" for i in range(0, n, 100)}
+
+
+def test_the_same_log_twice_is_counted_once(tmp_path: Path) -> None:
+    # Six values per version: inconclusive. Passed twice (or as a copy) it must not become twelve.
+    base = [1.00, 1.03, 0.98, 1.05, 0.99, 1.02]
+    head = [1.07, 1.10, 1.04, 1.12, 1.06, 1.09]
+    log = tmp_path / "m.csv"
+    with log.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["benchmark", "version", "value"])
+        writer.writerows(["parse", v, x] for v, xs in (("base", base), ("head", head)) for x in xs)
+    copy = tmp_path / "m_copy.csv"
+    copy.write_bytes(log.read_bytes())
+    for inputs in ([log], [log, log], [log, copy]):
+        out = tmp_path / "a.json"
+        proc = analyze(*inputs, "--base", "base", "--head", "head", "--json", out)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(out.read_text())
+        (b,) = doc["benchmarks"]
+        assert (b["base"]["n"], b["head"]["n"], b["verdict"]) == (6, 6, "inconclusive"), inputs
+        if len(inputs) == 2:
+            assert "duplicate_trials" in proc.stderr and "pass each trial log once" in proc.stderr
+            assert any(w["code"] == "duplicate_trials" for w in doc["warnings"])

@@ -101,3 +101,79 @@ def test_blank_names_are_ignored_with_a_warning(tmp_path: Path) -> None:
     logs = load_trials([write(tmp_path / "t.csv", "benchmark,version,value\n,main,1\na,main,2\n")])
     assert codes(logs) == ["missing_name"]
     assert logs.frame["benchmark"].tolist() == ["a"]
+
+
+# ---- the same log twice (F5): a log passed twice would double n and narrow every CI -------------
+
+TIDY = "benchmark,version,value\n" + "".join(
+    f"parse,{v},{x}\n"
+    for v, xs in (
+        ("base", (1.00, 1.03, 0.98, 1.05, 0.99, 1.02)),
+        ("head", (1.07, 1.10, 1.04, 1.12, 1.06, 1.09)),
+    )
+    for x in xs
+)
+
+
+def test_the_same_path_twice_is_read_once_with_a_warning(tmp_path: Path) -> None:
+    log = write(tmp_path / "m.csv", TIDY)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.csv").symlink_to(log)
+    # the same file, however it is spelled
+    for second in (log, str(log), tmp_path / "sub" / ".." / "m.csv", tmp_path / "link.csv"):
+        logs = load_trials([log, second])
+        assert len(logs.frame) == 12
+        (w,) = [w for w in logs.warnings if w["code"] == "duplicate_trials"]
+        assert "m.csv" in w["message"] and "twice" in w["message"] and "read once" in w["message"]
+        assert "pass each trial log once" in w["action"]
+
+
+def test_a_byte_identical_copy_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    log = write(tmp_path / "m.csv", TIDY)
+    copy = write(tmp_path / "m_copy.csv", TIDY)
+    logs = load_trials([log, copy])
+    assert len(logs.frame) == 12
+    assert set(logs.frame["source"]) == {0}
+    (w,) = [w for w in logs.warnings if w["code"] == "duplicate_trials"]
+    assert "m_copy.csv" in w["message"] and "m.csv" in w["message"] and "identical" in w["message"]
+    assert "skipped" in w["message"] and w["action"]
+
+
+def test_equal_values_in_tidy_logs_are_kept(tmp_path: Path) -> None:
+    # two equal timings are normal: inside one log, and in two different logs
+    one = load_trials([write(tmp_path / "a.csv", "benchmark,version,value\nb,main,1.0\nb,main,1.0\n")])
+    assert len(one.frame) == 2 and one.warnings == []
+    other = write(tmp_path / "b.csv", "benchmark,version,value\nb,main,1.0\nb,main,1.0\nb,main,1.1\n")
+    two = load_trials([tmp_path / "a.csv", other])
+    assert len(two.frame) == 5 and two.warnings == []
+
+
+def test_empty_logs_are_not_duplicates_of_each_other(tmp_path: Path) -> None:
+    good = write(tmp_path / "good.csv", "benchmark,version,value\na,main,1\n")
+    logs = load_trials([write(tmp_path / "e1.csv", ""), write(tmp_path / "e2.csv", ""), good])
+    assert codes(logs) == ["empty_log", "empty_log"]
+
+
+# ---- a line cut off by a kill (F7.3) -----------------------------------------------------------
+
+
+def test_a_cut_off_last_line_is_reported_as_such_and_left_out(tmp_path: Path) -> None:
+    header = "trial,benchmark,version,instance,suite_run,value,status,started_at,config\n"
+    text = (
+        header
+        + "1,a,main,vm,1,1.5,ok,2026-11-26T00:00:00Z,full\n2,a,HEAD,vm,1,1.6,ok,2026-11-26T00:00:01Z,full\n"
+    )
+    for cut in ("3,to", "3,a,main,vm,1,0.0", "3,a,main,vm,1,1.5,ok,2026-11-26T00:00:02Z,fu"):
+        logs = load_trials([write(tmp_path / "t.csv", text + cut)])
+        assert len(logs.frame) == 2, cut
+        (w,) = logs.warnings
+        assert w["code"] == "cut_off_row" and "line 4" in w["message"] and "t.csv" in w["message"]
+        assert "cut off" in w["message"] and "resume" in w["action"]
+
+
+def test_a_tidy_file_without_final_newline_keeps_its_last_row(tmp_path: Path) -> None:
+    logs = load_trials([write(tmp_path / "t.csv", "benchmark,version,value\na,main,1.5\na,HEAD,1.6")])
+    assert logs.frame["value"].tolist() == [1.5, 1.6] and logs.warnings == []
+    # a row with fewer fields than the header and no final newline is cut off, tidy or not
+    logs = load_trials([write(tmp_path / "u.csv", "benchmark,version,value\na,main,1.5\na,HEA")])
+    assert len(logs.frame) == 1 and codes(logs) == ["cut_off_row"]
