@@ -25,9 +25,11 @@ one seeded stream, so the result is identical to the exhaustive search (``exhaus
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gate.analysis.load import cut_off_last_line, read_csv_without_cut_line
 from gate.errors import ConfigError, InputError
 from gate.model import LEVELS, TRIAL_COLUMNS, TrialStatus, warning
 from gate.stats.stability import (
@@ -85,7 +88,7 @@ class Series:
     cube: FloatArray  # shape = full configuration; NaN where a measurement is missing
     mean_duration: float | None  # seconds per measurement, None when the log has no durations
     higher_is_better: bool = False
-    _spaces: dict[Config, SearchSpace] = field(default_factory=dict, repr=False)
+    _spaces: dict[tuple[Config, int], SearchSpace] = field(default_factory=dict, repr=False)
 
     def values(self, config: Config) -> FloatArray:
         block = self.cube[tuple(slice(0, c) for c in config)].ravel()
@@ -111,14 +114,29 @@ class Table:
     is_trial_log: bool
     has_duration: bool
     warnings: list[dict[str, str]]
+    # failed trials of a gate log (benchmark, [version], [instance], status, reason): a benchmark
+    # whose every trial failed has no row in ``frame`` and is listed under ``skipped`` with them
+    failed: pd.DataFrame | None = None
+    paths: list[str] = field(default_factory=list)  # input files, indexed by the column _source
+
+
+SOURCE = "_source"  # index of the input file a row came from (read_tables)
 
 
 def read_tables(paths: Sequence[str | Path]) -> pd.DataFrame:
+    """All input files as one frame with the column ``_source``; ``attrs["paths"]`` names the files
+    and ``attrs["warnings"]`` reports a cut-off last line (left out), which :func:`normalise` adds
+    to its warnings."""
     frames = []
-    for p in paths:
+    warnings: list[dict[str, str]] = []
+    for i, p in enumerate(paths):
         path = Path(p)
+        cut = cut_off_last_line(path) if path.is_file() else None
+        if cut is not None:
+            # a row cut by a kill is not data: its last field (config, value, …) is truncated
+            warnings.append(warning("cut-off-row", f"{cut.describe(path)}, left out", cut.fix(path)))
         try:
-            frame = pd.read_csv(path, dtype={"version": str, "instance": str})
+            frame = read_csv_without_cut_line(path, cut, dtype={"version": str, "instance": str})
         except FileNotFoundError:
             raise InputError(
                 f"trial log {path} does not exist",
@@ -128,15 +146,21 @@ def read_tables(paths: Sequence[str | Path]) -> pd.DataFrame:
             raise InputError(
                 f"cannot read {path} as CSV: {exc}", "pass a comma-separated file with a header row"
             ) from None
+        frame[SOURCE] = i
         frames.append(frame)
     if not frames:
         raise InputError("no input file given", "pass at least one TRIALS.csv")
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    out.attrs["paths"] = [str(p) for p in paths]
+    out.attrs["warnings"] = warnings
+    return out
 
 
 def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str | None = None) -> Table:
     """Recognise the gate's own trial log (gate.model.TRIAL_COLUMNS) or a tidy file."""
-    warnings: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = list(raw.attrs.get("warnings", []))
+    paths = [str(p) for p in raw.attrs.get("paths", [])]
+    failed: pd.DataFrame | None = None
     is_log = set(TRIAL_COLUMNS).issubset(raw.columns)
     levels = tuple(levels) if levels else LEVELS
     value = value or "value"
@@ -198,12 +222,17 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
         # elapsed_s is the wall time of the whole trial process, shared by its measurement rows
         duration = elapsed / rows_per_trial
         keep = status == TrialStatus.OK.value
+        failed = _failed_rows(df.loc[~keep])
         df = df.assign(_duration=duration)[keep]
         has_duration = bool(df["_duration"].notna().any()) and bool((df["_duration"] > 0).any())
     out = pd.DataFrame({"benchmark": df["benchmark"].astype(str)})
     for extra in ("version", "instance"):
         if extra in df.columns:
             out[extra] = df[extra].astype(str)
+    if SOURCE in df.columns:
+        out[SOURCE] = df[SOURCE].to_numpy()
+    if is_log:
+        out["_trial"] = pd.to_numeric(df["trial"], errors="coerce").to_numpy()
     for level in levels:
         pos = pd.to_numeric(df[level], errors="coerce")
         bad = pos.isna() | (pos < 1) | (pos != np.floor(pos))
@@ -220,7 +249,19 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
         out["duration"] = df["_duration"].to_numpy()
     if "higher_is_better" in df.columns:
         out["higher_is_better"] = df["higher_is_better"].astype(str).str.lower().isin(["true", "1"])
-    return Table(out, levels, is_log, has_duration, warnings)
+    return Table(out, levels, is_log, has_duration, warnings, failed, paths)
+
+
+def _failed_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """benchmark, [version, instance], status, reason of failed trials (one row per trial)."""
+    out = pd.DataFrame({"benchmark": rows["benchmark"].astype(str)})
+    for extra in ("version", "instance"):
+        if extra in rows.columns:
+            out[extra] = rows[extra].astype(str)
+    out["status"] = rows["status"].astype(str).str.strip()
+    reason = rows["reason"] if "reason" in rows.columns else pd.Series("", index=rows.index)
+    out["reason"] = reason.fillna("").astype(str).str.strip()
+    return out
 
 
 def distinct(table: Table, column: str) -> list[str]:
@@ -249,7 +290,10 @@ def select(table: Table, column: str, wanted: str | None, flag: str) -> Table:
             f"pass one of them to {flag}",
         )
     frame = table.frame[table.frame[column] == wanted]
-    return Table(frame, table.levels, table.is_trial_log, table.has_duration, list(table.warnings))
+    failed = table.failed
+    if failed is not None and column in failed.columns:
+        failed = failed[failed[column] == wanted]
+    return dataclasses.replace(table, frame=frame, warnings=list(table.warnings), failed=failed)
 
 
 def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | None = None) -> Dataset:
@@ -257,6 +301,14 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
     levels = table.levels
     frame = table.frame
     warnings = list(table.warnings)
+    failures = _failures(table.failed)
+    if frame.empty and failures:
+        shown = "; ".join(f"{name}: {what}" for name, what in list(failures.items())[:5])
+        raise InputError(
+            f"no trial of the selected version/instance succeeded ({shown})",
+            "fix the failing benchmarks (the log's `reason` column says why) and rerun the full "
+            "configuration, or pick a version whose trials succeeded with --version",
+        )
     if frame.empty:
         raise InputError(
             "the input has no usable rows (after selecting version/instance and ok trials)",
@@ -291,8 +343,14 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
             # the benchmark is calibrated on what remains (issue: calibrate all that can be).
             gapped[name] = int(bad.sum())
             rows = rows.loc[~bad]
-        reason = _problem(rows, levels)
+        reason = _problem(rows, levels, table)
         if reason:
+            if name in failures:  # e.g. too few values left because most trials failed
+                what, fix = reason.split("; ", 1)
+                failed = failures[name].removeprefix("all ")
+                if what.startswith("only "):
+                    fix = _failure_fix(failed)
+                reason = f"{what}: {failed}; {fix}"
             skipped[name] = reason
             continue
         cube = np.full(full, np.nan)
@@ -316,6 +374,9 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
                 )
             )
         series[name] = s
+    for name, what in failures.items():
+        if name not in series and name not in skipped:  # no ok row at all: not in ``frame``
+            skipped[name] = f"{what}; {_failure_fix(what)}"
     for name, reason in skipped.items():
         warnings.append(
             warning("not-calibrated", f"{name}: {reason.split(';')[0]}", reason.split("; ", 1)[-1])
@@ -342,7 +403,47 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
     return Dataset(levels, full, series, cost_unit, warnings, skipped)
 
 
-def _problem(rows: pd.DataFrame, levels: Sequence[str]) -> str:
+def _failures(failed: pd.DataFrame | None) -> dict[str, str]:
+    """Per benchmark with failed trials: 'all N trials failed (status: reason ×k, …)' — "all"
+    is right for the benchmarks without an ok row, the only ones listed on their own."""
+    if failed is None or failed.empty:
+        return {}
+    out: dict[str, str] = {}
+    for name, rows in failed.groupby("benchmark", sort=False):
+        counts = Counter(zip(rows["status"], rows["reason"], strict=True))
+        parts = []
+        for (status, reason), k in counts.most_common(3):
+            # quoted from the log: keep "message; fix" splittable
+            reason = " ".join(str(reason).replace(";", ",").split())
+            reason = reason if len(reason) <= 120 else reason[:117] + "..."
+            parts.append(f"{status}: {reason} ×{k}" if reason else f"{status} ×{k}")
+        if len(counts) > 3:
+            parts.append("…")
+        n = len(rows)
+        verb = "failed"
+        if set(rows["status"]) == {TrialStatus.SKIPPED.value}:
+            verb = "were skipped (the benchmark does not exist in this version)"
+        out[str(name)] = f"all {n} trial{'s' if n != 1 else ''} {verb} ({', '.join(parts)})"
+    return out
+
+
+def _failure_fix(what: str) -> str:
+    if "does not exist in this version" in what:
+        return (
+            "nothing to fix if the change added or removed it: it runs the full configuration; "
+            "calibrate a version that has it (--version) to give it a minimal one"
+        )
+    return (
+        "fix the benchmark (the log's `reason` column says why) and rerun the full configuration; "
+        "until then it runs the full configuration"
+    )
+
+
+def _position(row: pd.Series, levels: Sequence[str]) -> str:
+    return ", ".join(f"{level} {int(row[level])}" for level in levels)
+
+
+def _problem(rows: pd.DataFrame, levels: Sequence[str], table: Table | None = None) -> str:
     """Why a benchmark cannot be calibrated ('' when it can); 'message; fix'."""
     values = rows["value"].to_numpy(dtype=np.float64)
     if np.isnan(values).any():
@@ -355,17 +456,62 @@ def _problem(rows: pd.DataFrame, levels: Sequence[str]) -> str:
             f"{int((values <= 0).sum())} values are zero or negative (relative metrics need positive values); "
             "check --value names a time or throughput column"
         )
-    if rows.duplicated(subset=list(levels)).any():
-        return (
-            "several rows share the same level positions; "
-            "select one version and instance (--version, --instance) or name every level in --levels"
-        )
+    dup = rows.duplicated(subset=list(levels), keep=False)
+    if dup.any():
+        return _duplicated_positions(rows.loc[dup], levels, table)
     if len(values) < MIN_VALUES:
         return (
             f"only {len(values)} measurement(s), at least {MIN_VALUES} are needed; "
             "run the full configuration with more repetitions"
         )
     return ""
+
+
+def _duplicated_positions(rows: pd.DataFrame, levels: Sequence[str], table: Table | None) -> str:
+    """'message; fix' for rows that share level positions, naming where they come from."""
+    first = rows.iloc[0]
+    where = _position(first, levels)
+    same = rows.loc[(rows[list(levels)] == first[list(levels)]).all(axis=1)]
+    paths = table.paths if table is not None else []
+    is_log = table is not None and table.is_trial_log
+
+    def name(source: Any) -> str:
+        k = int(source)
+        return paths[k] if 0 <= k < len(paths) else f"input {k + 1}"
+
+    sources = list(dict.fromkeys(same[SOURCE].tolist())) if SOURCE in same.columns else []
+    if len(sources) > 1:
+        names = list(dict.fromkeys(name(k) for k in sources))
+        files = ", ".join(names[:3]) + (" …" if len(names) > 3 else "")
+        if len(names) == 1:
+            files = f"{names[0]}, given {len(sources)} times"
+        if is_log:
+            return (
+                f"rows at the same level positions (e.g. {where}) come from several logs ({files}) of "
+                "the same version and instance: every run numbers its suite runs, iterations and "
+                "measurements from 1, so two runs' rows collide; "
+                "calibrate from one log at a time (one full-configuration run, e.g. the nightly "
+                "trials.csv); runs on several runners need their own `run --instance NAME` and one "
+                "chosen with --instance; for more repetitions raise [full].suite_runs of that one run"
+            )
+        return (
+            f"rows at the same level positions (e.g. {where}) come from several files ({files}); "
+            "calibrate one file at a time, or give each file its own version or instance column "
+            "and choose one with --version / --instance"
+        )
+    if is_log:
+        trials = [int(t) for t in same["_trial"].dropna().unique()[:3]] if "_trial" in same.columns else []
+        shown = f" (trial {', trial '.join(map(str, trials))})" if trials else ""
+        log = name(sources[0]) if sources else "the trial log"
+        return (
+            f"{log} has {len(same)} rows at {where}{shown} for one version and instance: it holds "
+            "several runs appended into one file; "
+            "calibrate from one run's trials.csv (one log per calibration)"
+        )
+    return (
+        f"several rows share the same level positions (e.g. {where}); "
+        "select one version and instance (--version, --instance) or name every level in --levels"
+    )
 
 
 # ---- search ------------------------------------------------------------------------------------
@@ -403,21 +549,23 @@ class SearchSpace:
     costs: list[float]
 
     @classmethod
-    def of(cls, series: Series, full: Config) -> SearchSpace:
+    def of(cls, series: Series, full: Config, min_values: int = MIN_VALUES) -> SearchSpace:
         """Built once per benchmark and reused by every metric."""
-        space = series._spaces.get(full)
+        space = series._spaces.get((full, min_values))
         if space is None:
-            space = series._spaces[full] = cls._build(series, full)
+            space = series._spaces[(full, min_values)] = cls._build(series, full, min_values)
         return space
 
     @classmethod
-    def _build(cls, series: Series, full: Config) -> SearchSpace:
+    def _build(cls, series: Series, full: Config, min_values: int = MIN_VALUES) -> SearchSpace:
         per = series.mean_duration if series.mean_duration is not None else 1.0
         configs, values, costs = [], [], []
         for config in enumerate_configs(full):
             v = series.values(config)
             if v.size < MIN_VALUES:
                 continue
+            if math.prod(config) < min_values and config != full:
+                continue  # a PR run would get too few values per version for a verdict
             configs.append(config)
             values.append(v)
             # cost = measurements the configuration runs × the benchmark's mean duration per
@@ -463,11 +611,14 @@ def search(
     plan: BootstrapPlan | None = None,
     confidence: float = DEFAULT_CONFIDENCE,
     exhaustive: bool = False,
+    min_values: int = MIN_VALUES,
 ) -> Choice | None:
-    """The minimal stable configuration of one benchmark (None: no configuration has ≥ 3 values)."""
+    """The minimal stable configuration of one benchmark (None: no configuration has ≥ 3 values).
+    ``min_values``: configurations running fewer values (the product of the levels) are not
+    considered, except the full configuration itself."""
     if metric not in SEARCH_METRICS:
         raise ConfigError(f"unknown metric {metric!r}", f"use one of {', '.join(METRICS)}")
-    space = SearchSpace.of(series, full)
+    space = SearchSpace.of(series, full, min_values)
     if not space.configs:
         return None
     metrics: dict[int, float] = {}
@@ -553,7 +704,7 @@ class Calibration:
             "full": dict(zip(ds.levels, ds.full, strict=True)),
             "settings": {
                 k: self.settings[k]
-                for k in ("confidence", "resamples", "seed", "search")
+                for k in ("confidence", "resamples", "seed", "search", "min_values")
                 if k in self.settings
             },
             "benchmarks": benchmarks,
@@ -594,7 +745,11 @@ def calibrate(
     discard_warmup: Mapping[str, Any] | None = None,
     exhaustive: bool = False,
     plan: BootstrapPlan | None = None,
+    min_values: int = MIN_VALUES,
 ) -> Calibration:
+    """µOpTime's minimal configurations. ``min_values`` > 3 leaves out configurations with fewer
+    values (the CLI passes 5: with fewer, the verdict's rank test cannot call a change at 99 %,
+    gate.model.rank_floor); the published method, reproduced by the validation tests, is 3."""
     if metric not in SEARCH_METRICS:
         raise ConfigError(f"unknown metric {metric!r}", f"use --metric with one of {', '.join(METRICS)}")
     if not threshold > 0:
@@ -603,7 +758,7 @@ def calibrate(
         plan = make_plan(dataset.full, seed, resamples)
     choices: dict[str, Choice] = {}
     for name, series in dataset.series.items():
-        choice = search(series, dataset.full, metric, threshold, plan, confidence, exhaustive)
+        choice = search(series, dataset.full, metric, threshold, plan, confidence, exhaustive, min_values)
         if choice is None:
             dataset.skipped[name] = (
                 f"no configuration has {MIN_VALUES} or more measurements; "
@@ -612,17 +767,26 @@ def calibrate(
             continue
         choices[name] = choice
     if not choices:
+        # the fixes of the reasons themselves: the generic rule would not say what to change
+        fixes = list(dict.fromkeys(r.split("; ", 1)[1] for r in dataset.skipped.values() if "; " in r))
+        by_problem: dict[str, list[str]] = {}
+        for n, r in dataset.skipped.items():
+            by_problem.setdefault(r.split(";")[0], []).append(n)
+        shown = [
+            f"{', '.join(names[:5])}{f' and {len(names) - 5} more' if len(names) > 5 else ''}: {problem}"
+            for problem, names in list(by_problem.items())[:5]
+        ]
         raise InputError(
-            "no benchmark could be calibrated: "
-            + "; ".join(f"{n}: {r.split(';')[0]}" for n, r in list(dataset.skipped.items())[:5]),
-            "fix the input as described (µOpTime needs ≥ 3 suite_run×iteration repetitions and "
-            "positive values)",
+            "no benchmark could be calibrated: " + "; ".join(shown),
+            " — or: ".join(fixes[:3])
+            or "fix the input (µOpTime needs ≥ 3 suite_run×iteration repetitions and positive values)",
         )
     settings = {
         "confidence": confidence,
         "resamples": resamples,
         "seed": seed,
         "search": "exhaustive" if exhaustive else "cost-ordered early stop",
+        "min_values": min_values,
         "discard_warmup": dict(discard_warmup or {"level": dataset.levels[-1], "count": 0}),
     }
     return Calibration(dataset, metric, threshold, choices, settings)

@@ -24,7 +24,7 @@ from gate.calibrate import (
     select,
 )
 from gate.errors import ConfigError, InputError
-from gate.model import CALIBRATION_SCHEMA, LEVELS, utc_timestamp
+from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 
 NAME = "calibrate"
@@ -92,6 +92,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: 1)")
     parser.add_argument(
+        "--min-values",
+        type=int,
+        default=rank_floor(),
+        metavar="N",
+        help=f"leave out configurations with fewer than N values per version (default: {rank_floor()}, the "
+        "fewest with which a verdict can call a change at 99%%; 4 suffices for analyze --confidence 0.95; "
+        "3 reproduces µOpTime as published)",
+    )
+    parser.add_argument(
         "--exhaustive",
         action="store_true",
         help="evaluate every configuration (Algorithm 1 as published; same result, slower)",
@@ -125,6 +134,11 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise ConfigError(
             f"--confidence {args.confidence} is not between 0 and 1", "use e.g. --confidence 0.99"
+        )
+    if args.min_values < 1:
+        raise ConfigError(
+            f"--min-values {args.min_values} must be at least 1",
+            f"use the default {rank_floor()} (3 reproduces µOpTime as published)",
         )
     if args.resamples < 100:
         raise ConfigError(f"--resamples {args.resamples} is too few", "use at least 1000 (default 10000)")
@@ -174,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
         warmup,
         exhaustive=args.exhaustive,
         plan=plan,
+        min_values=args.min_values,
     )
     body = result.to_json()
     audit_json = None
@@ -186,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
         if first != version:
             audited = calibrate(
                 datasets[first], args.metric, args.threshold, args.confidence, args.resamples, args.seed,
-                warmup, exhaustive=args.exhaustive, plan=plan,
+                warmup, exhaustive=args.exhaustive, plan=plan, min_values=args.min_values,
             )  # fmt: skip
         configs = {name: choice.config for name, choice in audited.choices.items()}
         audit_json = audit(datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence)

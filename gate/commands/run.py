@@ -10,6 +10,7 @@ import argparse
 import fcntl
 import hashlib
 import json
+import math
 import os
 import secrets
 import shlex
@@ -27,7 +28,7 @@ from gate.calibration_file import Calibration, load_calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
-from gate.model import LEVELS, TRIAL_LOG_SCHEMA, ConfigSource, utc_timestamp
+from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.settings import Config, load_config, substitute_worktree
 
@@ -170,17 +171,38 @@ def check_calibration(calibration: Calibration, config: Config, names: Sequence[
                 f"({full['suite_run']}×{full['iteration']}×{full['measurement']}) of {config.path}",
                 fix + " (the file was made for another [full] configuration)",
             )
+    warnings = []
     known = [n for n in names if calibration.config_for(n) is not None]
     if len(known) < len(names) / 2:
-        return [
+        warnings.append(
             {
                 "code": "calibration_coverage",
                 "message": f"calibration {calibration.path} covers {len(known)} of {len(names)} benchmarks; "
                 "the others run the full configuration",
                 "action": "recalibrate (the nightly workflow does) if benchmarks were renamed or added",
             }
-        ]
-    return []
+        )
+    # A calibration made before the verdict's rank-test guard may give 3-4 values per version:
+    # with those, no change can be called at 99 % (gate/analysis/compare.py, rank_floor).
+    floor = rank_floor(VERDICT_CONFIDENCE)
+    small = {
+        n: math.prod(c.values())
+        for n in known
+        if (c := calibration.config_for(n)) and math.prod(c.values()) < floor
+    }
+    if small:
+        shown = ", ".join(f"{n} ({v})" for n, v in list(small.items())[:5]) + (" …" if len(small) > 5 else "")
+        warnings.append(
+            {
+                "code": "calibration_too_small",
+                "message": f"calibration {calibration.path} gives {len(small)} benchmark(s) fewer than {floor} "
+                f"values per version: {shown}; with so few values no change can be called at 99 %, "
+                "they come out inconclusive",
+                "action": "recalibrate with this gate version (`ordertrap-gate calibrate` picks at least "
+                f"{floor} values), or run without --calibration",
+            }
+        )
+    return warnings
 
 
 def warmup_of(calibration: Calibration | None) -> tuple[str, int]:

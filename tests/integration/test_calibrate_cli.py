@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -126,7 +127,10 @@ def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> Non
     quiet = doc["benchmarks"]["quiet"]
     assert {"config", "instability", "cost", "stable", "never_stable", "advice"} <= set(quiet)
     assert quiet["stable"] and quiet["advice"] is None
-    assert quiet["cost"] == pytest.approx(3 * 0.2)  # 3 measurements × (0.6 s / 3 rows per trial)
+    # 5 values per version at least (the verdict's rank-test floor at 99 %), not µOpTime's 3
+    assert doc["settings"]["min_values"] == 5
+    assert math.prod(quiet["config"].values()) == 6  # the cheapest with ≥ 5: (3, 1, 2) or (1, 3, 2), …
+    assert quiet["cost"] == pytest.approx(6 * 0.2)  # 6 measurements × (0.6 s / 3 rows per trial)
     wild = doc["benchmarks"]["wild"]
     assert wild["never_stable"] and wild["config"] == doc["full"] and "repetitions" in wild["advice"]
     summary = doc["summary"]
@@ -198,3 +202,42 @@ def test_audit_calibrates_on_the_first_version_whatever_version_is_written(log: 
     doc = json.loads(out.read_text())
     assert doc["source"]["version"] == "main"
     assert doc["audit"]["calibrated_on"] == "HEAD"
+
+
+def test_a_benchmark_whose_every_trial_failed_is_listed_and_printed(log: Path, tmp_path: Path) -> None:
+    frame = pd.read_csv(log, dtype=str, keep_default_na=False)
+    frame = frame[frame["version"] == "main"]
+    dead = frame["benchmark"] == "quiet"
+    frame = frame[~dead | (frame["measurement"] == "1")].copy()  # a failed trial is one row
+    dead = frame["benchmark"] == "quiet"
+    frame.loc[dead, ["value", "status", "reason"]] = ["", "error", "boom"]
+    path = tmp_path / "h.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "h.json"
+    proc = gate(str(path), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert "quiet" not in doc["benchmarks"]
+    assert "all 12 trials failed" in doc["skipped"]["quiet"] and "error: boom" in doc["skipped"]["quiet"]
+    assert doc["summary"]["n_skipped"] == 2  # quiet and broken
+    assert "not calibrated: quiet: all 12 trials failed" in proc.stdout
+
+
+def test_two_logs_of_one_run_name_the_real_fix(log: Path, tmp_path: Path) -> None:
+    second = tmp_path / "L2.csv"
+    second.write_text(log.read_text().replace("2026-", "2027-"))
+    proc = gate(str(log), str(second), "--version", "main", "--out", str(tmp_path / "c.json"))
+    assert proc.returncode == 2
+    assert "L2.csv" in proc.stderr and "one log" in proc.stderr
+    assert "select one version and instance" not in proc.stderr
+
+
+def test_a_cut_off_last_line_is_reported_with_its_line(log: Path, tmp_path: Path) -> None:
+    text = log.read_text()
+    cut = tmp_path / "cut.csv"
+    cut.write_text(text[: text.rindex("\n", 0, len(text) - 1) + 12])
+    lines = text.count("\n")
+    proc = gate(str(cut), "--version", "HEAD", "--out", "-")
+    assert proc.returncode == 0, proc.stderr
+    assert f"line {lines}" in proc.stderr and "cut off" in proc.stderr
+    assert "calibrated configuration" not in proc.stderr

@@ -200,6 +200,11 @@ def test_one_version_run_and_calibration(tmp_path):
         "warmup_level": "measurement",
     }
     assert meta["calibration"]["metric"] == "cv"
+    # 1-2 values per version cannot make a verdict at 99 % (rank test): the run says so
+    (small,) = [w for w in meta["warnings"] if w["code"] == "calibration_too_small"]
+    assert (
+        "3 benchmark(s) fewer than 5 values" in small["message"] and "a (1), b (2), c (2)" in small["message"]
+    )
     assert set(df[df.benchmark == "a"].config) == {"calibration"} and set(df[df.benchmark == "d"].config) == {
         "full"
     }

@@ -17,6 +17,7 @@ from gate.calibrate import (
     enumerate_configs,
     make_plan,
     normalise,
+    read_tables,
     search,
     select,
     verdict,
@@ -321,3 +322,134 @@ def test_durations_of_several_runners_logs_are_not_mixed() -> None:
     two = build_dataset(select(table, "instance", "other", "--instance"))
     assert one.series["b"].mean_duration == pytest.approx(1.0)
     assert two.series["b"].mean_duration == pytest.approx(3.0)
+
+
+# ---- findings F7/F8: failures and bad input name what happened and the real fix ---------------
+
+
+def test_a_benchmark_whose_every_trial_failed_is_skipped_with_its_failure() -> None:
+    log = trial_log({"b": 1.0, "dead": 1.0})
+    dead = log["benchmark"] == "dead"
+    # a failed trial is one row (measurement 1, empty value, the failure status and reason)
+    log = log.loc[~dead | (log["measurement"] == 1)].copy()
+    dead = log["benchmark"] == "dead"
+    log.loc[dead, ["value", "status", "reason"]] = [np.nan, "error", "boom"]
+    log.loc[dead & (log["suite_run"] == 2) & (log["iteration"] == 3), ["status", "reason"]] = ["timeout", ""]
+    ds = build_dataset(normalise(log))
+    assert set(ds.series) == {"b"}
+    reason = ds.skipped["dead"]
+    assert "all 6 trials failed" in reason and "error" in reason and "boom" in reason and "timeout" in reason
+    assert "; " in reason  # message; fix
+    assert any(w["code"] == "not-calibrated" and "dead" in w["message"] for w in ds.warnings)
+    doc = calibrate(ds, "cv").to_json()
+    assert doc["skipped"]["dead"] == reason and doc["summary"]["n_skipped"] == 1
+
+
+def test_failures_of_another_version_are_not_listed() -> None:
+    ok = trial_log({"b": 1.0, "c": 1.0})
+    other = trial_log({"b": 1.0, "c": 1.0}).assign(version="HEAD")
+    other.loc[other["benchmark"] == "c", ["value", "status", "reason"]] = [np.nan, "error", "boom"]
+    table = normalise(pd.concat([ok, other], ignore_index=True))
+    main = build_dataset(select(table, "version", "main", "--version"))
+    assert set(main.series) == {"b", "c"} and main.skipped == {}
+    head = build_dataset(select(table, "version", "HEAD", "--version"))
+    assert set(head.series) == {"b"} and "boom" in head.skipped["c"]
+
+
+def test_every_trial_failed_is_an_error_that_quotes_the_failures() -> None:
+    log = trial_log({"b": 1.0}).assign(value=np.nan, status="timeout", reason="killed after 60 s")
+    with pytest.raises(InputError) as err:
+        build_dataset(normalise(log))
+    assert "b" in err.value.message and "killed after 60 s" in err.value.message
+    assert "rerun" in err.value.fix and "reason" in err.value.fix
+
+
+def _write(frame: pd.DataFrame, path) -> str:  # type: ignore[no-untyped-def]
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def test_two_logs_of_the_same_run_name_the_real_fix(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    log = trial_log({"b": 1.0, "c": 2.0})
+    first = _write(log, tmp_path / "trials.csv")
+    second = _write(log.assign(started_at="2027-11-26T00:00:00Z"), tmp_path / "L2.csv")
+    table = select(normalise(read_tables([first, second])), "version", "main", "--version")
+    ds = build_dataset(table)
+    reason = ds.skipped["b"]
+    assert (
+        "trials.csv" in reason and "L2.csv" in reason and "suite_run 1, iteration 1, measurement 1" in reason
+    )
+    fix = reason.split("; ", 1)[1]
+    assert "one log" in fix and "--instance" in fix and "select one version" not in fix
+    with pytest.raises(InputError) as err:
+        calibrate(ds, "cv")
+    assert "one log" in err.value.fix and "µOpTime needs" not in err.value.fix
+
+
+def test_one_log_holding_a_run_twice_names_the_real_fix(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    log = trial_log({"b": 1.0})
+    both = _write(pd.concat([log, log], ignore_index=True), tmp_path / "trials.csv")
+    ds = build_dataset(normalise(read_tables([both])))
+    reason = ds.skipped["b"]
+    assert "trials.csv" in reason and "trial 1" in reason and "select one version" not in reason
+
+
+def test_repeated_positions_in_tidy_data_still_point_at_the_selection_flags() -> None:
+    frame = tidy({"b": noisy(0.001, 1)})
+    frame = pd.concat([frame, frame.assign(ns=frame["ns"] + 1)], ignore_index=True)
+    ds = build_dataset(normalise(frame, ["suite_run", "iteration", "second"], "ns"))
+    reason = ds.skipped["b"]
+    assert "suite_run 1, iteration 1, second 1" in reason and "--levels" in reason
+
+
+def test_a_cut_off_last_line_is_reported_with_its_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "cut.csv"
+    log = trial_log({"b": 1.0})
+    log.to_csv(path, index=False)
+    text = path.read_text()
+    lines = len(log) + 1
+    for cut in (20, 60, len(text.splitlines()[-1]) - 2):
+        body = "\n".join(text.splitlines()[:-1]) + "\n" + text.splitlines()[-1][:cut]
+        path.write_text(body)
+        table = normalise(read_tables([str(path)]))
+        codes = [w["code"] for w in table.warnings]
+        assert "calibrated-rows-ignored" not in codes and "failed-trials" not in codes, cut
+        (w,) = [w for w in table.warnings if w["code"] == "cut-off-row"]
+        assert f"line {lines}" in w["message"] and "cut.csv" in w["message"] and "resume" in w["action"]
+        assert len(table.frame) == len(log) - 1
+
+
+def test_nothing_calibratable_names_the_fix_of_the_problem() -> None:
+    with pytest.raises(InputError) as err:
+        calibrate(dataset({"zero": np.zeros(FULL)}), "cv")
+    assert "--value" in err.value.fix  # the fix of "values are zero or negative"
+
+
+def test_too_few_values_left_by_failures_name_the_failures() -> None:
+    log = trial_log({"b": 1.0, "flaky": 1.0})
+    flaky = log["benchmark"] == "flaky"
+    kept = flaky & (log["suite_run"] == 1) & (log["iteration"] == 1)  # one ok trial of 2 values
+    failing = flaky & ~kept
+    log = log.loc[~failing | (log["measurement"] == 1)].copy()
+    failing = (log["benchmark"] == "flaky") & ~((log["suite_run"] == 1) & (log["iteration"] == 1))
+    log.loc[failing, ["value", "status", "reason"]] = [np.nan, "timeout", "killed after 60 s"]
+    reason = build_dataset(normalise(log)).skipped["flaky"]
+    assert (
+        reason.startswith("only 2 measurement(s)")
+        and "5 trials failed (timeout: killed after 60 s ×5)" in reason
+    )
+    assert "fix the benchmark" in reason.split("; ", 1)[1]
+
+
+def test_a_floor_on_values_per_version_leaves_out_smaller_configurations() -> None:
+    """With fewer than 5 values per version the verdict's rank test cannot call a change at 99 %
+    (gate.model.rank_floor), so the CLI's calibration never picks such a configuration."""
+    ds = dataset({"stable": noisy(0.001, 1), "tiny_full": noisy(0.001, 2)})
+    published = calibrate(ds, "cv").choices["stable"]
+    assert math.prod(published.config) == 3  # µOpTime as published: (3, 1, 1) or (1, 3, 1)
+    floored = calibrate(ds, "cv", min_values=5).choices["stable"]
+    assert math.prod(floored.config) >= 5 and floored.stable
+    # the full configuration itself stays a candidate even below the floor
+    small = Series("s", noisy(0.001, 3, (1, 3, 1)), None)
+    choice = search(small, (1, 3, 1), "cv", min_values=5)
+    assert choice is not None and choice.config == (1, 3, 1)

@@ -101,6 +101,8 @@ def test_cli_audit_on_the_published_data(tmp_path, capsys) -> None:  # type: ign
         "--metric",
         "rmad",
         "--audit",
+        "--min-values",
+        "3",  # µOpTime as published (the gate's default floor of 5 is for its own verdicts)
         "--out",
         str(out),
     ]
