@@ -36,6 +36,14 @@ MAX_ORDER_TESTS = 40  # benchmarks in the fixed-vs-random figure (significant fi
 COMMENT_MAX_NOTES = 10
 COMMENT_MAX_WARNINGS = 8  # lines per category (warnings with the same action share a line)
 COMMENT_MAX_NAMES = 6  # benchmarks named on one warning line
+# The job summary lists every note and warning while there are few; with many, the table (all
+# benchmarks) comes first: notes are capped and a category's warnings become one line per action.
+SUMMARY_MAX_NOTES = 100
+SUMMARY_MAX_WARNINGS = 20  # lines per category; a category with more warnings is grouped by action
+SUMMARY_MAX_NAMES = 10  # benchmarks named on one grouped warning line
+# (notes, warning lines per category, names per line) when even so not every row fits
+SUMMARY_TIGHT = (10, 3, 3)
+FIT_STEPS = 8  # renders to find how many rows fit (after all rows and none)
 MIN_ROW_CHARS = 60  # a table row is never shorter (pipes, icon, numbers); bounds the first render
 NAME_WIDTH_COMMENT = 80
 NAME_WIDTH_SUMMARY = 200
@@ -64,7 +72,7 @@ class RenderContext:
 
 def validate_analysis(data: Any, source: str = "analysis") -> dict[str, Any]:
     """Check the parts of analysis.json the renderer relies on; raise InputError naming the fix."""
-    fix = "pass the analysis.json written by `ordertrap-gate analyze TRIALS.csv --out analysis.json`"
+    fix = "pass the analysis.json written by `ordertrap-gate analyze TRIALS.csv --json analysis.json`"
     if not isinstance(data, dict):
         raise InputError(f"{source} is not a JSON object, so it is not an analysis.json", fix)
     version = data.get("schema_version")
@@ -91,7 +99,7 @@ def load_analysis(path: str | Path) -> dict[str, Any]:
     except FileNotFoundError:
         raise InputError(
             f"analysis file {p} does not exist",
-            "run `ordertrap-gate analyze TRIALS.csv --out analysis.json` first, or check the path",
+            "run `ordertrap-gate analyze TRIALS.csv --json analysis.json` first, or check the path",
         ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(
@@ -177,9 +185,10 @@ def _render(template: jinja2.Template, **ctx: Any) -> str:
 
 
 def _fit_rows(render_rows: Any, total: int, size: Any, limit: int, start: int) -> tuple[str, int]:
-    """Largest row count k (≤ total) whose rendering fits ``limit``: one render, then a
-    linear estimate of the per-row size, then shrink by 10% until it fits. ``start`` is an
-    upper bound (limit / smallest possible row): more rows than that cannot fit."""
+    """Largest row count k (≤ total) whose rendering fits ``limit``: render all rows and none,
+    then interpolate between the largest count known to fit and the smallest known not to
+    (a few renders: the size grows about linearly with the rows). ``start`` is an upper bound
+    (limit / smallest possible row): more rows than that cannot fit."""
     if start < total:  # rows have a minimum size: rendering more than ``start`` cannot fit
         text = render_rows(start)
         if size(text) > limit:
@@ -191,14 +200,19 @@ def _fit_rows(render_rows: Any, total: int, size: Any, limit: int, start: int) -
     empty = render_rows(0)
     if size(empty) > limit:
         return empty, 0
-    per_row = max((size(text) - size(empty)) / max(total, 1), 1.0)
-    k = min(int((limit - size(empty)) / per_row * 0.98), total - 1)
-    while k > 0:
+    lo, lo_text, lo_size = 0, empty, size(empty)
+    hi, hi_size = total, size(text)
+    for _ in range(FIT_STEPS):
+        if hi - lo <= 1:
+            break
+        per_row = max((hi_size - lo_size) / (hi - lo), 1.0)
+        k = max(lo + 1, min(lo + int((limit - lo_size) / per_row), hi - 1))
         text = render_rows(k)
         if size(text) <= limit:
-            return text, k
-        k = int(k * 0.9)
-    return empty, 0
+            lo, lo_text, lo_size = k, text, size(text)
+        else:
+            hi, hi_size = k, size(text)
+    return lo_text, lo
 
 
 def _hard_cut(text: str, limit: int, size: Any, note: str) -> str:
@@ -256,13 +270,81 @@ def _render_comment(v: dict[str, Any], template: jinja2.Template) -> str:
     return text
 
 
+# Table order of the summary, which is also the order rows are kept in when not all fit: what
+# needs attention first (as in the comment and the analysis contract), unchanged last.
+SUMMARY_ROW_ORDER = {verdict: i for i, verdict in enumerate((*view.ATTENTION, "unchanged"))}
+
+
+def _summary_rank(row: view.Row) -> int:
+    return SUMMARY_ROW_ORDER.get(row["verdict"], len(SUMMARY_ROW_ORDER))
+
+
+def _summary_extras(v: dict[str, Any], max_notes: int, max_lines: int, max_names: int) -> None:
+    """What the summary shows below the table: at most ``max_notes`` "why" notes, and per
+    warning category every warning if it has at most ``max_lines``, else its warnings grouped
+    by action (one line naming ``max_names`` benchmarks and how many warnings it stands for),
+    at most ``max_lines`` of them; the rest are counted ("… and N more")."""
+    notes = sorted(v["notes"], key=_summary_rank)  # the table's order
+    v["notes_summary"] = notes[:max_notes]
+    v["notes_summary_more"] = len(notes) - len(v["notes_summary"])
+    for g in v["warning_groups"]:
+        if g["n"] <= max_lines:
+            lines = [
+                {
+                    "names": [] if e["benchmark"] is None else [e["benchmark"]],
+                    "more_names": 0,
+                    "message": e["message"],
+                    "action": e["action"],
+                    "n": 1,
+                }
+                for e in g["entries"]
+            ]
+            g["summary_name_width"] = NAME_WIDTH_SUMMARY
+        else:
+            lines = _compact_warnings(g["entries"], max_names)
+            g["summary_name_width"] = NAME_WIDTH_COMMENT
+        g["shown_summary"] = lines[:max_lines]
+        g["more_summary"] = sum(c["n"] for c in lines[max_lines:])
+
+
+def _count_verdicts(rows: list[view.Row]) -> list[dict[str, Any]]:
+    """'1200 unchanged, 34 improvements' as [{n, label}], most important verdict first."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    out = []
+    for verdict in sorted(counts, key=lambda x: SUMMARY_ROW_ORDER.get(x, len(SUMMARY_ROW_ORDER))):
+        n = counts[verdict]
+        singular, plural = view.COUNT_LABEL.get(verdict, (verdict, verdict))
+        out.append({"n": n, "label": singular if n == 1 else plural})
+    return out
+
+
 def _render_summary(v: dict[str, Any], template: jinja2.Template) -> str:
-    all_rows = v["rows"]
+    """The complete table within GitHub's 1 MiB. The rows have priority: first every note and
+    warning is shown (capped: SUMMARY_MAX_*); if then not every row fits, the notes and warnings
+    shrink to SUMMARY_TIGHT; only then are rows dropped, least important last in the table
+    (unchanged first, regressions last), and a line says how many of which verdict are missing."""
+    all_rows = sorted(v["rows"], key=_summary_rank)
+    max_rows = SUMMARY_LIMIT // MIN_ROW_CHARS
 
     def rows(k: int) -> str:
-        return _render(template, v=v, shown_rows=all_rows[:k], n_hidden=len(all_rows) - k)
+        hidden = all_rows[k:]
+        return _render(
+            template,
+            v=v,
+            shown_rows=all_rows[:k],
+            n_hidden=len(hidden),
+            hidden_counts=_count_verdicts(hidden),
+        )
 
-    text, _ = _fit_rows(rows, len(all_rows), _bytes, SUMMARY_LIMIT, SUMMARY_LIMIT // MIN_ROW_CHARS)
+    if len(all_rows) <= max_rows:  # more rows than that never fit, whatever else is left out
+        _summary_extras(v, SUMMARY_MAX_NOTES, SUMMARY_MAX_WARNINGS, SUMMARY_MAX_NAMES)
+        text = rows(len(all_rows))
+        if _bytes(text) <= SUMMARY_LIMIT:
+            return text
+    _summary_extras(v, *SUMMARY_TIGHT)
+    text, _ = _fit_rows(rows, len(all_rows), _bytes, SUMMARY_LIMIT, max_rows)
     return _hard_cut(
         text, SUMMARY_LIMIT, _bytes, "… (cut at GitHub's 1 MiB job summary limit; see the HTML report)\n"
     )
@@ -412,10 +494,14 @@ def _render_html(
     )
 
 
-def _compact_warnings(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """For the comment: warnings that share an action become one line naming every benchmark
-    ("`a`, `b`: a is very noisy … (6 warnings) → do: …"), so ten noisy benchmarks cost one line."""
+def _compact_warnings(
+    entries: list[dict[str, Any]], max_names: int = COMMENT_MAX_NAMES
+) -> list[dict[str, Any]]:
+    """Warnings that share an action become one line naming the first ``max_names`` benchmarks
+    ("`a`, `b` and 4 more: a is very noisy … (6 warnings like this) → do: …"), so ten noisy
+    benchmarks cost one line (the comment always; the summary for a long category)."""
     by_action: dict[str, dict[str, Any]] = {}
+    named: dict[str, set[str]] = {}  # benchmarks already on a line (thousands: a list test is slow)
     out: list[dict[str, Any]] = []
     for e in entries:
         key = e["action"] or e["message"]
@@ -423,12 +509,14 @@ def _compact_warnings(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if item is None:
             item = {"benchmarks": [], "message": e["message"], "action": e["action"], "n": 0}
             by_action[key] = item
+            named[key] = set()
             out.append(item)
         item["n"] += 1
-        if e["benchmark"] is not None and e["benchmark"] not in item["benchmarks"]:
+        if e["benchmark"] is not None and e["benchmark"] not in named[key]:
+            named[key].add(e["benchmark"])
             item["benchmarks"].append(e["benchmark"])
     for item in out:
-        item["names"] = item["benchmarks"][:COMMENT_MAX_NAMES]
+        item["names"] = item["benchmarks"][:max_names]
         item["more_names"] = len(item["benchmarks"]) - len(item["names"])
     return out
 

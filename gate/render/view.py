@@ -29,29 +29,86 @@ COUNT_LABEL = {
 }
 ATTENTION = ("regression", "failed", "inconclusive", "improvement")
 
-# Warning categories of the PR comment, in display order, with what each one means for the
-# reader. Codes are matched by prefix; anything else from the suite level is "machine".
+# Warning categories of the comment, the summary and the HTML report, in display order, with
+# what each one means for the reader.
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
     ("order", "Order effects", "results depend on the order or position benchmarks ran in"),
     ("carryover", "Carry-over", "a benchmark is faster or slower right after another one"),
     ("dissimilar", "Dissimilar runs", "some runs do not look like the others"),
+    ("benchmarks", "Benchmarks", "some benchmarks were not compared, or not measured as configured"),
+    ("log", "Trial log", "some trials were left out, or base and head were not measured together"),
     ("machine", "Machine preparation", "the benchmark host was not prepared for stable timing"),
     ("noise", "Noisy benchmarks", "values vary too much to resolve a small change"),
     ("other", "Other warnings", ""),
 )
-# Warning codes (prefixes) as the analysis and the run engine write them.
-_CODE_CATEGORY = (
+# The host checks of gate/environment.py: the only codes filed under "Machine preparation".
+MACHINE_CODES = frozenset({"governor", "cpufreq_unknown", "turbo", "smt", "aslr", "load"})
+# Every code the gate writes (analysis, trial-log loader, run engine via meta.json, calibration),
+# exactly. tests/unit/test_view_warning_categories.py fails when a code in gate/ is missing here.
+CODE_CATEGORY: dict[str, str] = {
+    **dict.fromkeys(MACHINE_CODES, "machine"),
+    # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
+    **dict.fromkeys(
+        (
+            "order_effect",
+            "order_untestable",
+            "median_ci_undefined",
+            "order_check_incomplete",
+            "position_drift",
+        ),
+        "order",
+    ),
+    **dict.fromkeys(("carryover", "carryover_suite", "no_reset"), "carryover"),
+    **dict.fromkeys(
+        ("dissimilar", "runs_dissimilar", "instances_dissimilar", "runner_dissimilar"), "dissimilar"
+    ),
+    # benchmarks left out of the comparison, or whose values or configuration are not as intended
+    **dict.fromkeys(
+        (
+            "one_version_only",
+            "version_mismatch",
+            "identical_values",
+            "calibration_coverage",
+            "calibration_too_small",
+        ),
+        "benchmarks",
+    ),
+    # rows or files of the trial logs that were skipped, and base/head not measured together
+    **dict.fromkeys(
+        (
+            "empty_log",
+            "unreadable_log",
+            "meta_unreadable",
+            "missing_name",
+            "duplicate_trials",
+            "cut_off_row",
+            "invalid_value",
+            "non_positive_value",
+            "empty_values",
+            "not_interleaved",
+            "pairing_unavailable",
+            "reaped",
+            # calibrate (gate/calibrate.py)
+            "cut-off-row",
+            "calibrated-rows-ignored",
+            "fixed-order-rows-ignored",
+            "failed-trials",
+            "gaps",
+            "bad-values-as-gaps",
+            "no-durations",
+        ),
+        "log",
+    ),
+    **dict.fromkeys(("unstable", "noisy", "not-calibrated"), "noise"),
+}
+# Codes from elsewhere (older analyses, other tools) by prefix. Never "machine": a code is about
+# the host only if it is one of MACHINE_CODES; anything unknown is "other".
+_CODE_PREFIX = (
     ("order", "order"),
     ("position", "order"),
     ("carry", "carryover"),
-    ("no_reset", "carryover"),
     ("dissimilar", "dissimilar"),
     ("similar", "dissimilar"),
-    ("governor", "machine"),
-    ("turbo", "machine"),
-    ("smt", "machine"),
-    ("aslr", "machine"),
-    ("load", "machine"),
     ("unstable", "noise"),
     ("noisy", "noise"),
 )
@@ -83,12 +140,16 @@ class Row:
         return dict(self.__dict__)
 
 
-def _category(code: str, suite_level: bool) -> str:
-    c = code.lower()
-    for prefix, cat in _CODE_CATEGORY:
+def warning_category(code: str) -> str:
+    """The CATEGORIES key a warning code is shown under (suite-level or per benchmark alike)."""
+    c = code.strip().lower()
+    category = CODE_CATEGORY.get(c)
+    if category is not None:
+        return category
+    for prefix, cat in _CODE_PREFIX:
         if c.startswith(prefix):
             return cat
-    return "machine" if suite_level else "other"
+    return "other"
 
 
 def _get(d: Any, *keys: str) -> Any:
@@ -255,7 +316,7 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[d
     groups: dict[str, list[dict[str, Any]]] = {key: [] for key, _, _ in CATEGORIES}
     seen: set[tuple[str, str, str, str]] = set()
 
-    def add(w: Mapping[str, Any], benchmark: str | None, suite_level: bool) -> None:
+    def add(w: Mapping[str, Any], benchmark: str | None) -> None:
         code = str(w.get("code") or "")
         message, action = str(w.get("message") or ""), str(w.get("action") or "")
         item = {"benchmark": benchmark, "code": code, "message": message, "action": action}
@@ -263,19 +324,19 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[d
         if key in seen:
             return
         seen.add(key)
-        groups[_category(code, suite_level)].append(item)
+        groups[warning_category(code)].append(item)
 
     for w in analysis.get("warnings") or []:
         if isinstance(w, Mapping):
-            add(w, None, True)
+            add(w, None)
     for w in _get(analysis, "similarity", "warnings") or []:
         if isinstance(w, Mapping):
-            add({"code": "dissimilar", **w}, None, True)
+            add({**w, "code": w.get("code") or "dissimilar"}, None)
     for r in rows:
         for w in r["warnings"]:
-            add(w, r["name"], False)
+            add(w, r["name"])
         if r["dissimilar"] and not any(
-            _category(str(w.get("code") or ""), False) == "dissimilar" for w in r["warnings"]
+            warning_category(str(w.get("code") or "")) == "dissimilar" for w in r["warnings"]
         ):
             # flagged in the data without a warning of its own: still tell the reader what to do
             add(
@@ -286,7 +347,6 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[d
                     "then rerun",
                 },
                 r["name"],
-                False,
             )
     return [
         {"key": key, "title": title, "meaning": meaning, "entries": groups[key], "n": len(groups[key])}
