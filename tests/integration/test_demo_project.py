@@ -113,6 +113,12 @@ class HeadVsBase:
     median: dict[str, float]  # per benchmark, the median head/base ratio
     spread: dict[str, float]  # per benchmark, the log-ratio SD of its pairs
 
+    def noise(self, name: str) -> float:
+        """The benchmark's own spread, or the run's typical spread (median over benchmarks) when
+        that is larger: 12 pairs estimate an SD loosely, and every benchmark shares the machine's
+        noise (a CI run had tokenize at 0.16 while the others measured 0.21-0.41, and failed)."""
+        return max(self.spread[name], statistics.median(self.spread.values()))
+
 
 @pytest.fixture(scope="module")
 def head_vs_base(demo: Demo) -> HeadVsBase:
@@ -145,16 +151,16 @@ def expect(holds: bool, spread: float, detail: object) -> None:
 
 
 def test_head_makes_the_planted_benchmark_slower(head_vs_base: HeadVsBase) -> None:
-    expect(head_vs_base.median[SLOWER] > 1.08, head_vs_base.spread[SLOWER], head_vs_base)
+    expect(head_vs_base.median[SLOWER] > 1.08, head_vs_base.noise(SLOWER), head_vs_base)
 
 
 def test_head_makes_the_planted_benchmark_faster(head_vs_base: HeadVsBase) -> None:
-    expect(head_vs_base.median[FASTER] < 0.94, head_vs_base.spread[FASTER], head_vs_base)
+    expect(head_vs_base.median[FASTER] < 0.94, head_vs_base.noise(FASTER), head_vs_base)
 
 
 def test_head_leaves_the_other_benchmarks_alone(head_vs_base: HeadVsBase) -> None:
     for name in sorted(set(BENCHMARKS) - {SLOWER, FASTER}):
-        expect(0.8 < head_vs_base.median[name] < 1.2, head_vs_base.spread[name], (name, head_vs_base))
+        expect(0.8 < head_vs_base.median[name] < 1.2, head_vs_base.noise(name), (name, head_vs_base))
 
 
 def test_warm_start_file_is_single_use(demo: Demo) -> None:
