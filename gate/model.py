@@ -87,6 +87,17 @@ def rank_floor(confidence: float = VERDICT_CONFIDENCE) -> int:
     return n
 
 
+def small_sample_limit(confidence: float = VERDICT_CONFIDENCE) -> int:
+    """Below this many values a percentile-bootstrap CI cannot be trusted at ``confidence``: the
+    fewest n for which a distribution-free CI of the median exists at all (order statistics,
+    2·0.5^n ≤ 1 - confidence: 0.95 → 6, 0.99 → 8). The verdict's rank-test guard applies below."""
+    alpha = 1.0 - confidence
+    n = 1
+    while 2.0 * 0.5**n > alpha:
+        n += 1
+    return n
+
+
 class Decision(StrEnum):
     PASS = "pass"
     FAIL = "fail"

@@ -12,9 +12,13 @@ issue 3 item 2 for the other outcomes):
                      paired: the CI of the change excludes 0) **and** |change| ≥ threshold, in
                      the direction given by ``higher_is_better``, **and** the exact
                      Mann-Whitney rank test of the two samples rejects equality at the same
-                     level (:func:`rank_test_agrees`): with 3-4 values per version a
+                     level (:func:`rank_test_agrees`) — only for samples too small for the
+                     bootstrap CIs to be trusted (fewer than 8 values at 99 %,
+                     :func:`gate.model.small_sample_limit`): with 3-4 values per version a
                      percentile-bootstrap "99 %" CI is about the range of the values, so two
                      samples of one distribution have disjoint "CIs" 10 % of the time (audit).
+                     At larger n the unpaired rank test would contradict the paired scheme and
+                     the mean (a slow tail), so the CIs decide alone there.
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level, ``pairing`` independent | suite-run) was
@@ -32,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
-from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor
+from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 
@@ -195,10 +199,21 @@ def samples_needed(n_base: int, n_head: int, rel_half_base: float, rel_half_head
     return math.ceil(max(n_base, n_head) * factor)
 
 
+EXACT_PERMUTATIONS = 20_000  # with ties, the exact permutation test up to this many arrangements
+
+
 def rank_test_p(base: FloatArray, head: FloatArray) -> float:
-    """Two-sided Mann-Whitney U p-value (exact for small samples without ties)."""
+    """Two-sided Mann-Whitney U p-value, exact for the small samples the guard sees: the exact
+    null distribution without ties, the full permutation distribution with ties (quantised
+    timings: scipy's "auto" would switch to the normal approximation, which is liberal there)."""
     with np.errstate(all="ignore"):
-        p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method="auto").pvalue)
+        if np.unique(np.concatenate([base, head])).size == base.size + head.size:
+            p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method="exact").pvalue)
+        elif (count := math.comb(base.size + head.size, base.size)) <= EXACT_PERMUTATIONS:
+            method = sps.PermutationMethod(n_resamples=count)  # ≤ count: every arrangement, exact
+            p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method=method).pvalue)
+        else:
+            p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method="asymptotic").pvalue)
     return p if math.isfinite(p) else 1.0
 
 
@@ -329,18 +344,25 @@ def _verdict(
         )
     worse = change > 0 if not higher_is_better else change < 0
     if significant and abs(change) >= thr:
-        agrees, p = rank_test_agrees(base, head, settings.confidence)
+        limit = small_sample_limit(settings.confidence)
+        agrees, p = (True, 0.0)
+        if min(base.n, head.n) < limit:  # too few values to trust the bootstrap CIs alone
+            agrees, p = rank_test_agrees(base, head, settings.confidence)
         if agrees:
             verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
             return result(verdict, f"{sig_text} and the change ({_pct(change)}) is at least {thr:g}%")
         floor = rank_floor(settings.confidence)
-        needed = max(floor, min(base.n, head.n) + 1)
+        needed = max(floor, min(limit, min(base.n, head.n) + 1))
+        cannot = (
+            f"; with fewer than {floor} values per version it cannot" if min(base.n, head.n) < floor else ""
+        )
         return result(
             Verdict.INCONCLUSIVE,
-            f"the change ({_pct(change)}) looks real ({sig_text}) but with {base.n}/{head.n} values "
-            f"the rank test does not confirm it at {conf_pct} (p = {p:.2g}; with fewer than {floor} "
-            f"values per version it cannot) — about {needed} values per version would resolve it: "
-            "raise [full].iterations or [full].suite_runs, or rerun",
+            f"the change ({_pct(change)}) looks real ({sig_text}) but {base.n}/{head.n} values are too "
+            f"few to trust bootstrap CIs, and the exact rank test does not confirm it at {conf_pct} "
+            f"(p = {p:.2g}{cannot}) — {needed} or more values per version would resolve it "
+            f"({limit} or more let the CIs decide alone): raise [full].iterations or [full].suite_runs, "
+            "or rerun",
             needed,
         )
     if -thr < change_ci[0] and change_ci[1] < thr:

@@ -217,3 +217,31 @@ def test_no_false_alarms_between_identical_distributions_at_three_values() -> No
     verdicts = [c.verdict for c in compare_many(items, Settings(resamples=1000, seed=2))]
     assert not any(v in (Verdict.REGRESSION, Verdict.IMPROVEMENT) for v in verdicts)
     assert verdicts.count(Verdict.INCONCLUSIVE) > 300
+
+
+def test_the_rank_guard_leaves_paired_and_mean_verdicts_alone_once_samples_are_large() -> None:
+    """Second audit: an unpaired rank test over pooled values contradicted the suite-run pairing
+    (runs ±10 % apart, head 5 % slower in each) and the mean (a slow tail), blocking both."""
+    runs = np.repeat([1, 2, 3], 5)
+    offset = np.repeat([0.90, 1.00, 1.10], 5)
+    jitter = np.tile(1 + 0.002 * (np.arange(5) - 2), 3)
+    base = Sample(offset * jitter, suite_run=runs)
+    head = Sample(offset * 1.05 * jitter, suite_run=runs)
+    paired = Settings(resamples=2000, seed=3, pairing="suite-run")
+    assert decide("b", base, head, False, paired, np.random.default_rng(0)).verdict is Verdict.REGRESSION
+    i = np.arange(75)
+    tail_base = 0.98 + 0.04 * ((i * 37) % 75) / 74
+    tail_head = (0.98 + 0.04 * ((i * 41) % 75) / 74) * np.where(i % 8 == 0, 3.0, 1.0)
+    mean = Settings(resamples=2000, seed=3, statistic="mean")
+    c = decide("b", Sample(tail_base), Sample(tail_head), False, mean, np.random.default_rng(0))
+    assert c.verdict is Verdict.REGRESSION
+
+
+def test_ties_get_the_exact_permutation_p_not_the_normal_approximation() -> None:
+    """Quantised timings: 19,19,20,19 vs 20,20,21,21 has exact p 0.086 (normal approx 0.047)."""
+    from gate.analysis.compare import rank_test_p
+
+    b, h = np.array([19.0, 19, 20, 19]), np.array([20.0, 20, 21, 21])
+    assert rank_test_p(b, h) == pytest.approx(0.0857, abs=1e-3)
+    c = one(b, h, s=Settings(resamples=2000, seed=3, confidence=0.95, statistic="mean"))
+    assert c.verdict is Verdict.INCONCLUSIVE
