@@ -286,13 +286,14 @@ def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.Data
 
 
 def decision(counts: dict[str, int], *, failed_in_head_only: int = 0, only_in_base: int = 0) -> Decision:
-    """The default policy. fail: a regression, or a benchmark that ran cleanly in base and fails in
-    head (a crash or timeout the change introduced is a finding, never a pass); inconclusive: a
-    benchmark could not be decided, failed in base too, or ran in base but not in head (removed,
-    renamed, or head's discovery broke), or nothing was compared at all; else pass."""
-    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only:
-        return Decision.FAIL
+    """The default policy. fail: a regression, a benchmark that ran cleanly in base and fails in
+    head (a crash or timeout the change introduced is a finding, never a pass), or no benchmark of
+    base ran in head at all (head's build or discovery broke, or it lost every benchmark);
+    inconclusive: a benchmark could not be decided, failed in base too, or some ran in base but not
+    in head (removed or renamed), or nothing was compared at all; else pass."""
     compared = sum(int(n or 0) for n in counts.values())
+    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only or (only_in_base and not compared):
+        return Decision.FAIL
     if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
         return Decision.INCONCLUSIVE
     return Decision.PASS

@@ -89,13 +89,15 @@ def decide(
 ) -> Outcome:
     """The final decision from the verdict counts, ``fail_on`` and the accept label.
 
-    fail: any regression or any benchmark that fails in head but ran in base (or, with
+    fail: any regression, any benchmark that fails in head but ran in base, or head ran none of
+    base's benchmarks (or, with
     ``fail_on=inconclusive``, anything unresolved); the accept label turns that into pass with an
     "accepted" note; inconclusive: otherwise, when some benchmark is inconclusive or failed, ran in
     base only, or nothing was compared at all; else pass. Exit 1 only for fail unless fail_on=never.
     """
-    regressions = counts.get(Verdict.REGRESSION, 0) + failed_in_head_only
     compared = sum(counts.values())
+    lost_all = only_in_base > 0 and not compared  # head ran none of base's benchmarks
+    regressions = counts.get(Verdict.REGRESSION, 0) + failed_in_head_only + lost_all
     unresolved = counts.get(Verdict.INCONCLUSIVE, 0) + counts.get(Verdict.FAILED, 0) + only_in_base
     failing = regressions > 0 or (fail_on == "inconclusive" and (unresolved > 0 or not compared))
     extra = {"failed_in_head_only": failed_in_head_only, "only_in_base": only_in_base}
@@ -151,7 +153,13 @@ def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
     broken = outcome.failed_in_head_only
     undecided = c.get("inconclusive", 0) + c.get("failed", 0) - broken
     unresolved = undecided + outcome.only_in_base
+    lost_all = outcome.only_in_base > 0 and not sum(c.values())
     if outcome.accepted:
+        if lost_all:
+            return (
+                "success",
+                f"accepted: no benchmark ran in head ({outcome.only_in_base} missing), label {accept_label}",
+            )
         if regressions or broken:
             what = ", ".join(
                 text
@@ -164,6 +172,10 @@ def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
             return "success", f"accepted: {what} accepted by the label {accept_label}"
         return "success", f"accepted: {unresolved} inconclusive/failed accepted by the label {accept_label}"
     if outcome.decision == Decision.FAIL:
+        if lost_all:
+            return "failure", (
+                f"no benchmark of base ran in head ({outcome.only_in_base} missing): see the PR comment"
+            )
         if regressions or broken:
             parts = [f"{regressions} regression(s)"] if regressions else []
             if broken:
@@ -177,10 +189,7 @@ def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
         )
     if outcome.decision == Decision.INCONCLUSIVE:
         if not sum(c.values()):
-            return "success", (
-                f"inconclusive: no benchmark was compared ({outcome.only_in_base} ran in base only); "
-                "see the job summary"
-            )
+            return "success", "inconclusive: no benchmark was compared; see the job summary"
         parts = [f"{undecided} benchmark(s) could not be decided"] if undecided else []
         if outcome.only_in_base:
             parts.append(f"{outcome.only_in_base} ran in base only (not compared)")

@@ -278,18 +278,43 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def headline(decision: str, counts: Mapping[str, Any], n: int, accepted: bool, not_compared: int = 0) -> str:
+def accepted_what(counts: Mapping[str, Any], n: int, not_compared: int, failed_in_head_only: int) -> str:
+    """What an accept label turned from fail into pass, in words."""
+    reg = int(counts.get("regression", 0) or 0)
+    what = [
+        text
+        for text, k in (
+            (_plural(reg, "regression"), reg),
+            (f"{failed_in_head_only} failing in head", failed_in_head_only),
+            (f"no benchmark compared ({not_compared} missing in head)", not n and not_compared),
+        )
+        if k
+    ]
+    return ", ".join(what) or "unresolved benchmarks"
+
+
+def headline(
+    decision: str,
+    counts: Mapping[str, Any],
+    n: int,
+    accepted: bool,
+    not_compared: int = 0,
+    failed_in_head_only: int = 0,
+) -> str:
     """One phrase a reviewer reads first (plain text; escaped by the template). The decision
     may come from the publish policy (fail_on, accept label), so it need not follow the counts.
-    ``not_compared``: benchmarks that ran in base but not in head."""
-    if not n and not accepted:
-        return "no benchmark was compared" + (" — cannot tell yet" if decision != "fail" else "")
+    ``not_compared``: benchmarks that ran in base but not in head; ``failed_in_head_only``:
+    failed benchmarks whose base ran cleanly (they fail the gate like regressions)."""
     reg = int(counts.get("regression", 0) or 0)
     inc = int(counts.get("inconclusive", 0) or 0)
     failed = int(counts.get("failed", 0) or 0)
     imp = int(counts.get("improvement", 0) or 0)
-    if accepted:
-        return f"{_plural(reg, 'regression')} accepted"
+    if accepted:  # name what the label accepted (the status says the same)
+        return accepted_what(counts, n, not_compared, failed_in_head_only) + " accepted"
+    if not n:
+        if not_compared and decision == "fail":
+            return f"no benchmark of base ran in head ({not_compared} missing)"
+        return "no benchmark was compared" + (" — cannot tell yet" if decision != "fail" else "")
     problems = [
         p
         for p, k in (
@@ -411,8 +436,11 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
     return {
         "decision": decision,
         "decision_icon": DECISION_ICON.get(decision, "•"),
-        "headline": headline(decision, counts, n, context.accepted, not_compared),
+        "headline": headline(
+            decision, counts, n, context.accepted, not_compared, int(summary.get("failed_in_head_only") or 0)
+        ),
         "accepted": context.accepted,
+        "accepted_what": accepted_what(counts, n, not_compared, int(summary.get("failed_in_head_only") or 0)),
         "accept_label": context.accept_label,
         "run_url": context.run_url,
         "report_url": context.report_url,

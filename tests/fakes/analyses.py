@@ -212,7 +212,7 @@ def analysis(
         for b in benchmarks
     )
     if decision is None:
-        if counts["regression"] or failed_in_head_only:
+        if counts["regression"] or failed_in_head_only or (only_in_base and not benchmarks):
             decision = "fail"
         elif counts["inconclusive"] or counts["failed"] or only_in_base or not benchmarks:
             decision = "inconclusive"

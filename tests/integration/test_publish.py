@@ -139,7 +139,8 @@ def test_decide(counts, fail_on, label, expected, code):
         ({"failed": 1, "unchanged": 2}, {}, "regression", Decision.INCONCLUSIVE, 0),  # broken in base too
         ({"unchanged": 2}, {"only_in_base": 1}, "regression", Decision.INCONCLUSIVE, 0),
         ({"unchanged": 2}, {"only_in_base": 1}, "inconclusive", Decision.FAIL, 1),
-        ({}, {"only_in_base": 3}, "regression", Decision.INCONCLUSIVE, 0),
+        ({}, {"only_in_base": 3}, "regression", Decision.FAIL, 1),  # head ran none of them
+        ({}, {"only_in_base": 3}, "never", Decision.FAIL, 0),
         ({"unchanged": 0}, {}, "regression", Decision.INCONCLUSIVE, 0),
         ({"unchanged": 0}, {}, "inconclusive", Decision.FAIL, 1),
     ],
@@ -169,10 +170,14 @@ def test_a_head_that_crashes_fails_the_status_unless_accepted(job, fake):
     assert job.publish(doc) == 0
     status = fake.statuses_for(HEAD)[-1]
     assert status["state"] == "success" and "1 failing in head accepted" in status["description"]
+    (comment,) = fake.comments_on(PR)  # the headline names what was accepted, as the status does
+    assert "1 failing in head accepted" in comment["body"].splitlines()[1]
+    assert "0 regressions" not in comment["body"].splitlines()[1]
 
 
-def test_nothing_compared_is_inconclusive_and_comments(job, fake):
-    """Every benchmark renamed, or head's discovery broken: not a pass, and the PR hears of it."""
+def test_nothing_compared_fails_and_comments(job, fake):
+    """Every benchmark renamed, or head's discovery broken: not a pass (second audit: not even a
+    green inconclusive), and the PR hears of it."""
     job.pull_request()
     doc = analyses.analysis(
         [],
@@ -185,14 +190,20 @@ def test_nothing_compared_is_inconclusive_and_comments(job, fake):
             }
         ],
     )
-    assert doc["summary"]["decision"] == "inconclusive"
-    assert job.publish(doc) == 0
+    assert doc["summary"]["decision"] == "fail"
+    assert job.publish(doc) == 1
     status = fake.statuses_for(HEAD)[-1]
-    assert status["state"] == "success" and "no benchmark was compared" in status["description"]
-    assert job.outputs()["decision"] == "inconclusive"
+    assert (
+        status["state"] == "failure"
+        and "no benchmark of base ran in head (3 missing)" in status["description"]
+    )
+    assert job.outputs()["decision"] == "fail"
     (comment,) = fake.comments_on(PR)
     assert "within ±3%" not in comment["body"] and "ran only in main" in comment["body"]
-    assert "no benchmark was compared" in comment["body"].splitlines()[1]  # the headline
+    assert "no benchmark of base ran in head" in comment["body"].splitlines()[1]  # the headline
+    # nothing in either version (an empty analysis) says nothing: inconclusive, not a failure
+    assert job.publish(analyses.analysis([])) == 0
+    assert fake.statuses_for(HEAD)[-1]["description"].startswith("inconclusive: no benchmark was compared")
 
 
 # ---- pull_request ------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ def test_decision_policy() -> None:
     assert decision({"unchanged": 3}, only_in_base=2) is Decision.INCONCLUSIVE
     assert decision({"unchanged": 0, "failed": 0}) is Decision.INCONCLUSIVE
     assert decision({}) is Decision.INCONCLUSIVE
+    assert decision({}, only_in_base=2) is Decision.FAIL  # head ran none of base's benchmarks
 
 
 def _log(tmp_path: Path, rows: list[tuple[str, str, float | str, str]]) -> TrialLogs:
@@ -68,14 +69,15 @@ def test_a_benchmark_that_fails_only_in_head_fails_the_decision(tmp_path: Path) 
 
 
 def test_benchmarks_missing_in_head_are_not_a_pass(tmp_path: Path) -> None:
-    """Audit finding: a head that renames or loses every benchmark gave `pass (no benchmarks)`."""
+    """Audit finding: a head that renames or loses every benchmark gave `pass (no benchmarks)`;
+    the second audit: `inconclusive` still left the required check green."""
     rows = [(b, "base", 1.0 + i / 100, "ok") for b in ("a", "b") for i in range(5)]
     rows += [(b, "head", "", "skipped") for b in ("a", "b")]
     analysis = build_analysis(
         _log(tmp_path, rows), base="base", head="head", settings=Settings(resamples=200)
     )
     s = analysis["summary"]
-    assert (s["n_benchmarks"], s["only_in_base"], s["decision"]) == (0, 2, "inconclusive")
+    assert (s["n_benchmarks"], s["only_in_base"], s["decision"]) == (0, 2, "fail")
 
 
 def test_time_summary_counts_each_trial_once_and_scales_to_the_full_configuration() -> None:
