@@ -81,10 +81,12 @@ class CutLine:
 
     def describe(self, path: str | Path) -> str:
         shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
-        return (
-            f"{path} line {self.line} is cut off ({shown!r}: {self.fields} of {self.header_fields} "
-            "fields, no line end)"
+        what = (
+            f"{self.fields} of {self.header_fields} fields"
+            if self.fields < self.header_fields
+            else "a quoted field that never closes"
         )
+        return f"{path} line {self.line} is cut off ({shown!r}: {what}, no line end)"
 
     def fix(self, path: str | Path) -> str:
         if self.written_by_run:
@@ -124,6 +126,28 @@ def cut_off_last_line(path: Path) -> CutLine | None:
     written_by_run = _RUN_COLUMNS.issubset(c.strip() for c in names)
     if len(fields) >= len(names) and not written_by_run:
         return None
+    if not written_by_run and b'"' in tail:
+        # A quoted field may span lines (`run` never writes one; other tools may): the last
+        # physical line can end a complete record, or a cut can fall inside a quoted field. A
+        # full CSV parse finds where the last record starts; it is complete when its quotes are
+        # balanced and it has every field.
+        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
+            reader = csv.reader(fh)
+            last: list[str] = []
+            last_line = 1
+            previous = 0
+            for record_fields in reader:
+                last, last_line, previous = record_fields, previous + 1, reader.line_num
+        with path.open("rb") as fh:
+            data = fh.read()
+        offset = 0
+        for _ in range(last_line - 1):
+            offset = data.index(b"\n", offset) + 1
+        record = data[offset:]
+        if record.count(b'"') % 2 == 0 and len(last) >= len(names):
+            return None
+        text = record.decode("utf-8", "replace")
+        return CutLine(last_line, offset, text, len(last), len(names), written_by_run)
     with path.open("rb") as fh:
         line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
     return CutLine(line, offset, text, len(fields), len(names), written_by_run)

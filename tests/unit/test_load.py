@@ -177,3 +177,22 @@ def test_a_tidy_file_without_final_newline_keeps_its_last_row(tmp_path: Path) ->
     # a row with fewer fields than the header and no final newline is cut off, tidy or not
     logs = load_trials([write(tmp_path / "u.csv", "benchmark,version,value\na,main,1.5\na,HEA")])
     assert len(logs.frame) == 1 and codes(logs) == ["cut_off_row"]
+
+
+def test_a_quoted_multi_line_last_record_is_complete_and_a_cut_inside_quotes_is_cut(tmp_path: Path) -> None:
+    """Second audit: a valid tidy file whose last record has a quoted two-line field and no final
+    newline was truncated inside the quotes and became unreadable."""
+    body = "benchmark,version,value,status,reason\n" + "".join(
+        f"b,{v},{1 + i / 1000:.3f},ok,\n" for v in ("base", "head") for i in range(6)
+    )
+    whole = tmp_path / "whole.csv"
+    whole.write_text(body + 'c,head,,error,"line one\nline two"')
+    logs = load_trials([whole])
+    assert not [w for w in logs.warnings if w["code"] == "cut_off_row"]
+    assert (logs.frame["benchmark"] == "c").sum() == 1
+    cut = tmp_path / "cut.csv"
+    cut.write_text(body + 'c,head,,error,"line one\nline tw')
+    logs = load_trials([cut])
+    (w,) = [w for w in logs.warnings if w["code"] == "cut_off_row"]
+    assert "line 14" in w["message"] and "never closes" in w["message"]
+    assert (logs.frame["benchmark"] == "c").sum() == 0 and (logs.frame["benchmark"] == "b").sum() == 12
