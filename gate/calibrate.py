@@ -756,6 +756,19 @@ def calibrate(
         raise ConfigError(f"threshold {threshold} must be positive", "use e.g. --threshold 0.01")
     if plan is None and metric not in ("cv", "rmad"):
         plan = make_plan(dataset.full, seed, resamples)
+    if math.prod(dataset.full) < min_values and not any(
+        w["code"] == "full-too-small" for w in dataset.warnings
+    ):
+        dataset.warnings.append(
+            warning(
+                "full-too-small",
+                f"the full configuration ({'×'.join(map(str, dataset.full))}) gives only "
+                f"{math.prod(dataset.full)} values per version, fewer than {min_values}: no configuration, "
+                "not even the full one, lets a verdict call a change at 99 %",
+                "raise [full].iterations or [full].suite_runs so that suite_runs × iterations × "
+                f"measurements is at least {min_values}, then rerun the full configuration",
+            )
+        )
     choices: dict[str, Choice] = {}
     for name, series in dataset.series.items():
         choice = search(series, dataset.full, metric, threshold, plan, confidence, exhaustive, min_values)

@@ -70,6 +70,8 @@ CODE_CATEGORY: dict[str, str] = {
             "identical_values",
             "calibration_coverage",
             "calibration_too_small",
+            "full_too_small",
+            "full-too-small",
         ),
         "benchmarks",
     ),

@@ -574,3 +574,18 @@ def test_on_github_a_benchmark_name_cannot_issue_a_workflow_command(tmp_path, ca
     out, err = capsys.readouterr()
     assert "gate passed" in err and "from-output" in err  # the name and the output are shown...
     assert set(runner_commands(out + "\n" + err)) <= {"warning", "stop-commands"}  # ...but inert
+
+
+def test_a_full_configuration_too_small_for_a_verdict_is_named(tmp_path):
+    """Second audit: with fewer than 5 values per version no change can ever be called (the
+    verdict's rank test); the run says so and which [full] keys to raise."""
+    repo = make_repo(tmp_path, config(names=("a",), s=3, i=1, m=1))
+    assert run_cli(repo, tmp_path / "out") == 0
+    _, meta = load(tmp_path / "out")
+    (w,) = [w for w in meta["warnings"] if w["code"] == "full_too_small"]
+    assert "3 values per version, fewer than 5" in w["message"] and "[full].iterations" in w["action"]
+    (tmp_path / "repo2").mkdir()
+    repo = make_repo(tmp_path / "repo2", config(names=("a",), s=1, i=5, m=1))
+    assert run_cli(repo, tmp_path / "out2") == 0
+    _, meta = load(tmp_path / "out2")
+    assert not [w for w in meta["warnings"] if w["code"] == "full_too_small"]

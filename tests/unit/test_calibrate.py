@@ -453,3 +453,13 @@ def test_a_floor_on_values_per_version_leaves_out_smaller_configurations() -> No
     small = Series("s", noisy(0.001, 3, (1, 3, 1)), None)
     choice = search(small, (1, 3, 1), "cv", min_values=5)
     assert choice is not None and choice.config == (1, 3, 1)
+
+
+def test_a_full_configuration_below_the_floor_is_named() -> None:
+    ds = dataset({"b": noisy(0.001, 4, (3, 1, 1))})
+    calibrate(ds, "cv", min_values=5)
+    (w,) = [w for w in ds.warnings if w["code"] == "full-too-small"]
+    assert "3×1×1" in w["message"] and "[full].iterations" in w["action"]
+    ds = dataset({"b": noisy(0.001, 4, (3, 1, 1))})
+    calibrate(ds, "cv")  # µOpTime's own floor of 3: nothing to say
+    assert not [w for w in ds.warnings if w["code"] == "full-too-small"]
