@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import _signal
 import csv
 import io
 import math
@@ -94,7 +95,7 @@ def _kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-_RUNNING_WIDTH = 48  # bytes of the pid record ("PGID FROM TO"), rewritten in place
+_RUNNING_WIDTH = 64  # bytes of the pid record (see reap_leftover), rewritten in place
 _CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -115,23 +116,54 @@ def _proc_stat(pid: str) -> tuple[int, int] | None:
         return None
 
 
+def _holds_any(pid: str, links: set[str]) -> bool:
+    """Whether process ``pid`` has a descriptor open on one of ``links`` (``pipe:[INODE]``)."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # gone, or another user's
+        return False
+    for fd in fds:
+        with suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in links:
+                return True
+    return False
+
+
 def reap_leftover(pid_file: Path, owned_dir: Path) -> int:
     """Kill the process group a SIGKILLed gate left running (a trial, a build or a reset), so the
     resumed run does not measure beside it (the gate cannot clean up after SIGKILL).
 
-    ``pid_file`` holds the group recorded by :class:`SubprocessRunner` and the window of boot
-    time in which its leader was spawned. The group is ours if its leader is alive and started in
-    that window, or, when the leader has exited, if its members started after the window opened
-    (Linux does not reuse a pid while it is some live process's group id). A reused pid started
-    later, outside the window, and is never touched. A record without the window (written by an
-    older gate) falls back to the working-directory test: some member must run inside
-    ``owned_dir``. Returns the number of processes killed."""
+    ``pid_file`` holds what :class:`SubprocessRunner` recorded:
+
+    * ``PGID FROM TO``: the group and the window of boot time in which its leader was spawned.
+      The group is ours if its leader is alive and started in that window, or, when the leader
+      has exited, if its members started after the window opened (Linux does not reuse a pid
+      while it is some live process's group id). A reused pid started later, outside the window,
+      and is never touched.
+    * ``spawning FROM pipe:[A] pipe:[B]``: the gate died while spawning, before it learned the
+      child's pid (the child runs before ``Popen`` returns). The child's stdout and stderr were
+      created for it before the fork, so whatever holds one of them is that child or its
+      descendants; their groups are killed if every live member started after FROM.
+    * ``PGID`` alone (an older gate): the working-directory test, some member must run inside
+      ``owned_dir``.
+
+    Returns the number of processes killed."""
     try:
         text = pid_file.read_text(encoding="ascii").split()
     except (OSError, UnicodeDecodeError):
         return 0
-    if not text or not text[0].isdigit() or int(text[0]) <= 1:
+    if len(text) == 4 and text[0] == "spawning":
+        members = _reap_spawning(text[1], set(text[2:]))
+    elif not text or not text[0].isdigit() or int(text[0]) <= 1:
         return 0
+    else:
+        members = _reap_group(text, owned_dir)
+    with suppress(OSError):
+        pid_file.write_text("")
+    return members
+
+
+def _reap_group(text: list[str], owned_dir: Path) -> int:
     pgid = int(text[0])
     window: tuple[float, float] | None = None
     if len(text) == 3:
@@ -158,9 +190,106 @@ def reap_leftover(pid_file: Path, owned_dir: Path) -> int:
             members += 1
     if members:
         _kill_group(pgid)
-    with suppress(OSError):
-        pid_file.write_text("")
     return members
+
+
+def _reap_spawning(since: str, pipes: set[str]) -> int:
+    try:
+        start = float(since)
+    except ValueError:
+        return 0
+    groups: dict[int, list[int]] = {}  # pgid -> start times of its live members
+    holders: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        stat = _proc_stat(entry.name)
+        if stat is None:
+            continue
+        groups.setdefault(stat[0], []).append(stat[1])
+        # only a process started after the pipes were made can hold them (inherited from the gate)
+        if stat[1] >= start and stat[0] not in holders and _holds_any(entry.name, pipes):
+            holders.add(stat[0])
+    members = 0
+    for pgid in holders - {0, 1, os.getpgrp()}:
+        # the spawn made this group; a group with an older member (one a descendant joined) is not ours
+        if all(t >= start for t in groups[pgid]):
+            _kill_group(pgid)
+            members += len(groups[pgid])
+    return members
+
+
+_STOP_SIGNALS = (int(signal.SIGINT), int(signal.SIGTERM))
+
+
+class _SpawnSignals:
+    """SIGINT/SIGTERM during one :class:`SubprocessRunner` call, so that a stop signal at any
+    moment kills the spawned group (main thread only: Python runs signal handlers there).
+
+    * Held while the child's pid is unknown. The child runs (and may write files, start its own
+      children) before ``Popen`` returns; a KeyboardInterrupt raised inside ``Popen`` (after the
+      fork, before the pid is stored, or while it reads the exec-status pipe) would leave a child
+      nobody knows, let alone kills. The handlers in place (Ctrl-C's, the CLI's SIGTERM, the
+      driver's :class:`StopFlag`) are swapped for one that notes the signal, and
+      :meth:`release` calls them once ``proc`` is known. Held in Python, not with
+      ``pthread_sigmask``: a blocked mask is inherited through exec, so every benchmark would
+      run with SIGINT and SIGTERM blocked.
+    * A wakeup fd (``signal.set_wakeup_fd``) to poll beside the child's pipes. A signal that
+      lands after the interpreter's last check and before ``poll()`` blocks runs only its C
+      handler; without the wakeup fd the Python handler would wait until ``poll`` returns, for a
+      build up to its end (the run sat out a 60 s ``sleep`` that way).
+    """
+
+    __slots__ = ("_wakeup", "holding", "pending", "saved", "wakeup")
+
+    def __init__(self, wakeup: tuple[int, int]) -> None:
+        self.holding = False
+        self.pending: list[int] = []
+        self.saved: dict[int, Callable[[int, FrameType | None], Any]] = {}
+        self._wakeup = wakeup
+        self.wakeup = -1  # read end of the wakeup pipe once installed, for poll
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.holding:
+            self.pending.append(signum)
+        else:  # released, not yet restored: the handler that was in place, as if it still were
+            self.saved[signum](signum, frame)
+
+    def hold(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self.holding = True
+        # _signal: signal.signal/getsignal wrap these and turn the handlers into an enum (which a
+        # callable is not: a caught ValueError), ~3 µs a call, 10x the call itself
+        for s in _STOP_SIGNALS:
+            handler = _signal.getsignal(s)
+            if callable(handler):  # SIG_DFL / SIG_IGN stay: the process dies / ignores it anyway
+                self.saved[s] = handler
+                _signal.signal(s, self._handle)
+        # (from here on no stop signal raises until release)
+        previous = signal.set_wakeup_fd(self._wakeup[1], warn_on_full_buffer=False)
+        if previous in (-1, self._wakeup[1]):
+            self.wakeup = self._wakeup[0]
+        else:  # someone else's (an event loop's): put it back and poll without ours
+            signal.set_wakeup_fd(previous)
+
+    def release(self) -> None:
+        """Deliver the signals held so far (may raise KeyboardInterrupt) and stop holding."""
+        self.holding = False
+        while self.pending:
+            signum = self.pending.pop(0)
+            self.saved[signum](signum, None)
+
+    def restore(self) -> None:
+        """Release, then put the handlers back (a signal arriving meanwhile meets ``_handle``,
+        which passes it on: the same behaviour)."""
+        try:
+            self.release()
+        finally:
+            for s, handler in self.saved.items():
+                _signal.signal(s, handler)
+            if self.wakeup >= 0:
+                signal.set_wakeup_fd(-1)
 
 
 class SubprocessRunner:
@@ -168,8 +297,12 @@ class SubprocessRunner:
     scrubbed environment of the gate itself (adapters pass e.g. PYTHONDONTWRITEBYTECODE).
 
     With ``pid_file``, the process group of the running trial and when it was spawned are recorded
-    there (one ``pwrite`` per spawn), so a run resumed after the gate was SIGKILLed can reap it
-    (:func:`reap_leftover`)."""
+    there, so a run resumed after the gate was SIGKILLed can reap it (:func:`reap_leftover`): a
+    provisional record before the fork (the child runs before its pid is known), the group once
+    ``Popen`` returns, blanks once it is gone (three ``pwrite`` per spawn).
+
+    SIGINT/SIGTERM (Ctrl-C, a cancelled job) at any moment of a call kill the spawned group before
+    their KeyboardInterrupt leaves the call (:class:`_SpawnSignals`)."""
 
     def __init__(
         self,
@@ -185,6 +318,7 @@ class SubprocessRunner:
         # inherit it without re-encoding every variable per spawn (~80 µs).
         self._inherit = base_env is None and len(self.base_env) == len(os.environ)
         self._devnull: int | None = None
+        self._wakeup = (-1, -1)
 
     def __call__(
         self,
@@ -203,54 +337,79 @@ class SubprocessRunner:
             full_env = None if self._inherit and len(os.environ) == len(self.base_env) else self.base_env
         if self._devnull is None:  # opened once, not per spawn; dup2'ed to the child's stdin
             self._devnull = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-        start = time.perf_counter()
-        spawned_after = _boot_ticks() if self._pid_fd is not None else 0.0
+            self._wakeup = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signals = _SpawnSignals(self._wakeup)
+        proc: subprocess.Popen[bytes] | None = None
+        failed: OSError | None = None
+        fds: list[int] = []  # pipe ends still open here, closed on the way out
         try:
-            proc = subprocess.Popen(
-                args,
-                cwd=cwd,
-                env=full_env,
-                stdin=self._devnull,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                # Own process group: a timeout kills the whole tree, and the terminal's Ctrl-C
-                # (sent to the foreground group) reaches the gate only, which then finishes the
-                # trial. process_group=0 (setpgid) rather than start_new_session (setsid): the
-                # latter costs ~3 ms per spawn here (no vfork), more than a trivial benchmark.
-                process_group=0,
-            )
-        except OSError as exc:  # missing executable, bad cwd
-            return ProcessResult(127, "", f"cannot start {args[0]!r}: {exc.strerror or exc}", 0.0)
-        if self._pid_fd is not None:
-            # the leader's /proc starttime lies in [spawned_after, now] (ticks, truncated: -1 / +1)
-            record = f"{proc.pid} {int(spawned_after) - 1} {int(_boot_ticks()) + 1}"
-            os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
-        timed_out = False
-        try:
-            out, err, timed_out = _collect(proc, time.monotonic() + timeout)
+            signals.hold()
+            try:
+                out_r, out_w = os.pipe()
+                fds += (out_r, out_w)
+                err_r, err_w = os.pipe()
+                fds += (err_r, err_w)
+            except OSError as exc:  # out of descriptors (as Popen's own pipes would have been)
+                return _cannot_start(args, exc)
+            start = time.perf_counter()
+            spawned_after = 0.0
+            if self._pid_fd is not None:
+                spawned_after = _boot_ticks()
+                # Whatever holds these pipes is this child (or its descendants): a resume can
+                # find it even if the gate dies before Popen returns.
+                pipes = f"pipe:[{os.fstat(out_w).st_ino}] pipe:[{os.fstat(err_w).st_ino}]"
+                record = f"spawning {int(spawned_after) - 1} {pipes}"
+                os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
+            try:
+                proc = subprocess.Popen(
+                    args,
+                    cwd=cwd,
+                    env=full_env,
+                    stdin=self._devnull,
+                    stdout=out_w,
+                    stderr=err_w,
+                    # Own process group: a timeout kills the whole tree, and the terminal's Ctrl-C
+                    # (sent to the foreground group) reaches the gate only, which then finishes the
+                    # trial. process_group=0 (setpgid) rather than start_new_session (setsid): the
+                    # latter costs ~3 ms per spawn here (no vfork), more than a trivial benchmark.
+                    process_group=0,
+                )
+            except OSError as exc:  # missing executable, bad cwd
+                failed = exc
+            for fd in (out_w, err_w):  # the child's now: EOF once it and its descendants close them
+                os.close(fd)
+                fds.remove(fd)
+            if proc is None:
+                assert failed is not None
+                return _cannot_start(args, failed)
+            if self._pid_fd is not None:
+                # the leader's /proc starttime lies in [spawned_after, now] (ticks, truncated: -1 / +1)
+                record = f"{proc.pid} {int(spawned_after) - 1} {int(_boot_ticks()) + 1}"
+                os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
+            signals.release()  # a stop signal held during the spawn raises here, where proc is known
+            out, err, timed_out = _collect(proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup)
             if timed_out:
                 _kill_group(proc.pid)
                 # whatever it printed before the kill; a grandchild that left the group and still
                 # holds the pipes gets 5 s, then the pipes are abandoned
-                more_out, more_err, stuck = _collect(proc, time.monotonic() + 5)
+                more_out, more_err, stuck = _collect(proc, out_r, err_r, time.monotonic() + 5, signals.wakeup)
                 out, err = out + more_out, err + more_err
                 if stuck:
                     proc.kill()
                 proc.wait()
-        except BaseException:  # Ctrl-C twice: never leave the benchmark running
-            _kill_group(proc.pid)
-            proc.wait()
-            if self._pid_fd is not None:  # nothing left to reap: a resume must not warn
-                os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
+            elapsed = time.perf_counter() - start
+            _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
+        except BaseException:  # Ctrl-C (at any moment: see _SpawnSignals): never leave it running
+            if proc is not None:
+                _kill_group(proc.pid)
+                proc.wait()
             raise
         finally:
-            assert proc.stdout is not None and proc.stderr is not None
-            proc.stdout.close()
-            proc.stderr.close()
-        elapsed = time.perf_counter() - start
-        _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
-        if self._pid_fd is not None:
-            os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
+            for fd in fds:
+                os.close(fd)
+            if self._pid_fd is not None:  # nothing left to reap: a resume must not warn
+                os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
+            signals.restore()
         return ProcessResult(
             returncode=proc.returncode if proc.returncode is not None else -9,
             stdout=out.decode("utf-8", "replace"),
@@ -258,6 +417,10 @@ class SubprocessRunner:
             elapsed_s=elapsed,
             timed_out=timed_out,
         )
+
+
+def _cannot_start(args: Sequence[str], exc: OSError) -> ProcessResult:
+    return ProcessResult(127, "", f"cannot start {args[0]!r}: {exc.strerror or exc}", 0.0)
 
 
 OUTPUT_HEAD = 1 << 20  # bytes kept from the start of each stream
@@ -308,25 +471,34 @@ class _Capture:
         return bytes(self.head) + gap + b"".join(self.tail)
 
 
-def _collect(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes, bool]:
-    """Read stdout and stderr to EOF and reap the process, or give up at ``deadline``.
+def _collect(
+    proc: subprocess.Popen[bytes], out_fd: int, err_fd: int, deadline: float, wakeup: int = -1
+) -> tuple[bytes, bytes, bool]:
+    """Read the child's stdout and stderr (``out_fd``, ``err_fd``) to EOF and reap the process,
+    or give up at ``deadline``.
 
     ``Popen.communicate(timeout=...)`` ends with ``wait(timeout)``, a sleep-and-retry loop that
     costs ~0.2 ms per trivial trial; polling the pipes and then a pidfd waits exactly as long as
-    needed. Returns (stdout, stderr, timed_out).
+    needed. ``wakeup`` (see :class:`_SpawnSignals`) is polled too: a signal wakes the wait, its
+    handler runs (and raises to abort) as soon as ``poll`` returns. Returns (stdout, stderr,
+    timed_out).
     """
-    assert proc.stdout is not None and proc.stderr is not None
     stdout, stderr = _Capture(), _Capture()
-    captures = {proc.stdout.fileno(): stdout, proc.stderr.fileno(): stderr}
+    captures = {out_fd: stdout, err_fd: stderr}
     poller = select.poll()
     for fd in captures:
         poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+    if wakeup >= 0:
+        poller.register(wakeup, select.POLLIN)
     open_fds = len(captures)
     while open_fds:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return stdout.value(), stderr.value(), True
         for fd, _ in poller.poll(remaining * 1000):
+            if fd == wakeup:
+                _drain(wakeup)
+                continue
             data = os.read(fd, 65536)
             if data:
                 captures[fd].add(data)
@@ -335,24 +507,35 @@ def _collect(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, byt
                 open_fds -= 1
     out, err = stdout.value(), stderr.value()
     if proc.poll() is None:  # closed its output but still running: wait on a pidfd, no sleep loop
-        remaining = max(0.0, deadline - time.monotonic())
         try:
             pidfd = os.pidfd_open(proc.pid)
         except (AttributeError, OSError):  # pre-5.3 kernel
             try:
-                proc.wait(timeout=remaining)
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 return out, err, True
         else:
             try:
                 waiter = select.poll()
                 waiter.register(pidfd, select.POLLIN)
-                waiter.poll(remaining * 1000)
+                if wakeup >= 0:
+                    waiter.register(wakeup, select.POLLIN)
+                while True:
+                    ready = waiter.poll(max(0.0, deadline - time.monotonic()) * 1000)
+                    if not ready or any(fd == pidfd for fd, _ in ready):
+                        break
+                    _drain(wakeup)  # a signal whose handler did not abort (StopFlag's first)
             finally:
                 os.close(pidfd)
             if proc.poll() is None:
                 return out, err, True
     return out, err, False
+
+
+def _drain(fd: int) -> None:
+    """Empty the wakeup pipe (the bytes are signal numbers; the handlers have run or run now)."""
+    with suppress(BlockingIOError):
+        os.read(fd, 4096)
 
 
 # ---- trial log ---------------------------------------------------------------------------------
@@ -506,8 +689,13 @@ class StopFlag:
         if threading.current_thread() is not threading.main_thread():
             yield self
             return
-        old = {s: signal.signal(s, self._handler) for s in (signal.SIGINT, signal.SIGTERM)}
+        old: dict[signal.Signals, Any] = {}
         try:
+            # one at a time inside the try: a signal between the two installs (its handler
+            # raises) must not leave the first one installed for good
+            for s in (signal.SIGINT, signal.SIGTERM):
+                old[s] = signal.getsignal(s)
+                signal.signal(s, self._handler)
             yield self
         finally:
             for s, h in old.items():

@@ -13,7 +13,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from gate.driver import SubprocessRunner, reap_leftover
+from gate.driver import SubprocessRunner, _boot_ticks, reap_leftover
 
 
 def _alive(pid: int) -> bool:
@@ -29,8 +29,15 @@ def _alive(pid: int) -> bool:
 def test_the_running_trial_is_recorded_and_cleared(tmp_path: Path) -> None:
     record = tmp_path / ".running"
     runner = SubprocessRunner(pid_file=record)
-    result = runner(f"cat {record}; echo; echo $$", cwd=tmp_path, timeout=10)
-    recorded, spawned_after, spawned_before, own = result.stdout.split()
+    # The child runs before Popen returns: it may still see the provisional record of the spawn
+    # (its start and the child's pipes), then the group once the gate knows it.
+    wait_for_own_group = f'until grep -q "^$$ " {record}; do sleep 0.01; done'
+    result = runner(
+        f"cat {record}; echo; {wait_for_own_group}; cat {record}; echo; echo $$", cwd=tmp_path, timeout=10
+    )
+    first, final, own = result.stdout.splitlines()
+    assert first.split()[0] in ("spawning", own)
+    recorded, spawned_after, spawned_before = final.split()
     assert recorded == own  # the shell is the group leader; its pid is the group id
     with open(f"/proc/{os.getpid()}/stat") as f:  # any start time is in the same clock as the window
         assert int(spawned_after) <= int(spawned_before)
@@ -126,3 +133,78 @@ def test_a_reused_pid_outside_the_spawn_window_is_not_killed(tmp_path: Path) -> 
     finally:
         stranger.kill()
         stranger.wait()
+
+
+def test_a_gate_killed_before_popen_returns_leaves_a_child_the_resume_finds(tmp_path: Path) -> None:
+    """The child runs before ``Popen`` returns its pid: a gate SIGKILLed in between had recorded
+    only the spawn (its start and the child's pipes), and that is enough to find the child."""
+    out, repo = tmp_path / "out", tmp_path / "repo"
+    out.mkdir()
+    repo.mkdir()
+    child_pid = tmp_path / "child.pid"
+    gate = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import os, signal, subprocess
+                from pathlib import Path
+                from gate.driver import SubprocessRunner
+                real = subprocess._fork_exec
+                def fork_exec(*args):
+                    pid = real(*args)  # the child runs `sleep` already
+                    Path({str(child_pid)!r}).write_text(str(pid))
+                    os.kill(os.getpid(), signal.SIGKILL)  # before Popen returns
+                subprocess._fork_exec = fork_exec
+                runner = SubprocessRunner(pid_file=Path({str(out / ".running")!r}))
+                runner(["sleep", "60"], cwd=Path({str(repo)!r}), timeout=120)
+                """
+            ),
+        ]
+    )
+    gate.wait()
+    assert gate.returncode == -signal.SIGKILL
+    pid = int(child_pid.read_text())
+    try:
+        assert _alive(pid)
+        assert (out / ".running").read_text().split()[0] == "spawning"
+        assert reap_leftover(out / ".running", out) == 1
+        assert _wait_gone(pid)
+        assert (out / ".running").read_text() == ""
+    finally:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_spawning_record_kills_only_the_group_that_holds_its_pipes(tmp_path: Path) -> None:
+    """Holding the pipes is what makes a process the spawned child; its group must be young (made
+    by the spawn): an older group a holder joined, and processes without the pipes, stay."""
+    out = tmp_path / "out"
+    out.mkdir()
+    elder = subprocess.Popen(["sleep", "60"], cwd=tmp_path, process_group=0)  # an older group
+    time.sleep(0.05)  # > 1 clock tick: the spawn window opens after elder started
+    since = int(_boot_ticks()) - 1
+    ours_r, ours_w = os.pipe()
+    joined_r, joined_w = os.pipe()
+    procs = [elder]
+    try:
+        ours = subprocess.Popen(["sleep", "60"], stdout=ours_w, cwd=tmp_path, process_group=0)
+        procs.append(ours)
+        joined = subprocess.Popen(["sleep", "60"], stdout=joined_w, cwd=tmp_path, process_group=elder.pid)
+        procs.append(joined)
+        stranger = subprocess.Popen(["sleep", "60"], cwd=tmp_path, process_group=0)  # young, no pipe
+        procs.append(stranger)
+        pipes = " ".join(f"pipe:[{os.fstat(fd).st_ino}]" for fd in (ours_w, joined_w))
+        (out / ".running").write_text(f"spawning {since} {pipes}")
+        assert reap_leftover(out / ".running", out) == 1
+        assert _wait_gone(ours.pid)
+        assert _alive(elder.pid) and _alive(stranger.pid)
+        assert joined.poll() is None  # (not a group leader: _alive asks about groups)
+        assert (out / ".running").read_text() == ""
+    finally:
+        for fd in (ours_r, ours_w, joined_r, joined_w):
+            os.close(fd)
+        for p in procs:
+            p.kill()
+            p.wait()
