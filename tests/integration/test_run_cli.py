@@ -297,10 +297,24 @@ def test_failing_reset_stops_and_all_failed_trials_keep_the_worktrees(tmp_path, 
     assert (out / "worktrees" / "head-HEAD").is_dir()
 
 
+def _default_sigint() -> None:
+    # A test runner started as a background job (`cmd &` without job control, nohup) ignores
+    # SIGINT, and the ignore is inherited: the gate would then rightly ignore Ctrl-C too, and the
+    # signal tests would wait out the build. The gate under test gets a terminal's default.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(repo: Path, out: Path) -> subprocess.Popen:
     cmd = [PY, "-m", "gate", "run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1",
            "--head", "HEAD", "--out", str(out), "--seed", "9", "--instance", "box"]  # fmt: skip
-    return subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        cmd,
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
 
 
 def _wait_rows(path: Path, rows: int, proc: subprocess.Popen) -> None:
