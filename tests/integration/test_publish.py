@@ -197,7 +197,7 @@ def test_nothing_compared_fails_and_comments(job, fake):
         status["state"] == "failure"
         and "no benchmark of base ran in head (3 missing)" in status["description"]
     )
-    assert job.outputs()["decision"] == "fail"
+    assert job.outputs()["decision"] == "fail" and job.outputs()["not_compared"] == "3"
     (comment,) = fake.comments_on(PR)
     assert "within ±3%" not in comment["body"] and "ran only in main" in comment["body"]
     assert "no benchmark of base ran in head" in comment["body"].splitlines()[1]  # the headline
