@@ -150,7 +150,10 @@ def test_a_first_ctrl_c_at_any_bytecode_of_a_trial_is_kept_and_the_trial_complet
     assert at > 100
 
 
-def test_a_signal_taken_while_the_wait_is_not_interrupted_still_kills_the_child(tmp_path: Path) -> None:
+@pytest.mark.parametrize("handler", [signal.SIGINT], indirect=True)  # also when pytest ignores SIGINT
+def test_a_signal_taken_while_the_wait_is_not_interrupted_still_kills_the_child(
+    tmp_path: Path, handler: signal.Signals
+) -> None:
     """The C handler runs, but the main thread's poll() goes on (here: another thread took the
     signal; in the gate: it landed just before poll() blocked). Without the wakeup fd the call
     waited for the child to exit by itself."""
