@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Final
 
@@ -102,6 +103,21 @@ class Decision(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     INCONCLUSIVE = "inconclusive"
+
+
+def decision(counts: Mapping[str, int], *, failed_in_head_only: int = 0, only_in_base: int = 0) -> Decision:
+    """The default policy (``analyze``'s decision; ``publish`` adds fail_on and the accept label on
+    top). fail: a regression, a benchmark that ran cleanly in base and fails in head (a crash or
+    timeout the change introduced is a finding, never a pass), or no benchmark of base ran in head
+    at all (head's build or discovery broke, or it lost every benchmark); inconclusive: a
+    benchmark could not be decided, failed in base too, or some ran in base but not in head
+    (removed or renamed), or nothing was compared at all; else pass."""
+    compared = sum(int(n or 0) for n in counts.values())
+    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only or (only_in_base and not compared):
+        return Decision.FAIL
+    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
+        return Decision.INCONCLUSIVE
+    return Decision.PASS
 
 
 def warning(code: str, message: str, action: str) -> dict[str, str]:

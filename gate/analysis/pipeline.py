@@ -13,7 +13,7 @@ from gate import __version__
 from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
-from gate.model import ANALYSIS_SCHEMA, Decision, Verdict, utc_timestamp, warning
+from gate.model import ANALYSIS_SCHEMA, Verdict, decision, utc_timestamp, warning
 from gate.stats import stability
 
 VERDICT_ORDER = {
@@ -292,20 +292,6 @@ def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.Data
         if isinstance(k, int) and k > 0 and level in frame.columns:
             drop |= ((frame["benchmark"] == name) & (frame["kind"] == "ok") & (frame[level] <= k)).to_numpy()
     return frame.loc[~drop] if drop.any() else frame
-
-
-def decision(counts: dict[str, int], *, failed_in_head_only: int = 0, only_in_base: int = 0) -> Decision:
-    """The default policy. fail: a regression, a benchmark that ran cleanly in base and fails in
-    head (a crash or timeout the change introduced is a finding, never a pass), or no benchmark of
-    base ran in head at all (head's build or discovery broke, or it lost every benchmark);
-    inconclusive: a benchmark could not be decided, failed in base too, or some ran in base but not
-    in head (removed or renamed), or nothing was compared at all; else pass."""
-    compared = sum(int(n or 0) for n in counts.values())
-    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only or (only_in_base and not compared):
-        return Decision.FAIL
-    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
-        return Decision.INCONCLUSIVE
-    return Decision.PASS
 
 
 def fails_in_head_only(benchmark: dict[str, Any]) -> bool:

@@ -29,7 +29,7 @@ from gate.github.comment import CommentResult, upsert_comment
 from gate.github.context import COMMENT_CHOICES, FAIL_ON_CHOICES, ActionSettings, from_env
 from gate.github.event import EventInfo, load_event
 from gate.github.status import State, set_status
-from gate.model import ANALYSIS_SCHEMA, Decision, Verdict
+from gate.model import ANALYSIS_SCHEMA, Decision, Verdict, decision
 
 NAME = "publish"
 HELP = "publish analysis.json to GitHub: PR comment, commit status, job summary, outputs"
@@ -87,27 +87,17 @@ def decide(
     failed_in_head_only: int = 0,
     only_in_base: int = 0,
 ) -> Outcome:
-    """The final decision from the verdict counts, ``fail_on`` and the accept label.
-
-    fail: any regression, any benchmark that fails in head but ran in base, or head ran none of
-    base's benchmarks (or, with
-    ``fail_on=inconclusive``, anything unresolved); the accept label turns that into pass with an
-    "accepted" note; inconclusive: otherwise, when some benchmark is inconclusive or failed, ran in
-    base only, or nothing was compared at all; else pass. Exit 1 only for fail unless fail_on=never.
-    """
-    compared = sum(counts.values())
-    lost_all = only_in_base > 0 and not compared  # head ran none of base's benchmarks
-    regressions = counts.get(Verdict.REGRESSION, 0) + failed_in_head_only + lost_all
-    unresolved = counts.get(Verdict.INCONCLUSIVE, 0) + counts.get(Verdict.FAILED, 0) + only_in_base
-    failing = regressions > 0 or (fail_on == "inconclusive" and (unresolved > 0 or not compared))
+    """The final decision: the default policy (:func:`gate.model.decision`), then ``fail_on``
+    (``inconclusive`` also fails what the policy leaves inconclusive; ``never`` keeps the exit code
+    0) and the accept label (turns a fail into pass with an "accepted" note)."""
     extra = {"failed_in_head_only": failed_in_head_only, "only_in_base": only_in_base}
+    default = decision(counts, **extra)
+    failing = default is Decision.FAIL or (fail_on == "inconclusive" and default is Decision.INCONCLUSIVE)
     if failing and accepted_label:
         return Outcome(Decision.PASS, True, 0, counts, **extra)
     if failing:
         return Outcome(Decision.FAIL, False, 0 if fail_on == "never" else 1, counts, **extra)
-    if unresolved or not compared:
-        return Outcome(Decision.INCONCLUSIVE, False, 0, counts, **extra)
-    return Outcome(Decision.PASS, False, 0, counts, **extra)
+    return Outcome(default, False, 0, counts, **extra)
 
 
 def load_analysis(path: Path) -> dict[str, Any]:
