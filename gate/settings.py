@@ -81,6 +81,11 @@ class FullConfig:
     iterations: int = 5
     measurements: int = 1
 
+    @property
+    def values(self) -> int:
+        """Values per benchmark and version a full run gives."""
+        return self.suite_runs * self.iterations * self.measurements
+
 
 @dataclass(frozen=True)
 class SuiteConfig:

@@ -185,7 +185,6 @@ def check_calibration(calibration: Calibration, config: Config, names: Sequence[
     # A calibration made before the verdict's rank-test guard may give 3-4 values per version:
     # with those, no change can be called at 99 % (gate/analysis/compare.py, rank_floor).
     floor = rank_floor(VERDICT_CONFIDENCE)
-    full_values = config.full.suite_runs * config.full.iterations * config.full.measurements
     small = {
         n: math.prod(c.values())
         for n in known
@@ -202,9 +201,9 @@ def check_calibration(calibration: Calibration, config: Config, names: Sequence[
                 "action": (
                     "recalibrate with this gate version (`ordertrap-gate calibrate` picks at least "
                     f"{floor} values), or run without --calibration"
-                    if full_values >= floor
+                    if config.full.values >= floor
                     else f"raise [full].iterations or [full].suite_runs (their product with measurements "
-                    f"≥ {floor}; now {full_values}), rerun the full configuration and recalibrate"
+                    f"≥ {floor}; now {config.full.values}), rerun the full configuration and recalibrate"
                 ),
             }
         )
@@ -422,15 +421,15 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             seed, names, [v.revision for v in versions], order_pairs, config.full.measurements, instance
         )
     else:
-        full_values = config.full.suite_runs * config.full.iterations * config.full.measurements
-        if full_values < rank_floor(VERDICT_CONFIDENCE) and len(versions) == 2:
+        floor = rank_floor(VERDICT_CONFIDENCE)
+        if config.full.values < floor and len(versions) == 2:
             w = {
                 "code": "full_too_small",
-                "message": f"[full] in {config.path} gives {full_values} values per version, fewer than "
-                f"{rank_floor(VERDICT_CONFIDENCE)}: with so few values no change can be called at 99 %, "
-                "every change comes out inconclusive",
+                "message": f"[full] in {config.path} gives {config.full.values} values per version, fewer "
+                f"than {floor}: with so few values no change can be called at 99 %, every change comes "
+                "out inconclusive",
                 "action": "raise [full].iterations or [full].suite_runs (suite_runs × iterations × "
-                f"measurements ≥ {rank_floor(VERDICT_CONFIDENCE)})",
+                f"measurements ≥ {floor})",
             }
             warnings.append(w)
             _warn(w)
