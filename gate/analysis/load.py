@@ -131,19 +131,15 @@ def cut_off_last_line(path: Path) -> CutLine | None:
         # physical line can end a complete record, or a cut can fall inside a quoted field. A
         # full CSV parse finds where the last record starts; it is complete when its quotes are
         # balanced and it has every field.
-        with path.open(newline="", encoding="utf-8", errors="replace") as fh:
-            reader = csv.reader(fh)
-            last: list[str] = []
-            last_line = 1
-            previous = 0
-            for record_fields in reader:
-                last, last_line, previous = record_fields, previous + 1, reader.line_num
-        with path.open("rb") as fh:
-            data = fh.read()
-        offset = 0
-        for _ in range(last_line - 1):
-            offset = data.index(b"\n", offset) + 1
-        record = data[offset:]
+        data = path.read_bytes()
+        reader = csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""))
+        last: list[str] = []
+        last_line = 1
+        previous = 0
+        for record_fields in reader:
+            last, last_line, previous = record_fields, previous + 1, reader.line_num
+        record = data.split(b"\n", last_line - 1)[-1]  # from the last record's first line on
+        offset = len(data) - len(record)
         if record.count(b'"') % 2 == 0 and len(last) >= len(names):
             return None
         text = record.decode("utf-8", "replace")
