@@ -143,7 +143,8 @@ def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
     broken = outcome.failed_in_head_only
     undecided = c.get("inconclusive", 0) + c.get("failed", 0) - broken
     unresolved = undecided + outcome.only_in_base
-    lost_all = outcome.only_in_base > 0 and not sum(c.values())
+    compared = sum(c.values())
+    lost_all = outcome.only_in_base > 0 and not compared
     if outcome.accepted:
         if lost_all:
             return (
@@ -171,14 +172,14 @@ def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
             if broken:
                 parts.append(f"{broken} benchmark(s) fail in head but not in base")
             return "failure", f"{', '.join(parts)}, {improvements} improvement(s): see the PR comment"
-        if not sum(c.values()):
+        if not compared:
             return "failure", "no benchmark was compared and fail_on=inconclusive"
         return (
             "failure",
             f"{unresolved} inconclusive/failed/not compared benchmark(s) and fail_on=inconclusive",
         )
     if outcome.decision == Decision.INCONCLUSIVE:
-        if not sum(c.values()):
+        if not compared:
             return "success", "inconclusive: no benchmark was compared; see the job summary"
         parts = [f"{undecided} benchmark(s) could not be decided"] if undecided else []
         if outcome.only_in_base:
