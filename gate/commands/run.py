@@ -171,6 +171,16 @@ def check_calibration(calibration: Calibration, config: Config, names: Sequence[
                 f"({full['suite_run']}×{full['iteration']}×{full['measurement']}) of {config.path}",
                 fix + " (the file was made for another [full] configuration)",
             )
+    # `calibrate --discard-warmup N` refuses an N that drops every position of the level, so a file
+    # calibrated from a full run of this suite discards fewer than [full] has; runs execute the
+    # discarded positions on top of the calibrated ones.
+    level, count = warmup_of(calibration)
+    if count >= full.get(level, count + 1):
+        raise InputError(
+            f"calibration {calibration.path} discards the first {count} {level}(s) as warm-up, but [full] "
+            f"of {config.path} has only {full[level]}",
+            fix + f" (with --discard-warmup below {full[level]})",
+        )
     warnings = []
     known = [n for n in names if calibration.config_for(n) is not None]
     if len(known) < len(names) / 2:

@@ -6,11 +6,11 @@ calibration). Used by examples/workflows/perf-nightly.yml as the pull request's 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from gate import jsontext
 from gate.github.workflow_commands import escape_data
 
 MAX_ROWS = 200
@@ -18,7 +18,7 @@ MAX_ROWS = 200
 
 def _load(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsontext.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

@@ -23,6 +23,7 @@ from typing import Any, Literal
 import jinja2
 from markupsafe import Markup
 
+from gate import jsontext
 from gate.errors import InputError
 from gate.model import ANALYSIS_SCHEMA
 from gate.render import filters, view
@@ -114,10 +115,10 @@ def load_calibration_json(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     fix = "pass the file written by `ordertrap-gate calibrate` (.ordertrap/calibration.json), or drop --calibration"
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = jsontext.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"calibration file {p} does not exist", fix) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
         raise InputError(f"calibration file {p} is not valid JSON ({exc})", fix) from None
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), dict):
         raise InputError(

@@ -529,7 +529,14 @@ def test_an_include_without_a_header_does_not_stop_the_run(tmp_path):
 @pytest.mark.parametrize(
     ("change", "needle"),
     [
-        ({"levels": ["suite_run", "iteration", "second"]}, "has levels suite_run, iteration, second"),
+        (  # calibrated on the µOpTime Go data's levels
+            {
+                "levels": ["suite_run", "iteration", "second"],
+                "full": {"suite_run": 2, "iteration": 2, "second": 1},
+                "benchmarks": {"a": {"config": {"suite_run": 1, "iteration": 1, "second": 1}}},
+            },
+            "has levels suite_run, iteration, second",
+        ),
         (
             {"benchmarks": {"a": {"config": {"suite_run": 5, "iteration": 1, "measurement": 1}}}},
             "more than [full]",
