@@ -71,6 +71,11 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
+# Values per benchmark and version that [full] may ask for (suite_runs × iterations × measurements).
+# The width of a bootstrap CI shrinks like 1/√n, so beyond a few hundred values more buy little, and
+# analyze holds resamples × n indices in memory (10,000 × 10,000 × 8 bytes = 800 MB at this bound;
+# 20,000 values per version took 1.7 GB). A typo such as 1e9 is caught here, before any work.
+MAX_VALUES = 10_000
 
 
 @dataclass(frozen=True)
@@ -229,7 +234,11 @@ def _top_level(raw: Mapping[str, Any], path: Path) -> None:
 
 def _positive_int(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{where} must be a positive integer, got {value!r}", f"set {where} = 1 or more")
+        raise ConfigError(
+            f"{where} must be a positive integer, got {value!r}",
+            f"set {where} = 1 or more, a whole number without a decimal point or exponent (TOML reads "
+            "1e3 and 3.0 as floats)",
+        )
     return value
 
 
@@ -318,11 +327,19 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
 def _full(table: Mapping[str, Any]) -> FullConfig:
     _unknown_keys(table, FULL_KEYS, "[full]")
     defaults = FullConfig()
-    return FullConfig(
+    full = FullConfig(
         suite_runs=_positive_int(table.get("suite_runs", defaults.suite_runs), "[full].suite_runs"),
         iterations=_positive_int(table.get("iterations", defaults.iterations), "[full].iterations"),
         measurements=_positive_int(table.get("measurements", defaults.measurements), "[full].measurements"),
     )
+    if full.values > MAX_VALUES:
+        raise ConfigError(
+            f"[full] asks for suite_runs × iterations × measurements = {full.suite_runs} × {full.iterations} "
+            f"× {full.measurements} values per benchmark and version, more than {MAX_VALUES:,}",
+            "lower [full].suite_runs, iterations or measurements (the defaults 3 × 5 × 1 suit most suites; "
+            "README: Configuration)",
+        )
+    return full
 
 
 def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
@@ -380,10 +397,19 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
 def parse_config(data: bytes, path: Path) -> Config:
     """Parse the bytes of a config file (pure; :func:`load_config` reads the file)."""
     try:
-        raw = tomllib.loads(data.decode("utf-8"))
+        # A leading byte order mark (U+FEFF, as Windows editors write it) is the encoding's
+        # signature, not content (Unicode §23.8): "utf-8-sig" skips it; the hash covers the bytes.
+        raw = tomllib.loads(data.decode("utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{path} is not valid TOML: {exc}", "fix the syntax at the position shown"
+        ) from None
+    except RecursionError:
+        # tomllib recurses once per nested array or inline table
+        raise ConfigError(
+            f"{path} is not valid TOML: arrays or inline tables are nested too deeply to parse",
+            "no key of .ordertrap.toml needs more than two levels of brackets: remove the nesting "
+            "(README: Configuration)",
         ) from None
     _top_level(raw, path)
     suite_table = raw.get("suite", {})

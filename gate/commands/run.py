@@ -336,9 +336,10 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
     ]
     mode = "order-check" if args.order_check else "rmit"
-    order_pairs = (
-        (args.order_pairs or config.full.suite_runs * config.full.iterations) if args.order_check else None
-    )
+    order_pairs = None
+    if args.order_check:  # --order-pairs 0 is an error (the schedule says so), not the default
+        default_pairs = config.full.suite_runs * config.full.iterations
+        order_pairs = args.order_pairs if args.order_pairs is not None else default_pairs
     calib_meta = None
     if calibration is not None:
         calib_meta = {

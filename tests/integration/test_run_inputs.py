@@ -101,3 +101,80 @@ def test_report_reads_a_deeply_nested_calibration_as_an_error(tmp_path):
     path.write_text('{"benchmarks": ' + "[" * 100_000 + "]" * 100_000 + "}")
     with pytest.raises(InputError, match="nested too deeply"):
         load_calibration_json(path)
+
+
+# ---- .ordertrap.toml ---------------------------------------------------------------------------
+
+
+def _run_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, *extra: str
+) -> tuple[int, str]:
+    repo = make_repo(tmp_path, text)
+    code = run_cli(repo, tmp_path / "out", *extra)
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("full", "needle", "fix"),
+    [
+        (
+            "suite_runs = 1e20",
+            "[full].suite_runs must be a positive integer, got 1e+20",
+            "without a decimal point",
+        ),
+        (
+            "suite_runs = 3.0",
+            "[full].suite_runs must be a positive integer, got 3.0",
+            "without a decimal point",
+        ),
+        (
+            "suite_runs = 100000000000000000000",
+            "100000000000000000000 × 2 × 1 values per benchmark and version, more than 10,000",
+            "lower [full].suite_runs, iterations or measurements",
+        ),
+        ("iterations = 1000000000", "2 × 1000000000 × 1 values", "lower [full].suite_runs"),
+        ("measurements = 20000", "2 × 2 × 20000 values", "lower [full].suite_runs"),
+    ],
+)
+def test_full_levels_out_of_range_are_refused_before_any_work(tmp_path, capsys, full, needle, fix):
+    text = config(s=2, i=2).replace("[full]\n", f"[full]\n{full}\n")
+    text = "\n".join(line for line in text.splitlines() if line.split(" = ")[0] != full.split(" = ")[0])
+    code, err = _run_config(tmp_path, capsys, text + f"\n{full}\n")
+    assert code == 2, err
+    assert needle in err and "\n  fix: " in err and fix in err.split("fix: ")[1]
+    assert not (tmp_path / "out" / "meta.json").exists()
+
+
+def test_a_schedule_too_long_to_hold_is_refused(tmp_path, capsys):
+    # 10 benchmarks × 2 versions × 100 suite runs × 100 iterations = 200,000 trials
+    names = tuple("abcdefghij")
+    code, err = _run_config(tmp_path, capsys, config(names=names, s=100, i=100))
+    assert code == 2, err
+    assert "the schedule would hold 200,000 trials (10 benchmarks × 2 versions" in err
+    assert "more than 100,000" in err and "fix: lower [full].suite_runs or [full].iterations" in err
+    assert not (tmp_path / "out" / "meta.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("pairs", "needle"), [("1000000000", "more than 100,000"), ("0", "--order-pairs must be at least 1")]
+)
+def test_order_pairs_out_of_range_are_refused(tmp_path, capsys, pairs, needle):
+    code, err = _run_config(tmp_path, capsys, config(s=1, i=1), "--order-check", "--order-pairs", pairs)
+    assert code == 2, err
+    assert needle in err and "--order-pairs" in err
+    assert not (tmp_path / "out" / "meta.json").exists()
+
+
+def test_deeply_nested_arrays_in_the_config_are_a_clear_error(tmp_path, capsys):
+    text = config().replace("[suite]\n", "[suite]\ninclude = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    code, err = _run_config(tmp_path, capsys, text)
+    assert code == 2
+    assert "is not valid TOML: arrays or inline tables are nested too deeply" in err
+    assert ".ordertrap.toml" in err and "fix: no key of .ordertrap.toml needs" in err
+
+
+def test_a_config_with_a_byte_order_mark_is_read(tmp_path, capsys):
+    code, err = _run_config(tmp_path, capsys, "\ufeff" + config(s=1, i=1))
+    assert code == 0, err
+    df, _meta = load(tmp_path / "out")
+    assert len(df) == 2 * 2
