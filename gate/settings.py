@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
 from gate.errors import ConfigError
 
@@ -123,10 +124,11 @@ class Config:
         return {**dict(self.adapter_table), "benchmarks": list(self.raw.get("benchmark", []))}
 
     def selects(self, name: str) -> bool:
-        """``[suite] include``/``exclude`` filter on discovered benchmark names (re.search)."""
-        if self.suite.include and not any(re.search(p, name) for p in self.suite.include):
+        """``[suite] include``/``exclude`` filter on discovered benchmark names (re.search
+        semantics, in time linear in the name: :mod:`gate.safe_regex`)."""
+        if self.suite.include and not any(safe_regex.search(p, name) for p in self.suite.include):
             return False
-        return not any(re.search(p, name) for p in self.suite.exclude)
+        return not any(safe_regex.search(p, name) for p in self.suite.exclude)
 
     def override(self, spec: BenchmarkSpec) -> BenchmarkSpec:
         """Apply ``unit``/``higher_is_better`` of a ``[[benchmark]]`` entry with the same name.
@@ -270,11 +272,13 @@ def _regexes(value: Any, where: str) -> tuple[str, ...]:
         raise ConfigError(f"{where} must be a list of regular expressions", f'write {where} = ["^parse"]')
     for pattern in value:
         try:
-            re.compile(pattern)
+            safe_regex.compile_filter(pattern)
         except re.error as exc:
             raise ConfigError(
                 f"{where}: invalid regular expression {pattern!r}: {exc}", "fix the pattern"
             ) from None
+        except safe_regex.UnsafePattern as exc:
+            raise ConfigError(f"{where}: {pattern!r}: {exc}", exc.fix) from None
     return tuple(value)
 
 

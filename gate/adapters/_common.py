@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure, VersionContext
 from gate.errors import ConfigError
 from gate.model import TrialStatus
@@ -108,7 +109,8 @@ def with_configured(
 
 
 def filter_discovered(names: Sequence[str], settings: Mapping[str, Any], adapter: str) -> list[str]:
-    """Apply the optional ``include`` regex (Python syntax, ``re.search``) of the adapter table."""
+    """Apply the optional ``include`` regex (Python syntax, ``re.search`` semantics, in time linear
+    in the name: :mod:`gate.safe_regex`) of the adapter table."""
     include = settings.get("include")
     if not include:
         return list(names)
@@ -117,9 +119,11 @@ def filter_discovered(names: Sequence[str], settings: Mapping[str, Any], adapter
             f"[{adapter}] include must be a string regex", f'write [{adapter}] include = "^Parse"'
         )
     try:
-        pattern = re.compile(include)
+        pattern = safe_regex.compile_filter(include)
     except re.error as exc:
         raise ConfigError(f"[{adapter}] include is not a valid regex: {exc}", "fix the regex") from exc
+    except safe_regex.UnsafePattern as exc:
+        raise ConfigError(f"[{adapter}] include {include!r}: {exc}", exc.fix) from None
     return [n for n in names if pattern.search(n)]
 
 

@@ -178,3 +178,29 @@ def test_a_config_with_a_byte_order_mark_is_read(tmp_path, capsys):
     assert code == 0, err
     df, _meta = load(tmp_path / "out")
     assert len(df) == 2 * 2
+
+
+# ---- include / exclude regexes ------------------------------------------------------------------
+
+
+def test_a_backtracking_include_pattern_cannot_stall_the_run(tmp_path, capsys):
+    # re.search("(a+)+$", "a" * 40 + "!") backtracks through 2**40 ways to split the a's
+    hostile = "a" * 40 + "!"
+    text = config('include = ["(a+)+$", "^b$"]', names=(hostile, "b"), s=1, i=1)
+    code, err = _run_config(tmp_path, capsys, text)
+    assert code == 0, err
+    df, meta = load(tmp_path / "out")
+    assert set(df.benchmark) == {"b"} and list(meta["benchmarks"]) == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("suite", "needle"),
+    [
+        ('include = ["^(?!slow)"]', "[suite].include: '^(?!slow)': the pattern uses a negative lookahead"),
+        ('exclude = ["(a)\\\\1"]', "[suite].exclude: '(a)\\\\1': the pattern uses a backreference"),
+    ],
+)
+def test_a_pattern_without_a_linear_match_is_refused_with_a_fix(tmp_path, capsys, suite, needle):
+    code, err = _run_config(tmp_path, capsys, config(suite))
+    assert code == 2, err
+    assert needle in err and "fix: write it without; for 'everything except' list the exceptions" in err
