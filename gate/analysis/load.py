@@ -22,7 +22,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gate import jsontext
 from gate.errors import InputError
 from gate.model import TRIAL_LOG_SCHEMA, TrialStatus, warning
 
@@ -101,7 +101,25 @@ def cut_off_last_line(path: Path) -> CutLine | None:
     """A last line that does not end the file properly: no line end and fewer fields than the
     header, or no line end in a log written by `run` (it ends every row with a newline, so a row
     without one was cut, even when only its last field is short). A hand-written file whose last
-    row merely lacks the final newline is complete."""
+    row merely lacks the final newline is complete.
+
+    Raises :class:`InputError` naming the file when the csv module cannot parse it (a carriage
+    return inside an unquoted field, a field over the csv module's size limit)."""
+    try:
+        return _cut_off_last_line(path)
+    except csv.Error as exc:
+        reason = str(exc).split(" - do you need")[0]  # the csv module's hint is about open()
+        stray_cr = "new-line character" in reason
+        raise InputError(
+            f"{path} is not a readable CSV trial log ({reason})"
+            + (": a carriage return (\\r) inside an unquoted field" if stray_cr else ""),
+            'remove the stray \\r or quote the field ("…") as the trials.csv written by `ordertrap-gate run` does'
+            if stray_cr
+            else "repair the malformed record, or pass the trials.csv written by `ordertrap-gate run`",
+        ) from None
+
+
+def _cut_off_last_line(path: Path) -> CutLine | None:
     try:
         size = path.stat().st_size
         with path.open("rb") as fh:
@@ -163,8 +181,8 @@ def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | N
     if meta_path is None:
         return None
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        meta = jsontext.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
         warnings.append(
             warning(
                 "meta_unreadable",

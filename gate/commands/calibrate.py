@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gate import __version__
+from gate import __version__, jsontext
 from gate.calibrate import (
     AUDIT_THRESHOLD_PCT,
     DEFAULT_SEED,
@@ -121,7 +121,7 @@ def _base_first(versions: list[str], trials: str) -> list[str]:
     and the base comes first (it is the version the calibration is for); otherwise the order of
     first appearance in the log."""
     try:
-        meta = json.loads((Path(trials).parent / "meta.json").read_text(encoding="utf-8"))
+        meta = jsontext.loads((Path(trials).parent / "meta.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return versions
     if not isinstance(meta, dict):

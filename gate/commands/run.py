@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, environment, worktree
+from gate import __version__, environment, jsontext, worktree
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.calibration_file import Calibration, load_calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
@@ -319,8 +319,8 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     existing: dict[str, Any] | None = None
     if meta_path.exists():
         try:
-            existing = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
+            existing = jsontext.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
             raise InputError(f"{meta_path} is unreadable: {exc}", "pass a new --out") from None
         if not isinstance(existing, dict) or existing.get("schema_version", 0) > TRIAL_LOG_SCHEMA:
             raise InputError(

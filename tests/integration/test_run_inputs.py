@@ -204,3 +204,15 @@ def test_a_pattern_without_a_linear_match_is_refused_with_a_fix(tmp_path, capsys
     code, err = _run_config(tmp_path, capsys, config(suite))
     assert code == 2, err
     assert needle in err and "fix: write it without; for 'everything except' list the exceptions" in err
+
+
+def test_a_meta_json_nested_too_deeply_in_out_is_a_clear_error(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "meta.json").write_text("[" * 100_000 + "]" * 100_000)
+    code, err = _run_config(tmp_path, capsys, config(s=1, i=1))
+    assert code == 2
+    assert (
+        "meta.json is unreadable: arrays or objects are nested too deeply" in err
+        and "fix: pass a new --out" in err
+    )

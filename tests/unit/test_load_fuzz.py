@@ -19,14 +19,17 @@ VALUES = st.sampled_from(
 )
 STATUS = st.sampled_from(["ok", "ok", "ok", "error", "timeout", "", "weird"])
 ROW = st.tuples(
-    st.sampled_from(["a", "b", "c,d", "é", ""]), st.sampled_from(["main", "HEAD", "other"]), VALUES, STATUS
+    st.sampled_from(["a", "b", "c,d", "é", "", "x\ry"]),
+    st.sampled_from(["main", "HEAD", "other"]),
+    VALUES,
+    STATUS,
 )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows=st.lists(ROW, max_size=40), with_status=st.booleans())
+@given(rows=st.lists(ROW, max_size=40), with_status=st.booleans(), end=st.sampled_from(["\n", ""]))
 def test_any_log_gives_valid_json_or_a_gate_error(
-    rows: list[tuple[str, str, str, str]], with_status: bool
+    rows: list[tuple[str, str, str, str]], with_status: bool, end: str
 ) -> None:
     header = "benchmark,version,value" + (",status" if with_status else "")
     lines = [header]
@@ -35,7 +38,7 @@ def test_any_log_gives_valid_json_or_a_gate_error(
         lines.append(f"{name},{v},{x}" + (f",{s}" if with_status else ""))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trials.csv"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path.write_bytes(("\n".join(lines) + end).encode())  # "x\ry": a stray carriage return
         try:
             logs = load_trials([path])
             doc = build_analysis(logs, base="main", head="HEAD", settings=Settings(resamples=200))
