@@ -92,16 +92,22 @@ def md_code(value: object, table: bool = True) -> str:
 
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.\-]*:", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _URL_UNSAFE = {c: f"%{ord(c):02X}" for c in " ()<>[]\"'`|\\{}^"}
 
 
 def safe_url(value: object) -> str:
     """A link target that cannot break out of ``[text](url)`` or an attribute, and only
-    http(s) or relative (no ``javascript:``); anything else becomes ``#``."""
-    text = str(value).strip()
+    http(s) or relative (no ``javascript:``); anything else becomes ``#``.
+
+    Browsers drop leading and trailing C0 controls and spaces and every tab and newline before
+    they read the scheme (WHATWG URL Standard, "basic URL parser"), so ``"\x01javascript:"`` and
+    ``"java\tscript:"`` are ``javascript:`` URLs. Control characters (C0, DEL, C1) and surrounding
+    whitespace are therefore removed first, and the scheme is checked on exactly the text returned."""
+    text = "".join(c for c in str(value) if not _CONTROL.match(c)).strip()
     if _SCHEME.match(text) and not text.lower().startswith(("http://", "https://")):
         return "#"
-    return "".join(_URL_UNSAFE.get(c, c) for c in text if c >= " ")
+    return "".join(_URL_UNSAFE.get(c, c) for c in text)
 
 
 def truncate(value: object, limit: int) -> str:
@@ -231,8 +237,10 @@ def make_filters(fmt: str) -> dict[str, Callable[..., Any]]:
         return Markup(f"<code>{html.escape(str(value))}</code>")
 
     def url(value: object) -> str:
-        # percent-encoded by safe_url; in HTML attributes autoescape adds the & escaping
-        return Trusted(safe_url(value)) if md else safe_url(value)
+        # percent-encoded by safe_url; in HTML attributes autoescape adds the & escaping. A
+        # Markdown link destination decodes entity references (CommonMark, "Entity and numeric
+        # character references"), so "&#106;avascript:" would become a scheme: & is written &amp;.
+        return Trusted(safe_url(value).replace("&", "&amp;")) if md else safe_url(value)
 
     def plain(f: Callable[..., str]) -> Callable[..., str]:
         # Numbers are produced here from floats: only digits, signs, "%", "[],.", "e" and "—",
