@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from types import FrameType
 
 from gate import __version__
+from gate.bidi import visible_output
 from gate.errors import GateError
 from gate.github.workflow_commands import inert_output
 
@@ -109,8 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser([chosen] if chosen in known else [])
     args = parser.parse_args(argv)
     # On GitHub, nothing printed (benchmark names, quoted framework errors) can be read by the
-    # runner as a workflow command; the gate's own commands go past this filter.
-    with inert_output(), _sigterm_as_ctrl_c():
+    # runner as a workflow command; the gate's own commands go past this filter. Everywhere,
+    # bidirectional controls in what is printed are shown, not obeyed (gate.bidi).
+    with visible_output(), inert_output(), _sigterm_as_ctrl_c():
         try:
             return int(args._run(args))
         except GateError as exc:

@@ -39,6 +39,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from gate.bidi import show_bidi
+
 DASH = "—"
 
 _MD_BACKSLASH = set("\\`*_~[]!|$")
@@ -64,7 +66,7 @@ _MD_SPECIAL = re.compile(r"[\\`*_~\[\]!|$&<>@#\r\n:]|www\.|GH-", re.IGNORECASE)
 
 def md_escape(value: object) -> str:
     """Escape untrusted text for GitHub-flavoured Markdown (inline text or a table cell)."""
-    text = value if type(value) is str else str(value)
+    text = show_bidi(value if type(value) is str else str(value))
     if not _MD_SPECIAL.search(text):  # fast path: most names and all numbers
         return text
     escaped = text.replace("\r\n", " ").translate(_MD_TABLE)
@@ -75,7 +77,7 @@ def md_escape(value: object) -> str:
 
 def md_code(value: object, table: bool = True) -> str:
     """A Markdown code span showing ``value`` literally (``table`` escapes ``|`` for a GFM cell)."""
-    text = str(value).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    text = show_bidi(str(value)).replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
     if table and "\\|" in text:
         # GFM's cell splitter pairs a backslash with the next character even inside a code
         # span, so "\\|" cannot be shown in a code span within a table; escaped text can.
@@ -234,7 +236,7 @@ def make_filters(fmt: str) -> dict[str, Callable[..., Any]]:
     def code(value: object, table: bool = True) -> str:
         if md:
             return Trusted(md_code(value, table=table))
-        return Markup(f"<code>{html.escape(str(value))}</code>")
+        return Markup(f"<code>{html.escape(show_bidi(str(value)))}</code>")
 
     def url(value: object) -> str:
         # percent-encoded by safe_url; in HTML attributes autoescape adds the & escaping. A

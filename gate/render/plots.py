@@ -31,6 +31,8 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
+from gate.bidi import show_bidi
+
 BASE_COLOR = "#4c72b0"
 HEAD_COLOR = "#dd8452"
 DPI = 80
@@ -126,7 +128,7 @@ def benchmark_figure(
         )
     for t in _ticks(lo, hi):
         number, tick_unit = split_quantity(t, unit)
-        label = html.escape(f"{number} {tick_unit}".strip())  # the unit comes from the analysis
+        label = html.escape(show_bidi(f"{number} {tick_unit}".strip()))  # the unit comes from the analysis
         out.append(f'<text x="{panels[0][0] - 4}" y="{y(t) + 3:.1f}" text-anchor="end">{label}</text>')
         out.append(
             f'<line x1="{panels[0][0] - 2}" x2="{panels[0][0]}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#999"/>'

@@ -24,6 +24,7 @@ import jinja2
 from markupsafe import Markup
 
 from gate import jsontext
+from gate.bidi import show_bidi
 from gate.errors import InputError
 from gate.model import ANALYSIS_SCHEMA
 from gate.render import filters, view
@@ -130,6 +131,12 @@ def load_calibration_json(path: str | Path) -> dict[str, Any]:
 # ---- environments ------------------------------------------------------------------------------------
 
 
+def _html_finalize(value: Any) -> Any:
+    """Every ``{{ … }}`` in the HTML report shows bidirectional controls visibly (gate.bidi)
+    before autoescape; markup built by a filter (``code``) did so itself."""
+    return show_bidi(value) if type(value) is str else value
+
+
 def _md_finalize(value: Any) -> Any:
     """Every ``{{ … }}`` in a Markdown template is escaped unless a filter marked it trusted."""
     if type(value) is filters.Trusted or isinstance(value, Markup):  # Markup: Jinja's |safe
@@ -154,7 +161,7 @@ def _environments(template_dir: str | None) -> tuple[jinja2.Environment, jinja2.
     }
     md = jinja2.Environment(autoescape=False, finalize=_md_finalize, **common)
     md.filters.update(filters.make_filters("md"))
-    html_env = jinja2.Environment(autoescape=True, **common)
+    html_env = jinja2.Environment(autoescape=True, finalize=_html_finalize, **common)
     html_env.filters.update(filters.make_filters("html"))
     return md, html_env
 

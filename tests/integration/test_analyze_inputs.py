@@ -113,3 +113,14 @@ def test_calibrate_reads_past_a_meta_json_nested_too_deeply(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads((tmp_path / "c.json").read_text())["source"]["version"] == "main"
+
+
+def test_bidi_controls_in_names_are_shown_visibly_on_the_terminal_and_kept_in_the_data(tmp_path):
+    name = "fast\u202eesolc"  # displays as "fastclose" when the override is obeyed
+    log = make_log(tmp_path / "r1", {name: (1.10, 0.005, False), "load": (1.0, 0.005, False)})
+    out = tmp_path / "analysis.json"
+    proc = analyze(log, "--json", out, "--resamples", "1000")
+    assert proc.returncode == 0, proc.stderr
+    assert "fast<U+202E>esolc" in proc.stdout
+    assert "\u202e" not in proc.stdout + proc.stderr
+    assert name in {b["benchmark"] for b in json.loads(out.read_text())["benchmarks"]}

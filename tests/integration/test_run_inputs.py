@@ -216,3 +216,13 @@ def test_a_meta_json_nested_too_deeply_in_out_is_a_clear_error(tmp_path, capsys)
         "meta.json is unreadable: arrays or objects are nested too deeply" in err
         and "fix: pass a new --out" in err
     )
+
+
+def test_bidi_controls_in_names_are_shown_visibly_by_run_and_kept_in_the_log(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")  # annotations and progress go through the same filter
+    name = "fast\u202eesolc"
+    code, err = _run_config(tmp_path, capsys, config(names=(name,), s=1, i=1))  # trial 1 is printed
+    assert code == 0, err
+    assert "fast<U+202E>esolc" in err and "\u202e" not in err  # progress lines name each trial
+    df, meta = load(tmp_path / "out")
+    assert name in set(df.benchmark) and name in meta["benchmarks"]

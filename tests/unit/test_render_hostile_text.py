@@ -49,3 +49,39 @@ def test_rendered_links_use_the_filtered_target(fmt):
     text = render(analyses.mixed(), fmt, ctx)
     assert not re.search(r"java\W*script\s*:", text, re.IGNORECASE)
     assert ("(#)" in text) if fmt != "html" else ('href="#"' in text)
+
+
+# ---- bidirectional controls ---------------------------------------------------------------------
+
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def _bidi_analysis() -> dict:
+    names = [f"fast{c}esolc" for c in BIDI]
+    benches = [
+        analyses.benchmark(
+            name,
+            ("regression", "inconclusive", "unchanged")[i % 3],
+            change_pct=(8.0, 3.5, 0.1)[i % 3],
+            unit="ms\u202e",
+            reason=f"reason for {name}",
+            warnings=[{"code": "carryover", "message": f"after {name}", "action": f"look at {name}"}],
+            seed=i,
+        )
+        for i, name in enumerate(names)
+    ]
+    return analyses.analysis(
+        benches,
+        base="main\u202e",
+        head="HEAD\u2067x",
+        warnings=[{"code": "x", "message": "suite \u202ewarning", "action": "act \u2066now"}],
+    )
+
+
+@pytest.mark.parametrize("fmt", ["comment", "summary", "html"])
+def test_bidi_controls_are_shown_visibly_in_every_report(fmt):
+    text = render(_bidi_analysis(), fmt, RenderContext())
+    assert not set(text) & set(BIDI), sorted({f"U+{ord(c):04X}" for c in set(text) & set(BIDI)})
+    for c in BIDI:
+        shown = f"U+{ord(c):04X}"
+        assert f"&lt;{shown}&gt;" in text or f"<{shown}>" in text, shown
