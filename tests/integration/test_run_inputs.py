@@ -226,3 +226,13 @@ def test_bidi_controls_in_names_are_shown_visibly_by_run_and_kept_in_the_log(tmp
     assert "fast<U+202E>esolc" in err and "\u202e" not in err  # progress lines name each trial
     df, meta = load(tmp_path / "out")
     assert name in set(df.benchmark) and name in meta["benchmarks"]
+
+
+def test_formula_like_names_are_kept_as_written_in_the_trial_log(tmp_path, capsys):
+    # trials.csv is data (pandas, analyze, calibrate match names across versions and runs); the
+    # gate writes no CSV meant for a spreadsheet, so it neutralises nothing here (README: Trial log)
+    names = ("=1+2", "=cmd|' /C calc'!A0", "+1", "-1", "@SUM(A1)", "\tx")
+    code, err = _run_config(tmp_path, capsys, config(names=names, s=1, i=1))
+    assert code == 0, err
+    df, _meta = load(tmp_path / "out")
+    assert set(df.benchmark) == set(names)
