@@ -277,6 +277,29 @@ def _extras(frame: pd.DataFrame) -> tuple[dict[str, Any] | None, Any, Any, list[
     return order_check, analyze_carryover(trials), analyze_similarity(trials), warnings
 
 
+def _meta_warnings(meta: dict[str, Any]) -> list[dict[str, str]]:
+    """The run's warnings from meta.json: each ``{code, message, action}`` with string values, as
+    `run` writes them; anything else (a hand-edited or damaged file) becomes one warning saying so."""
+    raw = meta.get("warnings") or []
+    entries = raw if isinstance(raw, list) else [raw]
+    keys = ("code", "message", "action")
+    good = [
+        {k: w[k] for k in keys}
+        for w in entries
+        if isinstance(w, dict) and all(isinstance(w.get(k), str) for k in keys)
+    ]
+    if len(good) < len(entries):
+        good.append(
+            warning(
+                "meta_malformed",
+                f"{len(entries) - len(good)} of the run's warnings in meta.json are not "
+                "{code, message, action} texts and were left out",
+                "restore meta.json from the run (`ordertrap-gate run` writes it beside trials.csv)",
+            )
+        )
+    return good
+
+
 def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.DataFrame:
     """Drop the first ``discard_warmup`` ok measurements of every trial of a benchmark whose
     calibrated configuration says so (meta.json ``benchmark_configs``; calibration decided that
@@ -289,7 +312,7 @@ def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.Data
         k = cfg.get("discard_warmup", 0) if isinstance(cfg, dict) else 0
         # run --calibration executed k extra positions at this level first (docs/contracts.md)
         level = cfg.get("warmup_level", "measurement") if isinstance(cfg, dict) else "measurement"
-        if isinstance(k, int) and k > 0 and level in frame.columns:
+        if type(k) is int and k > 0 and isinstance(level, str) and level in frame.columns:
             drop |= ((frame["benchmark"] == name) & (frame["kind"] == "ok") & (frame[level] <= k)).to_numpy()
     return frame.loc[~drop] if drop.any() else frame
 
@@ -318,7 +341,7 @@ def build_analysis(
     frame = logs.frame
     top_warnings = list(logs.warnings)
     for log_meta in logs.metas:
-        top_warnings.extend(w for w in log_meta.get("warnings", []) or [] if isinstance(w, dict))
+        top_warnings.extend(_meta_warnings(log_meta))
 
     usable = _discard_warmup(frame.loc[~frame["kind"].isin(["dropped", "absent"])], logs.meta)
     # Order-check logs (`run --order-check`) alternate fixed- and random-order suite runs. Fixed
@@ -459,7 +482,8 @@ def build_analysis(
         "carryover_matrix": getattr(carry, "matrix", None),
         "carryover_suite": getattr(carry, "suite", None),
         "similarity": getattr(simil, "suite", None),
-        "environment": (meta or {}).get("environment"),
+        # an object in analysis.json (docs/contracts.md), whatever a damaged meta.json holds
+        "environment": env if isinstance(env := (meta or {}).get("environment"), dict) else None,
         "warnings": top_warnings,
     }
 

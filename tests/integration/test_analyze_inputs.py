@@ -124,3 +124,30 @@ def test_bidi_controls_in_names_are_shown_visibly_on_the_terminal_and_kept_in_th
     assert "fast<U+202E>esolc" in proc.stdout
     assert "\u202e" not in proc.stdout + proc.stderr
     assert name in {b["benchmark"] for b in json.loads(out.read_text())["benchmarks"]}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"warnings": [{}]},
+        {"warnings": [{"code": 1, "message": None, "action": []}, "x"]},
+        {"warnings": "x"},
+        {"benchmark_configs": {"parse": {"discard_warmup": 1, "warmup_level": ["measurement"]}}},
+        {"environment": "x"},
+    ],
+)
+def test_a_damaged_meta_json_is_reported_and_the_log_analyzed(tmp_path, change):
+    log = make_log(tmp_path / "r1", PLAN)
+    meta = json.loads((log.parent / "meta.json").read_text())
+    (log.parent / "meta.json").write_text(json.dumps({**meta, **change}))
+    out = tmp_path / "analysis.json"
+    proc = analyze(log, "--json", out, "--resamples", "1000")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    doc = json.loads(out.read_text())
+    assert {b["benchmark"] for b in doc["benchmarks"]} == {"parse", "load"}
+    assert doc["environment"] is None or isinstance(doc["environment"], dict)
+    for w in doc["warnings"]:
+        assert all(isinstance(w[k], str) for k in ("code", "message", "action"))
+    if "warnings" in change:
+        assert "warning [meta_malformed]" in proc.stderr and "restore meta.json" in proc.stderr
