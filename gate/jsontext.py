@@ -1,5 +1,5 @@
-"""Parsing JSON the gate reads from files it did not write in this process (calibration.json,
-meta.json): a problem with the text is always a :class:`ValueError`, never a crash.
+"""Parsing JSON the gate did not write in this process (calibration.json, meta.json, the JSON a
+benchmark framework writes): a problem with the text is always a :class:`ValueError`, never a crash.
 
 :func:`json.loads` recurses once per nested array or object, so ``[[[[…]]]]`` nested deeper than
 the interpreter's recursion limit (1,000 by default) raises :class:`RecursionError`, which
@@ -17,13 +17,14 @@ class JSONNestingError(ValueError):
     """The text nests arrays/objects deeper than the parser can follow."""
 
 
-def loads(text: str) -> Any:
+def loads(text: str, *, strict: bool = True) -> Any:
     """:func:`json.loads`, with nesting too deep for the parser raised as :class:`JSONNestingError`.
 
     A leading UTF-8 byte order mark (U+FEFF, as Windows editors write it) is skipped: RFC 8259
-    §8.1 lets parsers ignore it, and it carries no content."""
+    §8.1 lets parsers ignore it, and it carries no content. ``strict=False`` allows control
+    characters inside strings, as :func:`json.loads` does."""
     try:
-        return json.loads(text.removeprefix("\ufeff"))
+        return json.loads(text.removeprefix("\ufeff"), strict=strict)
     except RecursionError:
         raise JSONNestingError(
             "arrays or objects are nested too deeply to parse (more than about 1,000 levels)"

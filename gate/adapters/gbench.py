@@ -12,10 +12,10 @@ converted from each row's ``time_unit`` (Google Benchmark docs, "Output Formats"
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from gate import jsontext
 from gate.adapters._common import (
     anchored,
     filter_discovered,
@@ -136,7 +136,7 @@ def parse_json(text: str, requested: str, time_field: str, unit: str, what: str)
         # ("Failed to match any benchmarks against regex" on stderr).
         one_match([], requested, what)
     try:
-        rows = json.loads(text)["benchmarks"]
+        rows = jsontext.loads(text)["benchmarks"]
         iterations = [r for r in rows if r.get("run_type", "iteration") == "iteration"]
         names = [str(r["name"]) for r in iterations]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -7,10 +7,10 @@ the values are ``results[0].times`` (seconds per run, see hyperfine's ``--export
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from gate import jsontext
 from gate.adapters._common import (
     configured_specs,
     one_match,
@@ -91,7 +91,7 @@ class HyperfineAdapter:
 
 def parse_export(text: str, command: str, measurements: int, what: str) -> list[float]:
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
         results = data["results"]
         commands = [str(r.get("command")) for r in results]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

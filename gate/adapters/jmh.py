@@ -10,11 +10,11 @@ before the run (``thrpt`` = ops per time unit, higher is better; ``avgt``/``ss``
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
+from gate import jsontext
 from gate.adapters._common import (
     anchored,
     filter_discovered,
@@ -159,7 +159,7 @@ def parse_json(text: str, requested: str, unit: str, what: str) -> list[float]:
     try:
         # strict=False: JSONResultFormat.tidy() breaks lines after every comma, also inside strings,
         # so a JVM argument or @Param value with a comma holds a raw newline (invalid strict JSON).
-        results = json.loads(text, strict=False)
+        results = jsontext.loads(text, strict=False)
         keys = []
         for r in results:
             params = r.get("params") or {}

@@ -22,12 +22,12 @@ and ``PYTEST_ADDOPTS`` are overridden, the cache provider is off, bytecode is no
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gate import jsontext
 from gate.adapters._common import (
     filter_discovered,
     one_match,
@@ -141,7 +141,7 @@ class PytestBenchmarkAdapter:
                 "or set [pytest-benchmark] path",
             )
         try:
-            names = json.loads(listing.read_text(encoding="utf-8"))
+            names = jsontext.loads(listing.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise RunError(
                 f"pytest wrote no benchmark list in {version.name} ({exc})",
@@ -180,7 +180,7 @@ class PytestBenchmarkAdapter:
 
 def parse_json(text: str, requested: str, measurements: int, what: str) -> list[float]:
     try:
-        benches = json.loads(text)["benchmarks"]
+        benches = jsontext.loads(text)["benchmarks"]
         names = [str(b.get("fullname") or b["name"]) for b in benches]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise TrialFailure(
