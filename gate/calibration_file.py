@@ -33,11 +33,13 @@ class Calibration:
         return self.configs.get(benchmark)
 
 
-def load_calibration(path: str | Path) -> Calibration:
+def load_calibration(path: str | Path, text: str | None = None) -> Calibration:
+    """Read and check the file at ``path``; ``text``: its content when it does not come from disk
+    (a file committed in the base revision, gate/config_source.py), ``path`` then only names it."""
     p = Path(path)
     fix = "regenerate it with `ordertrap-gate calibrate TRIALS.csv --metric cv --out " + str(p) + "`"
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(p.read_text(encoding="utf-8") if text is None else text)
     except FileNotFoundError:
         raise InputError(
             f"calibration file {p} does not exist",

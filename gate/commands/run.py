@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import hashlib
 import json
 import math
 import os
@@ -22,15 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, environment, worktree
+from gate import __version__, config_source, environment, worktree
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
-from gate.calibration_file import Calibration, load_calibration
+from gate.calibration_file import Calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
-from gate.settings import Config, load_config, substitute_worktree
+from gate.settings import Config, substitute_worktree
 
 NAME = "run"
 HELP = "run the benchmark suite for base and head in a randomized interleaved (RMIT) order"
@@ -39,7 +38,11 @@ EXIT_INTERRUPTED = 130
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=".ordertrap.toml", help="config file (default: %(default)s)")
+    parser.add_argument(
+        "--config",
+        default=".ordertrap.toml",
+        help="config file (default: %(default)s); inside the repository it is read from the base revision",
+    )
     parser.add_argument("--base", metavar="REF", help="base revision (omit for a one-version run)")
     parser.add_argument(
         "--head", metavar="REF", required=True, help="head revision (branch, tag, SHA, HEAD~1)"
@@ -49,7 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, help="schedule seed (default: random; recorded in meta.json)")
     parser.add_argument(
-        "--calibration", metavar="FILE", help="per-benchmark minimal configurations (calibrate)"
+        "--calibration",
+        metavar="FILE",
+        help="per-benchmark minimal configurations (calibrate); inside the repository read like --config",
+    )
+    parser.add_argument(
+        "--config-from",
+        choices=config_source.CHOICES,
+        help="where --config and --calibration inside the repository are read: the base revision "
+        "(default with --base: a pull request cannot choose what its own gate measures), head's "
+        "commit, or the files on disk (the default without --base); changes in head are reported",
     )
     parser.add_argument(
         "--order-check",
@@ -119,7 +131,8 @@ def _lock(out: Path) -> IO[str]:
 def _repo_for(args: argparse.Namespace) -> Path:
     if args.repo:
         return worktree.toplevel(Path(args.repo).resolve())
-    config_dir = Path(args.config).resolve().parent
+    # the directory as written: a symbolic link committed as the config file must not pick the repository
+    config_dir = Path(os.path.abspath(args.config)).parent
     try:
         return worktree.toplevel(config_dir)
     except RunError:
@@ -226,18 +239,21 @@ def warmup_of(calibration: Calibration | None) -> tuple[str, int]:
 
 def _discover(
     adapter: Adapter, runner: ProcessRunner, contexts: Mapping[str, VersionContext], config: Config
-) -> dict[str, dict[str, BenchmarkSpec]]:
+) -> tuple[dict[str, dict[str, BenchmarkSpec]], dict[str, list[str]]]:
+    """The benchmarks to run per version, and every name the adapter found (before include/exclude)."""
     settings = config.adapter_settings()
     per_version: dict[str, dict[str, BenchmarkSpec]] = {}
+    found: dict[str, list[str]] = {}
     for revision, ctx in contexts.items():
         specs = adapter.discover(ctx, runner, settings)
+        found[revision] = [s.name for s in specs]
         per_version[revision] = {s.name: config.override(s) for s in specs if config.selects(s.name)}
     if not any(per_version.values()):
         raise ConfigError(
             "no benchmark is left to run after [suite].include/exclude",
             "widen [suite].include or narrow [suite].exclude (names are matched with re.search)",
         )
-    return per_version
+    return per_version, found
 
 
 def _check_resume(meta: Mapping[str, Any], fresh: Mapping[str, Any], out: Path) -> None:
@@ -280,7 +296,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, out: Path) -> int:
-    config = load_config(args.config)
     if args.order_check and args.calibration:
         raise ConfigError(
             "--order-check and --calibration cannot be combined",
@@ -293,8 +308,18 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             f"--base and --head are the same string {args.head!r}; the version column could not tell them apart",
             "for an A/A run pass the branch to one and its SHA to the other",
         )
-    calibration = load_calibration(args.calibration) if args.calibration else None
     repo = _repo_for(args)
+    roles = ([("base", args.base)] if args.base is not None else []) + [("head", args.head)]
+    versions = [
+        Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
+    ]
+    revisions = {v.role: config_source.Revision(v.role, v.revision, v.sha) for v in versions}
+    inputs = config_source.read_inputs(
+        args.config, args.calibration, args.config_from, repo, revisions.get("base"), revisions["head"]
+    )
+    for line in inputs.log:
+        print(f"ordertrap-gate run: {line}", file=sys.stderr)
+    config, calibration = inputs.config, inputs.calibration
     headers = worktree.persisted_auth_headers(repo)
     if headers:
         # The benchmarks run the revision's code in worktrees that share this config.
@@ -321,10 +346,6 @@ def _run(args: argparse.Namespace, out: Path) -> int:
 
     seed = args.seed if args.seed is not None else (existing or {}).get("seed", secrets.randbits(32))
     instance = args.instance or socket.gethostname()
-    roles = ([("base", args.base)] if args.base is not None else []) + [("head", args.head)]
-    versions = [
-        Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
-    ]
     mode = "order-check" if args.order_check else "rmit"
     order_pairs = (
         (args.order_pairs or config.full.suite_runs * config.full.iterations) if args.order_check else None
@@ -335,7 +356,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             "path": calibration.path,
             "metric": calibration.metric,
             "threshold": calibration.threshold,
-            "sha256": hashlib.sha256(Path(calibration.path).read_bytes()).hexdigest(),
+            "sha256": inputs.calibration_sha256,
         }
     fresh: dict[str, Any] = {
         "seed": seed,
@@ -366,7 +387,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 return 0
 
     env = environment.fingerprint()
-    warnings = environment.check(env)
+    warnings = environment.check(env) + list(inputs.warnings)
     for w in warnings:
         _warn(w)
     if args.order_check and not config.suite.reset:
@@ -412,7 +433,11 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     from gate.adapters.registry import get_adapter  # imported late: adapters import optional tools
 
     adapter = get_adapter(config.suite.adapter)
-    per_version = _discover(adapter, runner, contexts, config)
+    per_version, found = _discover(adapter, runner, contexts, config)
+    changed, changes_by_file = config_source.change_warnings(inputs, found.get(args.head))
+    for w in changed:
+        warnings.append(w)
+        _warn(w)
     names = sorted({name for specs in per_version.values() for name in specs})
     if mode == "order-check":
         assert order_pairs is not None
@@ -448,6 +473,13 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "mode": mode,
         "config_path": str(args.config),
         "config_hash": config.config_hash,
+        # where each file came from (a pull request's run reads them from base) and what head changes
+        "sources": {
+            "config": inputs.config_source.meta(changes_by_file.get("config")),
+            "calibration": None
+            if inputs.calibration_source is None
+            else inputs.calibration_source.meta(changes_by_file.get("calibration")),
+        },
         "adapter": config.suite.adapter,
         "versions": {
             v.revision: {"role": v.role, "sha": v.sha, "worktree": str(contexts[v.revision].workdir)}

@@ -32,6 +32,11 @@ ATTENTION = ("regression", "failed", "inconclusive", "improvement")
 # Warning categories of the comment, the summary and the HTML report, in display order, with
 # what each one means for the reader.
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
+    (
+        "config",
+        "Configuration",
+        "the gate's configuration or calibration differs between base and head",
+    ),
     ("order", "Order effects", "results depend on the order or position benchmarks ran in"),
     ("carryover", "Carry-over", "a benchmark is faster or slower right after another one"),
     ("dissimilar", "Dissimilar runs", "some runs do not look like the others"),
@@ -47,6 +52,8 @@ MACHINE_CODES = frozenset({"governor", "cpufreq_unknown", "turbo", "smt", "aslr"
 # exactly. tests/unit/test_view_warning_categories.py fails when a code in gate/ is missing here.
 CODE_CATEGORY: dict[str, str] = {
     **dict.fromkeys(MACHINE_CODES, "machine"),
+    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config_source.py)
+    **dict.fromkeys(("head_config_change", "head_calibration_change", "config_chosen_by_head"), "config"),
     # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
     **dict.fromkeys(
         (

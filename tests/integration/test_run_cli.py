@@ -151,8 +151,9 @@ def test_resume_refuses_a_different_seed_or_config(tmp_path, capsys):
     assert run_cli(repo, out, "--seed", "2") == 2
     err = capsys.readouterr().err
     assert "different seed" in err and "--out" in err
+    # the file on disk is read only with --config-from worktree (by default base's committed file)
     (repo / ".ordertrap.toml").write_text(config(s=1, i=1) + "# changed\n")
-    assert run_cli(repo, out) == 2
+    assert run_cli(repo, out, "--config-from", "worktree") == 2
     assert "config_hash" in capsys.readouterr().err
     with (out / ".lock").open("a") as held:  # a concurrent run on the same --out
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
@@ -584,7 +585,8 @@ def test_on_github_a_benchmark_name_cannot_issue_a_workflow_command(tmp_path, ca
     (repo / ".ordertrap.toml").write_text(toml)
     git(repo, "add", "fail_at_head.py")
     git(repo, "commit", "-qam", "spoofing name")
-    run_cli(repo, tmp_path / "out")
+    # head's file (base's has no such name); the warning that says so quotes the names too
+    run_cli(repo, tmp_path / "out", "--config-from", "head")
     out, err = capsys.readouterr()
     assert "gate passed" in err and "from-output" in err  # the name and the output are shown...
     assert set(runner_commands(out + "\n" + err)) <= {"warning", "stop-commands"}  # ...but inert
