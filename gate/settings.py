@@ -67,7 +67,7 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
         "include",
     ),
 }
-# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/commands/run.py).
+# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config_source.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
