@@ -390,6 +390,10 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     warnings = environment.check(env) + list(inputs.warnings)
     for w in warnings:
         _warn(w)
+    # Head's changes to the config or calibration are reported before the build (which may fail
+    # with base's [suite].build); only adapters that discover benchmarks need head's names first.
+    discovers = config.suite.adapter != "command"
+    changes_by_file = {} if discovers else _report_changes(inputs, None, warnings)
     if args.order_check and not config.suite.reset:
         w = {
             "code": "no_reset",
@@ -428,16 +432,14 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             python=substitute_worktree(config.suite.python, wt),
             scratch=scratch,
         )
-        _build(config, runner, v, wt, out)
+        _build(config, runner, v, wt, out, from_base=inputs.config_source.kind == "base")
 
     from gate.adapters.registry import get_adapter  # imported late: adapters import optional tools
 
     adapter = get_adapter(config.suite.adapter)
     per_version, found = _discover(adapter, runner, contexts, config)
-    changed, changes_by_file = config_source.change_warnings(inputs, found.get(args.head))
-    for w in changed:
-        warnings.append(w)
-        _warn(w)
+    if discovers:
+        changes_by_file = _report_changes(inputs, found.get(args.head), warnings)
     names = sorted({name for specs in per_version.values() for name in specs})
     if mode == "order-check":
         assert order_pairs is not None
@@ -575,6 +577,16 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
+def _report_changes(
+    inputs: config_source.Inputs, discovered: Sequence[str] | None, warnings: list[dict[str, str]]
+) -> dict[str, list[str]]:
+    changed, changes_by_file = config_source.change_warnings(inputs, discovered)
+    for w in changed:
+        warnings.append(w)
+        _warn(w)
+    return changes_by_file
+
+
 def _benchmark_meta(
     names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
 ) -> dict[str, Any]:
@@ -587,7 +599,9 @@ def _benchmark_meta(
     return out
 
 
-def _build(config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Path) -> None:
+def _build(
+    config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Path, from_base: bool = False
+) -> None:
     """``[suite].build`` once per version, untimed; a marker file makes a resume skip it."""
     if not config.suite.build:
         return
@@ -602,6 +616,12 @@ def _build(config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Pat
         raise RunError(
             f"build of version {v.revision!r} {what}",
             f"run `{config.suite.build}` by hand in {wt} (kept for you) and fix it, or fix [suite].build; "
-            "then rerun the same command",
+            "then rerun the same command"
+            + (
+                " (this build command is base's: a change to [suite].build in head applies once merged, "
+                "so head's code must build with base's command until then)"
+                if from_base
+                else ""
+            ),
         )
     marker.write_text(v.sha + "\n", encoding="utf-8")

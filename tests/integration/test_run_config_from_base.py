@@ -260,3 +260,18 @@ def test_a_config_committed_nowhere_names_the_flag_for_local_experiments(tmp_pat
     assert "is not committed neither" not in err
     assert "committed neither in base HEAD~1 nor in head HEAD" in err and "--config-from worktree" in err
     assert run(repo, tmp_path / "out2", "--config-from", "worktree") == 0
+
+
+def test_head_changes_are_reported_before_a_build_with_base_settings_fails(tmp_path, capsys):
+    """Base's [suite].build runs on head's code too; when head's code needs head's new build
+    command, the run fails in the build, and the warning that names the change comes first."""
+    repo = make_repo(
+        tmp_path,
+        {".ordertrap.toml": toml("build = 'sh build.sh'"), "build.sh": "true\n"},
+        {".ordertrap.toml": toml("build = 'true'"), "build.sh": None},
+    )
+    assert run(repo, tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert "[suite].build changed" in err and "build of version 'HEAD' exited" in err
+    assert err.index("[suite].build changed") < err.index("build of version 'HEAD' exited")
+    assert "this build command is base's" in err
