@@ -228,10 +228,14 @@ def read_inputs(
     # The configuration.
     source, pair = _choose("config", config_arg, mode, repo, base, head)
     if source.kind in ("outside", "worktree"):
-        config = load_config(config_arg)
+        # the bytes read once are parsed and hashed; an unreadable file gets the loader's error
+        config = (
+            load_config(config_arg) if source.data is None else parse_config(source.data, Path(config_arg))
+        )
     else:
         if source.data is None and pair is not None and pair.used == "base":
             # A repository adopting the gate in this very pull request: no base file to protect yet.
+            assert base is not None
             source, pair = pair.other, None
             if source.error is not None:
                 raise ConfigError(source.error, f"commit {source.path} as a regular file")
@@ -239,7 +243,7 @@ def read_inputs(
                 warnings.append(
                     warning(
                         "config_chosen_by_head",
-                        f"base {base.revision if base else ''} has no {source.path}: both versions were "
+                        f"base {base.revision} has no {source.path}: both versions were "
                         "measured with head's file, so this pull request chose what its own gate measures",
                         f"review {source.path} in this pull request; once it is merged, every later pull "
                         "request is measured with its base's configuration",
@@ -259,8 +263,8 @@ def read_inputs(
     cal_source: Source | None = None
     if calibration_arg is not None:
         cal_source, pair = _choose("calibration", calibration_arg, mode, repo, base, head)
-        if cal_source.kind in ("outside", "worktree"):
-            calibration = load_calibration(calibration_arg)
+        if cal_source.kind in ("outside", "worktree") and cal_source.data is None:
+            calibration = load_calibration(calibration_arg)  # says why it cannot be read
         elif cal_source.data is not None:
             calibration = _calibration_from(cal_source)
         elif pair is None or pair.used != "base" or (pair.other.data is None and pair.other.error is None):
