@@ -34,7 +34,9 @@ def fake_gate(tmp_path: Path) -> Path:
     return bin_dir
 
 
-def run_step(repo: Path, gate_bin: Path, calibration_input: str = "") -> subprocess.CompletedProcess[str]:
+def run_step(
+    repo: Path, gate_bin: Path, calibration_input: str = "", event: str = "pull_request"
+) -> subprocess.CompletedProcess[str]:
     base, head = (
         subprocess.run(
             ["git", "-C", str(repo), "rev-parse", rev], capture_output=True, text=True, check=True
@@ -45,7 +47,7 @@ def run_step(repo: Path, gate_bin: Path, calibration_input: str = "") -> subproc
         "PATH": "/usr/bin:/bin", "HOME": str(repo), "GITHUB_OUTPUT": str(repo.parent / "o"),
         "GATE_BIN": str(gate_bin), "CONFIG": ".ordertrap.toml", "BASE": base, "HEAD": head,
         "OUT": str(repo.parent / "out"), "SEED": "1", "CALIBRATION": calibration_input,
-        "ORDER_CHECK": "false", "INSTANCE": "r1",
+        "ORDER_CHECK": "false", "INSTANCE": "r1", "GITHUB_EVENT_NAME": event,
     }  # fmt: skip
     # GitHub runs `shell: bash` as `bash --noprofile --norc -eo pipefail {0}`
     return subprocess.run(
@@ -54,9 +56,9 @@ def run_step(repo: Path, gate_bin: Path, calibration_input: str = "") -> subproc
     )  # fmt: skip
 
 
-def passed_calibration(tmp_path: Path) -> str | None:
+def passed(tmp_path: Path, flag: str) -> str | None:
     args = (tmp_path / "gate-args.txt").read_text().splitlines()
-    return args[args.index("--calibration") + 1] if "--calibration" in args else None
+    return args[args.index(flag) + 1] if flag in args else None
 
 
 @pytest.mark.parametrize(
@@ -78,17 +80,28 @@ def test_the_calibration_flag_follows_the_commits_not_the_checkout(tmp_path, bas
         (repo / CAL).write_text(calibration(hot=(1, 1, 1)))
     result = run_step(repo, fake_gate(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert passed_calibration(tmp_path) == expected
-    assert "--config-from" not in (tmp_path / "gate-args.txt").read_text()
+    assert passed(tmp_path, "--calibration") == expected
+    assert passed(tmp_path, "--config-from") == "base"
     if expected:
         assert "(from the base revision)" in result.stdout
+
+
+@pytest.mark.parametrize("event", ["schedule", "push", "workflow_dispatch"])
+def test_merged_or_pushed_code_is_measured_with_its_own_files(tmp_path, event):
+    """The nightly run (base = the previous commit) must not lag behind a configuration change;
+    and a calibration that head deleted is not passed then."""
+    repo = make_repo(tmp_path, {".ordertrap.toml": toml(), CAL: calibration()}, {CAL: None})
+    result = run_step(repo, fake_gate(tmp_path), event=event)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert passed(tmp_path, "--config-from") == "head"
+    assert passed(tmp_path, "--calibration") is None
 
 
 def test_calibration_none_still_runs_the_full_configuration(tmp_path):
     repo = make_repo(tmp_path, {".ordertrap.toml": toml(), CAL: calibration()}, {})
     result = run_step(repo, fake_gate(tmp_path), calibration_input="none")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert passed_calibration(tmp_path) is None
+    assert passed(tmp_path, "--calibration") is None
 
 
 def test_the_action_measures_a_pull_request_with_base_files(tmp_path):
