@@ -1,5 +1,5 @@
-"""Every step of run/action.yml runs the gate's installed code only, never a module from the
-working directory (the PR's checkout).
+"""Every step of run/action.yml and guard/action.yml runs the gate's installed code only, never a
+module from the working directory (the PR's checkout).
 
 The checkout holds top-level ``gate/``, ``venv/`` and ``pip/`` packages of a hostile PR: each one,
 if it is ever imported or run, leaves a marker file beside the checkout and exits loudly. The
@@ -8,7 +8,8 @@ steps' own shell text is run with ``bash --noprofile --norc -eo pipefail`` (how 
 them under ``_actions/``), with the real interpreter, venv, pip and git. A repository whose own
 top-level package is called ``gate`` must still work, and its benchmarks must see that package.
 
-Installing the gate fetches its build requirements from the package index, as on a runner; the run action's venv is installed with ``PIP_NO_DEPS=1`` (pip reads every
+Installing the gate fetches build requirements (and, for the guard, PyGithub) from the package
+index, as on a runner; the run action's venv is installed with ``PIP_NO_DEPS=1`` (pip reads every
 option from ``PIP_<OPTION>``) so the test does not download numpy & co.
 """
 
@@ -25,6 +26,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO_ROOT, require_tool
+from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
 
 pytestmark = pytest.mark.slow
 
@@ -34,6 +36,7 @@ import pathlib, sys
 pathlib.Path(__file__).resolve().parents[1].joinpath("SHADOW-{name}-RAN").write_text("ran")
 sys.exit("the PR checkout's own {name} package was imported")
 """
+HEAD_SHA = "c3" * 20
 
 # pip and TLS settings of this machine (an index mirror, a CA bundle), so installs work as in CI
 PASS_THROUGH = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "HTTP_PROXY", "HTTPS_PROXY",
@@ -93,14 +96,23 @@ def git(cwd: Path, *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def action_root(tmp_path_factory) -> Path:
-    """The action's files as the runner downloads them (run/, the gate's sources)."""
+    """The action's files as the runner downloads them (run/, guard/, the gate's sources)."""
     root = tmp_path_factory.mktemp("actions") / "ordertrap-gate"
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
-    for name in ("gate", "run"):
+    for name in ("gate", "run", "guard"):
         shutil.copytree(REPO_ROOT / name, root / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO_ROOT / name, root / name)
     return root
+
+
+@pytest.fixture
+def checkout(tmp_path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    (tmp_path / "home").mkdir()
+    plant_shadows(path)
+    return path
 
 
 # ---- the install steps (a cold cache: venv and pip run) ----------------------------------------
@@ -128,6 +140,95 @@ def test_run_action_install_step_never_runs_the_checkout_s_venv_or_pip(action_ro
         cwd=path, capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     assert Path(installed).is_relative_to(gate_bin.parent), installed
+
+
+@pytest.fixture(scope="module")
+def guard_bin(action_root, tmp_path_factory) -> Path:
+    """guard/action.yml's install step, run once from a checkout with the shadow packages."""
+    tmp = tmp_path_factory.mktemp("guard-install")
+    path = tmp / "workspace"
+    path.mkdir()
+    (tmp / "home").mkdir()
+    plant_shadows(path)
+    result, out = run_step(
+        "guard", "install", path,
+        {"ACTION_PATH": str(action_root / "guard"), "PYTHON": sys.executable, "RUNNER_TEMP": str(tmp)},
+        network=True,
+    )  # fmt: skip
+    assert shadows_that_ran(path) == [], result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    bin_dir = Path(out["bin"])
+    assert bin_dir.is_relative_to(tmp) and not bin_dir.is_relative_to(path)
+    return bin_dir
+
+
+# ---- the guard's decision ----------------------------------------------------------------------
+
+
+def decide(
+    guard_bin: Path, fake: FakeGitHub, checkout: Path, payload: dict, **inputs: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    event = checkout.parent / "event.json"
+    event.write_text(json.dumps(payload))
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_API_URL": fake.url,
+        "GITHUB_REPOSITORY": fake.full_name,
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_SHA": "d4" * 20,  # the merge commit: not what is benchmarked
+        "GUARD_BIN": str(guard_bin),
+        "INPUT_GITHUB_TOKEN": ACTIONS_TOKEN,
+        "INPUT_ALLOW_FORK_PRS": inputs.get("allow_fork_prs", "false"),
+        "INPUT_FORK_LABEL": inputs.get("fork_label", "ordertrap-run-fork"),
+    }
+    return run_step("guard", "decide", checkout, env)
+
+
+def test_guard_allows_a_fork_pr_labelled_by_a_writer_and_names_the_reviewed_head(guard_bin, checkout):
+    with FakeGitHub() as fake:
+        fake.set_permission("maintainer", "write")
+        pull = fake.add_pull(3, HEAD_SHA, fork="outsider/widgets")
+        payload = {"action": "labeled", "number": 3, "pull_request": pull,
+                   "label": {"name": "ordertrap-run-fork"}, "sender": {"login": "maintainer"}}  # fmt: skip
+        result, out = decide(guard_bin, fake, checkout, payload)
+        assert fake.requests("GET", "/collaborators/maintainer/permission")
+    assert shadows_that_ran(checkout) == [], result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert out["allowed"] == "true" and out["head_sha"] == HEAD_SHA
+    assert "maintainer (write) added `ordertrap-run-fork`" in out["reason"]
+
+
+def test_guard_refuses_an_unlabelled_fork_pr_and_says_how_to_opt_in(guard_bin, checkout):
+    with FakeGitHub() as fake:
+        pull = fake.add_pull(3, HEAD_SHA, fork="outsider/widgets")
+        payload = {
+            "action": "synchronize",
+            "number": 3,
+            "pull_request": pull,
+            "sender": {"login": "outsider"},
+        }
+        result, out = decide(guard_bin, fake, checkout, payload)
+    assert shadows_that_ran(checkout) == [], result.stdout + result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert out["allowed"] == "false"
+    assert result.stdout.startswith("::error title=fork PR not benchmarked::")
+    assert "ordertrap-run-fork" in result.stdout and "allow_fork_prs" in result.stdout
+
+
+def test_guard_allows_a_same_repository_pr(guard_bin, checkout):
+    with FakeGitHub() as fake:
+        pull = fake.add_pull(4, HEAD_SHA)
+        result, out = decide(
+            guard_bin, fake, checkout, {"action": "opened", "number": 4, "pull_request": pull}
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert out == {
+        "allowed": "true",
+        "head_sha": HEAD_SHA,
+        "reason": "the PR's branch lives in this repository",
+    }
+    assert shadows_that_ran(checkout) == []
 
 
 # ---- run/action.yml after the install, step by step --------------------------------------------
