@@ -1,4 +1,4 @@
-"""Entrypoint of the root Docker action: ``python -m gate.github.entrypoint``.
+"""Entrypoint of the root Docker action: ``python -I -m gate.github.entrypoint`` (Dockerfile).
 
 GitHub runs the image with the workspace mounted at ``/github/workspace`` (also the working
 directory) and the inputs in ``INPUT_*`` as mapped in ``action.yml``'s ``runs.env``. This maps
