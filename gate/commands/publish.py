@@ -22,6 +22,7 @@ from typing import Any, TextIO
 import requests
 from github import Github, GithubException
 
+from gate import analysis_file
 from gate.errors import GitHubError, InputError
 from gate.github import outputs
 from gate.github.client import make_client
@@ -29,7 +30,7 @@ from gate.github.comment import CommentResult, upsert_comment
 from gate.github.context import COMMENT_CHOICES, FAIL_ON_CHOICES, ActionSettings, from_env
 from gate.github.event import EventInfo, load_event
 from gate.github.status import State, set_status
-from gate.model import ANALYSIS_SCHEMA, Decision, Verdict, decision
+from gate.model import Decision, Verdict, decision
 
 NAME = "publish"
 HELP = "publish analysis.json to GitHub: PR comment, commit status, job summary, outputs"
@@ -101,36 +102,30 @@ def decide(
 
 
 def load_analysis(path: Path) -> dict[str, Any]:
+    """analysis.json, checked as ``report`` checks it (:func:`gate.render.validate_analysis`),
+    including its summary against its own benchmarks (:mod:`gate.analysis_file`)."""
+    from gate.render import validate_analysis
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise InputError(
             f"{path} does not exist: the analysis could not be made",
             fix="check the `analyze` step's log above (trial logs found? base/head names right?)",
         ) from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise InputError(
             f"{path} is not a readable JSON file: {exc}", fix="re-run `ordertrap-gate analyze`"
         ) from exc
-    if not isinstance(data, dict) or not isinstance(data.get("summary"), dict):
-        raise InputError(
-            f"{path} is not an analysis.json (no summary)", fix="pass the file written by `analyze --json`"
-        )
-    version = data.get("schema_version")
-    if not isinstance(version, int) or version > ANALYSIS_SCHEMA:
-        raise InputError(
-            f"{path} has schema_version {version!r}; this gate reads up to {ANALYSIS_SCHEMA}",
-            fix="use the same ordertrap-gate version for analyze and publish (upgrade the action)",
-        )
-    counts = data["summary"].get("counts")
-    if not isinstance(counts, dict):
-        raise InputError(f"{path} has no summary.counts", fix="re-run `ordertrap-gate analyze`")
+    data = validate_analysis(analysis_file.loads(text, str(path)), str(path))
+    analysis_file.check(data, str(path))
     return data
 
 
 def counts_of(analysis: dict[str, Any]) -> dict[str, int]:
-    raw = analysis["summary"]["counts"]
-    return {verdict.value: int(raw.get(verdict.value, 0) or 0) for verdict in Verdict}
+    """Benchmarks per verdict, counted from the benchmarks (load_analysis checked that
+    ``summary.counts`` says the same)."""
+    return analysis_file.derived_counts(analysis["benchmarks"])
 
 
 # ---- status texts ------------------------------------------------------------------------------
@@ -321,7 +316,9 @@ def publish(
     try:
         analysis = load_analysis(analysis_path)
     except InputError as exc:
-        description = f"analysis could not be made: {exc.message}"
+        # the file's name, not its full path: the status description has 140 characters
+        reason = exc.message.replace(str(analysis_path), analysis_path.name)
+        description = f"analysis could not be made: {reason}"
         if repo is not None:
             try_write(
                 "commit status",
@@ -362,7 +359,7 @@ def publish(
         counts,
         settings.fail_on,
         accepted,
-        failed_in_head_only=int(summary.get("failed_in_head_only") or 0),
+        failed_in_head_only=analysis_file.derived_failed_in_head_only(analysis["benchmarks"]),
         only_in_base=int(summary.get("only_in_base") or 0),
     )
     result.outcome = outcome

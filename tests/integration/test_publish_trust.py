@@ -1,0 +1,134 @@
+"""What `publish` trusts: analysis.json only when its summary agrees with its own benchmarks. The
+real CLI and the real PyGithub client against the fake GitHub server (tests/fakes/github_server.py)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+import pytest
+
+from gate.commands import publish as publish_module
+from gate.github.client import make_client, make_retry
+from tests.fakes import analyses
+from tests.fakes.github_server import FakeGitHub
+from tests.integration.test_publish import HEAD, PR, Job
+
+
+@pytest.fixture
+def fake():
+    with FakeGitHub() as server:
+        yield server
+
+
+@pytest.fixture
+def job(tmp_path, monkeypatch, fake):
+    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=2, backoff_factor=0.01))
+    monkeypatch.setattr(publish_module, "make_client", fast)
+    return Job(tmp_path, monkeypatch, fake)
+
+
+# ---- analysis.json: the decision comes from the benchmarks ----------------------------------------
+
+
+def _edit(change: Any) -> dict[str, Any]:
+    doc = analyses.mixed()
+    change(doc)
+    return doc
+
+
+def _pop_regression_count(doc: dict[str, Any]) -> None:
+    doc["summary"]["counts"].pop("regression")
+
+
+def _set(*path_and_value: Any) -> Any:
+    """An edit of the document: ``_set("summary", "counts", "regression", 0)``."""
+    *path, value = path_and_value
+
+    def change(doc: dict[str, Any]) -> None:
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+BIG = 10**400  # written into the JSON text as 401 digits (see test below)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (_pop_regression_count, "summary.counts disagree with the verdicts of its benchmarks"),
+        (_set("summary", "counts", "regression", 0), "summary vs benchmarks: regression 0 vs 2"),
+        (
+            _set("summary", "counts", "regression", "abc"),
+            "summary.counts.regression is 'abc', not a whole number",
+        ),
+        (
+            _set("summary", "counts", "regression", 1.5),
+            "summary.counts.regression is 1.5, not a whole number",
+        ),
+        (
+            _set("summary", "counts", "regression", True),
+            "summary.counts.regression is True, not a whole number",
+        ),
+        (_set("summary", "counts", "unchanged", -1), "summary.counts.unchanged is -1, not a whole number"),
+        (_set("summary", "counts", "regresion", 2), "summary.counts has an unknown verdict 'regresion'"),
+        (_set("summary", "counts", "regression", BIG), "holds a 401-digit integer"),
+        (_set("benchmarks", 0, "change_pct", BIG), "holds a 401-digit integer"),
+        (_set("summary", "only_in_base", BIG), "holds a 401-digit integer"),
+        (_set("summary", "only_in_base", "2"), "summary.only_in_base is '2', not a whole number"),
+        (_set("summary", "n_benchmarks", "x"), "summary.n_benchmarks is 'x', not a whole number"),
+        (_set("summary", "n_benchmarks", 3), "summary.n_benchmarks is 3 but 7 benchmarks are listed"),
+        (_set("summary", "failed_in_head_only", 1), "summary.failed_in_head_only is 1 but 0 listed"),
+        (_set("benchmarks", 0, "verdict", "regresion"), "benchmarks[0] has verdict 'regresion', not one of"),
+        (_set("environment", "x"), "environment is 'x', not an object (or null)"),
+        (_set("environment", [1]), "environment is [1], not an object (or null)"),
+        (_set("summary", "counts", [1, 2]), "has no summary.counts object"),
+    ],
+)
+def test_a_malformed_or_inconsistent_analysis_sets_status_error(job, fake, capsys, change, expected):
+    """Each of these gave a traceback (no status at all) or a silent pass before: a missing
+    counts.regression beside two listed regressions published `pass` while the log annotated them."""
+    job.pull_request()
+    doc = _edit(change)
+    assert doc != analyses.mixed()
+    assert job.publish(doc) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "fix:" in err and "re-run `ordertrap-gate analyze" in err
+    (status,) = fake.statuses_for(HEAD)
+    assert status["state"] == "error" and status["description"].startswith("analysis could not be made: ")
+    assert str(job.tmp) not in status["description"]  # the file's name, leaving room for the reason
+    assert job.outputs()["decision"] == "error" and fake.comments_on(PR) == []
+    assert "**Fix:**" in job.summary.read_text()
+
+
+def test_json_nested_past_the_parser_limit_is_an_error(job, fake, capsys):
+    job.pull_request()
+    path = job.tmp / "analysis.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert job.publish(path) == 2
+    assert "is nested too deeply to be an analysis.json" in capsys.readouterr().err
+    assert fake.statuses_for(HEAD)[-1]["state"] == "error"
+
+
+def test_a_consistent_analysis_with_counts_left_out_still_publishes(job, fake):
+    """Counts of zero may be left out (the default policy reads a missing count as 0); only counts
+    that contradict the benchmarks are refused."""
+    job.pull_request()
+    doc = analyses.mixed()
+    doc["summary"]["counts"] = {k: v for k, v in doc["summary"]["counts"].items() if v}
+    assert len(doc["summary"]["counts"]) < 5
+    assert job.publish(doc) == 1
+    assert fake.statuses_for(HEAD)[-1]["state"] == "failure"
+
+
+@pytest.mark.parametrize("name", sorted(analyses.SCENARIOS))
+def test_every_scenario_analysis_passes_the_checks(name):
+    from gate import analysis_file
+
+    doc = analyses.SCENARIOS[name]()
+    analysis_file.check(json.loads(json.dumps(doc)), name)
