@@ -1,5 +1,6 @@
-"""What `publish` trusts: analysis.json only when its summary agrees with its own benchmarks. The
-real CLI and the real PyGithub client against the fake GitHub server (tests/fakes/github_server.py)."""
+"""What `publish` trusts: the PR named by an artifact only once the API shows it at the run's head,
+and analysis.json only when its summary agrees with its own benchmarks. The real CLI and the real
+PyGithub client against the fake GitHub server (tests/fakes/github_server.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from gate.commands import publish as publish_module
 from gate.github.client import make_client, make_retry
 from tests.fakes import analyses
 from tests.fakes.github_server import FakeGitHub
-from tests.integration.test_publish import HEAD, PR, Job
+from tests.integration.test_publish import BASE, HEAD, PR, Job, _workflow_run
+
+ACCEPT = "perf-regression-accepted"
+VICTIM = 43  # someone else's PR, labelled to accept its own regression
+VICTIM_HEAD = "7e" * 20
 
 
 @pytest.fixture
@@ -27,6 +32,72 @@ def job(tmp_path, monkeypatch, fake):
     fast = functools.partial(make_client, throttle=False, retry=make_retry(total=2, backoff_factor=0.01))
     monkeypatch.setattr(publish_module, "make_client", fast)
     return Job(tmp_path, monkeypatch, fake)
+
+
+# ---- workflow_run: the PR named by ordertrap-pr.json ---------------------------------------------
+
+
+def test_a_pr_info_naming_another_pr_borrows_nothing_from_it(job, fake, capsys):
+    """A fork's run writes ordertrap-pr.json with its own (correct) head SHA but the number of a PR
+    that carries the accept label: that label must not pass the fork's regression, and nothing is
+    published to either PR."""
+    fake.add_pull(PR, HEAD, BASE, fork="outsider/widgets")  # the fork's own PR, at the run's head
+    fake.add_pull(VICTIM, VICTIM_HEAD, BASE, labels=(ACCEPT,))
+    info = _workflow_run(job, {"schema_version": 1, "pr_number": VICTIM, "head_sha": HEAD})
+    assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 2
+    err = capsys.readouterr().err
+    assert f"PR #{VICTIM} named by the PR info file has head {VICTIM_HEAD[:12]}, not {HEAD[:12]}" in err
+    assert "does not belong to this run" in err
+    assert fake.requests("GET", f"/issues/{VICTIM}") == []  # its labels were never read
+    assert fake.statuses_for(HEAD) == [] and fake.statuses_for(VICTIM_HEAD) == []
+    assert fake.comments_on(VICTIM) == [] and fake.comments_on(PR) == []
+    assert job.outputs()["decision"] == "error"
+    summary = job.summary.read_text()
+    assert summary.startswith("## ordertrap-gate: error") and "nothing is published to it" in summary
+
+
+def test_a_pr_the_api_cannot_show_is_refused_before_anything_is_published(job, fake, capsys):
+    info = _workflow_run(job, {"schema_version": 1, "pr_number": 999, "head_sha": HEAD})
+    assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 2
+    assert "cannot read PR #999 named by the PR info file: 404" in capsys.readouterr().err
+    assert fake.statuses_for(HEAD) == [] and fake.requests("GET", "/issues/") == []
+    assert job.outputs()["decision"] == "error"
+
+
+def test_a_verified_pr_gets_the_verdict_and_its_label_applies(job, fake):
+    fake.add_pull(PR, HEAD, BASE, labels=(ACCEPT,), fork="outsider/widgets")
+    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD})
+    assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 0
+    assert fake.statuses_for(HEAD)[-1]["state"] == "success" and len(fake.comments_on(PR)) == 1
+    pulls = fake.requests("GET", f"/pulls/{PR}")
+    issues = fake.requests("GET", f"/issues/{PR}")
+    assert pulls and issues and fake.state.requests.index(pulls[0]) < fake.state.requests.index(issues[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"schema_version": 1, "pr_number": "42", "head_sha": "%s"}', "has pr_number '42', not a PR number"),
+        ('{"schema_version": 1, "pr_number": true, "head_sha": "%s"}', "has pr_number True, not a PR number"),
+        ('{"schema_version": 1, "pr_number": -42, "head_sha": "%s"}', "has pr_number -42, not a PR number"),
+        ('{"schema_version": 1, "pr_number": [42], "head_sha": "%s"}', "has pr_number [42], not a PR number"),
+        ('{"schema_version": 1, "pr_number": 1%s, "head_sha": "%%s"}' % ("0" * 400), "has pr_number 1000"),
+        ('{"schema_version": "abc", "pr_number": 42, "head_sha": "%s"}', "has schema_version 'abc'"),
+        ('{"schema_version": 1, "pr_number": 42, "head_sha": "%s", "base_ref": ["main"]}', "has base_ref"),
+        ("[" * 100_000 + "]" * 100_000, "is not readable JSON"),
+        ('{"schema_version": 1, "pr_number": 42, "head_sha": 1%s}' % ("0" * 5000), "is not readable JSON"),
+    ],
+)
+def test_a_malformed_pr_info_is_a_clear_error(job, fake, capsys, text, expected):
+    fake.add_pull(PR, HEAD, BASE, labels=(ACCEPT,), fork="outsider/widgets")
+    _workflow_run(job, None)
+    path = job.tmp / "ordertrap-pr.json"
+    path.write_text(text.replace("%s", HEAD))
+    assert job.publish(analyses.mixed(), "--pr-info", str(path)) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "fix:" in err and "Traceback" not in err
+    assert fake.statuses_for(HEAD) == [] and fake.comments_on(PR) == []
+    assert job.outputs()["decision"] == "error"
 
 
 # ---- analysis.json: the decision comes from the benchmarks ----------------------------------------
