@@ -310,9 +310,8 @@ def publish_error(
             set_status(repo, sha, "error", reason, settings.run_url)
             status_set = True
         except GithubException as exc:
-            outputs.warning(
-                f"the commit status `error` could not be set: {exc.status} {_message(exc)}", stream=out
-            )
+            why = _permission_explanation("commit status") if _is_read_only(exc) else _message(exc)
+            outputs.warning(f"the commit status `error` could not be set: {exc.status} {why}", stream=out)
         except requests.RequestException as exc:
             outputs.warning(f"the commit status `error` could not be set (after retries): {exc}", stream=out)
     try:

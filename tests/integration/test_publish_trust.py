@@ -13,7 +13,7 @@ import pytest
 from gate.commands import publish as publish_module
 from gate.github.client import make_client, make_retry
 from tests.fakes import analyses
-from tests.fakes.github_server import FakeGitHub
+from tests.fakes.github_server import READ_ONLY_TOKEN, FakeGitHub
 from tests.integration.test_publish import BASE, HEAD, PR, Job, _workflow_run
 
 ACCEPT = "perf-regression-accepted"
@@ -203,3 +203,13 @@ def test_every_scenario_analysis_passes_the_checks(name):
 
     doc = analyses.SCENARIOS[name]()
     analysis_file.check(json.loads(json.dumps(doc)), name)
+
+
+def test_a_read_only_token_on_an_unusable_analysis_names_the_permission(job, fake, capsys, monkeypatch):
+    job.pull_request(fork="outsider/widgets")
+    monkeypatch.setenv("INPUT_GITHUB_TOKEN", READ_ONLY_TOKEN)
+    path = job.tmp / "analysis.json"
+    path.write_text("{not json")
+    assert job.publish(path) == 2
+    assert "could not be set: 403 The token cannot write the commit status" in capsys.readouterr().out
+    assert job.outputs()["decision"] == "error" and fake.statuses_for(HEAD) == []
