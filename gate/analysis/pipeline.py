@@ -13,7 +13,7 @@ from gate import __version__
 from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
-from gate.model import ANALYSIS_SCHEMA, Verdict, decision, utc_timestamp, warning
+from gate.model import ANALYSIS_SCHEMA, Verdict, decision, fails_in_head_only, utc_timestamp, warning
 from gate.stats import stability
 
 VERDICT_ORDER = {
@@ -292,17 +292,6 @@ def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.Data
         if isinstance(k, int) and k > 0 and level in frame.columns:
             drop |= ((frame["benchmark"] == name) & (frame["kind"] == "ok") & (frame[level] <= k)).to_numpy()
     return frame.loc[~drop] if drop.any() else frame
-
-
-def fails_in_head_only(benchmark: dict[str, Any]) -> bool:
-    """A ``failed`` benchmark whose base trials all ran and gave values, while head's failed or
-    gave none: the change broke it (not a benchmark that is broken in both versions)."""
-    if benchmark.get("verdict") != Verdict.FAILED:
-        return False
-    base, head = benchmark.get("base") or {}, benchmark.get("head") or {}
-    return (
-        not base.get("n_failed") and bool(base.get("n")) and (bool(head.get("n_failed")) or not head.get("n"))
-    )
 
 
 def build_analysis(

@@ -23,6 +23,7 @@ from typing import Any, Literal
 import jinja2
 from markupsafe import Markup
 
+from gate import analysis_file
 from gate.errors import InputError
 from gate.model import ANALYSIS_SCHEMA
 from gate.render import filters, view
@@ -95,18 +96,20 @@ def validate_analysis(data: Any, source: str = "analysis") -> dict[str, Any]:
 def load_analysis(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(
             f"analysis file {p} does not exist",
             "run `ordertrap-gate analyze TRIALS.csv --json analysis.json` first, or check the path",
         ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise InputError(
             f"{p} is not valid JSON ({exc}), so it is not an analysis.json",
             "pass the analysis.json written by `ordertrap-gate analyze`",
         ) from None
-    return validate_analysis(data, str(p))
+    data = validate_analysis(analysis_file.loads(text, str(p)), str(p))
+    analysis_file.check(data, str(p))  # a file is input: its summary must agree with its benchmarks
+    return data
 
 
 def load_calibration_json(path: str | Path) -> dict[str, Any]:

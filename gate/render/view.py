@@ -88,6 +88,7 @@ CODE_CATEGORY: dict[str, str] = {
             "empty_log",
             "unreadable_log",
             "meta_unreadable",
+            "meta_invalid",
             "missing_name",
             "duplicate_trials",
             "cut_off_row",
