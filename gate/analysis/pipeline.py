@@ -14,6 +14,7 @@ from gate.analysis.compare import Comparison, Sample, Settings, compare_many, co
 from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
 from gate.model import ANALYSIS_SCHEMA, Verdict, decision, utc_timestamp, warning
+from gate.render.filters import shorten_middle
 from gate.stats import stability
 
 VERDICT_ORDER = {
@@ -535,7 +536,7 @@ def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
     for b in doc["benchmarks"][:limit]:
         ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
         ci = "—" if not b["change_ci"] else f"[{b['change_ci'][0]:+.1f}%, {b['change_ci'][1]:+.1f}%]"
-        name = b["benchmark"] if len(b["benchmark"]) <= 40 else b["benchmark"][:37] + "..."
+        name = shorten_middle(b["benchmark"], 40)
         rows.append(f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}")
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")

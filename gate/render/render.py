@@ -47,6 +47,7 @@ FIT_STEPS = 8  # renders to find how many rows fit (after all rows and none)
 MIN_ROW_CHARS = 60  # a table row is never shorter (pipes, icon, numbers); bounds the first render
 NAME_WIDTH_COMMENT = 80
 NAME_WIDTH_SUMMARY = 200
+NAME_WIDTH_HTML = 44  # characters of the HTML table's name column (the full name is its tooltip)
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 Format = Literal["comment", "summary", "html"]
@@ -529,8 +530,9 @@ def render(analysis: dict, fmt: Format, context: RenderContext | None = None) ->
     validate_analysis(analysis)
     v = view.build(analysis, context)
     for r in v["rows"]:
-        r["short_name"] = filters.truncate(r["name"], NAME_WIDTH_COMMENT)
-        r["mid_name"] = filters.truncate(r["name"], NAME_WIDTH_SUMMARY)
+        r["short_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_COMMENT)
+        r["mid_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_SUMMARY)
+        r["table_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_HTML)
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
     for g in v["warning_groups"]:
