@@ -290,16 +290,21 @@ def _summary_extras(v: dict[str, Any], max_notes: int, max_lines: int, max_names
     v["notes_summary_more"] = len(notes) - len(v["notes_summary"])
     for g in v["warning_groups"]:
         if g["n"] <= max_lines:
-            lines = [
-                {
-                    "names": [] if e["benchmark"] is None else [e["benchmark"]],
-                    "more_names": 0,
-                    "message": e["message"],
-                    "action": e["action"],
-                    "n": 1,
-                }
-                for e in g["entries"]
-            ]
+            # every warning on a line of its own; an action shared by several is written once,
+            # above the lines it applies to ("members")
+            lines = []
+            for a in g["by_action"]:
+                first = a["items"][0]
+                lines.append(
+                    {
+                        "names": [] if first["benchmark"] is None else [first["benchmark"]],
+                        "more_names": 0,
+                        "message": first["message"],
+                        "action": a["action"],
+                        "n": len(a["items"]),
+                        "members": a["items"] if len(a["items"]) > 1 else None,
+                    }
+                )
             g["summary_name_width"] = NAME_WIDTH_SUMMARY
         else:
             lines = _compact_warnings(g["entries"], max_names)
@@ -495,6 +500,16 @@ def _render_html(
     )
 
 
+def _by_action(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Warnings grouped by their action, in order of first appearance: [{action, items}], so
+    the action shared by fifteen noisy benchmarks is written once above their fifteen lines."""
+    groups: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        key = e["action"] or e["message"]
+        groups.setdefault(key, {"action": e["action"], "items": []})["items"].append(e)
+    return list(groups.values())
+
+
 def _compact_warnings(
     entries: list[dict[str, Any]], max_names: int = COMMENT_MAX_NAMES
 ) -> list[dict[str, Any]]:
@@ -508,7 +523,7 @@ def _compact_warnings(
         key = e["action"] or e["message"]
         item = by_action.get(key)
         if item is None:
-            item = {"benchmarks": [], "message": e["message"], "action": e["action"], "n": 0}
+            item = {"benchmarks": [], "message": e["message"], "action": e["action"], "n": 0, "members": None}
             by_action[key] = item
             named[key] = set()
             out.append(item)
@@ -536,6 +551,7 @@ def render(analysis: dict, fmt: Format, context: RenderContext | None = None) ->
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
     for g in v["warning_groups"]:
+        g["by_action"] = _by_action(g["entries"])
         compact = _compact_warnings(g["entries"])
         g["shown_comment"] = compact[:COMMENT_MAX_WARNINGS]
         g["more_comment"] = sum(c["n"] for c in compact[COMMENT_MAX_WARNINGS:])
