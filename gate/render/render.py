@@ -32,6 +32,7 @@ COMMENT_LIMIT = 65536  # characters: GitHub rejects longer issue/PR comment bodi
 SUMMARY_LIMIT = 1024 * 1024  # bytes: GitHub's per-step job summary limit (GITHUB_STEP_SUMMARY)
 MAX_PLOTS = 100  # benchmark figures in the HTML report (attention first); the table lists all
 MAX_HEATMAP = 40  # rows and columns of the carry-over heatmap (largest effects kept)
+CARRYOVER_ALPHA = 0.05  # gate.analysis.carryover.analyze_carryover's family-wise level
 MAX_ORDER_TESTS = 40  # benchmarks in the fixed-vs-random figure (significant first)
 COMMENT_MAX_NOTES = 10
 COMMENT_MAX_WARNINGS = 8  # lines per category (warnings with the same action share a line)
@@ -356,7 +357,27 @@ def _render_summary(v: dict[str, Any], template: jinja2.Template) -> str:
     )
 
 
-def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
+def _significance(benchmarks: Any) -> dict[tuple[str, str], bool]:
+    """{(benchmark, predecessor): significant} from the per-benchmark carry-over results; a pair
+    the analysis does not list is unknown (left out)."""
+    out: dict[tuple[str, str], bool] = {}
+    for b in benchmarks if isinstance(benchmarks, list) else []:
+        carry = b.get("carryover") if isinstance(b, Mapping) else None
+        preds = carry.get("predecessors") if isinstance(carry, Mapping) else None
+        for p in preds if isinstance(preds, list) else []:
+            if not isinstance(p, Mapping) or "predecessor" not in p:
+                continue
+            key = (str(b.get("benchmark")), str(p["predecessor"]))
+            if isinstance(p.get("significant"), bool):
+                out[key] = p["significant"]
+            elif "p_adj" in p:  # an older file: the level analyze_carryover tests at
+                out[key] = isinstance(p["p_adj"], int | float) and p["p_adj"] < CARRYOVER_ALPHA
+    return out
+
+
+def _pick_heatmap(
+    matrix: Any, significance: Mapping[tuple[str, str], bool] | None = None, threshold_pct: Any = None
+) -> dict[str, Any] | None:
     if not isinstance(matrix, Mapping):
         return None
     names = [str(x) for x in matrix.get("benchmarks") or []]
@@ -380,7 +401,10 @@ def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
     sub = [[effects[i][j] if j < len(effects[i]) else None for j in col_idx] for i in row_idx]
     from gate.render import plots
 
-    image = plots.carryover_heatmap(sub)
+    known = significance or {}
+    sig = [[known.get((names[i], preds[j])) for j in col_idx] for i in row_idx]
+    threshold = threshold_pct if isinstance(threshold_pct, int | float) else None
+    image = plots.carryover_heatmap(sub, sig, threshold)
     if image is None:
         return None
     cells: list[dict[str, Any]] = []
@@ -399,6 +423,10 @@ def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
         "n_rows_total": len(names),
         "n_cols_total": len(preds),
         "strongest": cells[:10],
+        "scale_pct": plots.heatmap_limit(sub, threshold),
+        "n_significant": sum(bool(x) for row in sig for x in row),
+        "n_tested": sum(x is not None for row in sig for x in row),
+        "threshold_pct": threshold,
     }
 
 
@@ -494,7 +522,11 @@ def _render_html(
         order_view={"image": order_image, "tests": tests, "n_total": len(v["order_tests"])}
         if tests
         else None,
-        heatmap=_pick_heatmap(analysis.get("carryover_matrix")),
+        heatmap=_pick_heatmap(
+            analysis.get("carryover_matrix"),
+            _significance(benchmarks),
+            (analysis.get("settings") or {}).get("threshold_pct"),
+        ),
         calibration=_calibration_view(context.calibration),
         max_heatmap=MAX_HEATMAP,
     )
