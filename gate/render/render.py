@@ -546,7 +546,7 @@ def _compact_warnings(
     entries: list[dict[str, Any]], max_names: int = COMMENT_MAX_NAMES
 ) -> list[dict[str, Any]]:
     """Warnings that share an action become one line naming the first ``max_names`` benchmarks
-    ("`a`, `b` and 4 more: a is very noisy … (6 warnings like this) → do: …"), so ten noisy
+    ("`a`, `b` and 4 more: 6 warnings like “a is noisy: …” → do: …"), so ten noisy
     benchmarks cost one line (the comment always; the summary for a long category)."""
     by_action: dict[str, dict[str, Any]] = {}
     named: dict[str, set[str]] = {}  # benchmarks already on a line (thousands: a list test is slow)
