@@ -18,8 +18,8 @@ import pandas as pd
 
 from gate.errors import InputError
 from gate.model import ORDER_CHECK_SCHEMA, OrderType, TrialStatus, warning
-from gate.stats.order import ci_case, delta_pct, kruskal_eta2, median_ci
 from gate.stats.median_ci import min_values
+from gate.stats.order import ci_case, delta_pct, kruskal_eta2, median_ci
 
 TIDY_COLUMNS: tuple[str, ...] = ("experiment", "run_index", "order_type", "position_in_run", "test", "value")
 _ORDER_TYPES = {OrderType.FIXED.value, OrderType.RANDOM.value}

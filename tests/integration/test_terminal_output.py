@@ -40,7 +40,8 @@ def _run(repo: Path, out: Path, github: bool) -> subprocess.CompletedProcess[str
 def test_in_a_terminal_failures_are_shown_without_workflow_command_fences(tmp_path: Path) -> None:
     proc = _run(_failing_repo(tmp_path), tmp_path / "out", github=False)
     text = proc.stdout + proc.stderr
-    assert text.count("output of the benchmark") == 3  # every failing trial (3 benchmarks, head only) is shown
+    # every failing trial (3 benchmarks, head only) is shown
+    assert text.count("output of the benchmark") == 3
     assert "::stop-commands::" not in text and "::group::" not in text
     assert not [line for line in text.splitlines() if line.startswith("::") and "output of" not in line]
 

@@ -15,7 +15,9 @@ def _noisy_run() -> dict:
     benches = [
         analyses.benchmark(
             f"bench_{i}",
-            warnings=[{"code": "unstable", "message": f"bench_{i} is noisy: RMAD {7 + i}.0%", "action": ACTION}],
+            warnings=[
+                {"code": "unstable", "message": f"bench_{i} is noisy: RMAD {7 + i}.0%", "action": ACTION}
+            ],
         )
         for i in range(4)
     ]
@@ -42,4 +44,6 @@ def test_html_writes_a_shared_action_once_above_its_warnings() -> None:
 def test_comment_line_presents_the_message_as_one_example() -> None:
     text = render(_noisy_run(), "comment")
     (line,) = [line for line in text.splitlines() if line.endswith(f"→ **do:** {ACTION}")]
-    assert re.match(r"- (`bench_\d`, ){3}`bench_\d`: 4 warnings like “bench\\_\d is noisy: RMAD \d+\.0%” →", line)
+    assert re.match(
+        r"- (`bench_\d`, ){3}`bench_\d`: 4 warnings like “bench\\_\d is noisy: RMAD \d+\.0%” →", line
+    )
