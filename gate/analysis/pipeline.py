@@ -14,7 +14,6 @@ from gate.analysis.compare import Comparison, Sample, Settings, compare_many, co
 from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
 from gate.model import ANALYSIS_SCHEMA, Verdict, decision, utc_timestamp, warning
-from gate.render.filters import shorten_middle
 from gate.stats import stability
 
 VERDICT_ORDER = {
@@ -551,6 +550,8 @@ def _benchmark_entry(
 
 def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
     """A short human table for stdout."""
+    from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
+
     rows = [f"{'benchmark':<40} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
     for b in doc["benchmarks"][:limit]:
         ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
