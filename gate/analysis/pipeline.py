@@ -24,8 +24,13 @@ VERDICT_ORDER = {
     Verdict.UNCHANGED: 4,
 }
 # A benchmark this unstable gets a warning even when its verdict is clear (µOpTime §3: "stable"
-# means CV < 1 %; 10× that is noise the user should look at).
+# means CV < 1 %; 10× that is noise the user should look at). The spread is judged by the RMAD,
+# not the CV: one outlier in 15 values can lift the CV above 10 % while the median and its CI do
+# not move (the CV's breakdown point is 0, the MAD's 50 %: Rousseeuw & Croux, JASA 1993), and the
+# verdict is made on the median. The limit is the RMAD of a normal sample whose CV is 10 %
+# (MAD = 0.6745 σ; the RMAD here has no 1.4826 factor, see gate.stats.stability).
 UNSTABLE_CV = 0.10
+UNSTABLE_RMAD = 0.6745 * UNSTABLE_CV
 
 
 def resolve_versions(logs: TrialLogs, base: str | None, head: str | None) -> tuple[str, str]:
@@ -194,6 +199,27 @@ def _stability(values: np.ndarray, estimate: float | None, ci: tuple[float, floa
         "rmad": float(rmad) if math.isfinite(rmad) else None,
         "rciw": float(rciw) if rciw is not None and math.isfinite(rciw) else None,
     }
+
+
+def _noise_warning(name: str, stability: dict[str, dict[str, Any]]) -> dict[str, str] | None:
+    """One warning per benchmark whose typical spread (RMAD) exceeds :data:`UNSTABLE_RMAD` in a
+    version; outliers alone (a high CV with a small RMAD) do not count."""
+    high = {
+        role: st["rmad"]
+        for role, st in stability.items()
+        if st["rmad"] is not None and abs(st["rmad"]) > UNSTABLE_RMAD
+    }
+    if not high:
+        return None
+    where = " and ".join(f"{abs(r) * 100:.1f}% in {role}" for role, r in high.items())
+    return warning(
+        "unstable",
+        f"{name} is noisy: its values typically lie {where} from their median (RMAD), above "
+        f"{UNSTABLE_RMAD * 100:.1f}% (what a 10% CV is without outliers)",
+        "quiet the runner (`ordertrap-gate run` warns about governor, turbo and load) and look for "
+        "work that varies from run to run in the benchmark (I/O, allocation, GC, network); more "
+        "values ([full].iterations) narrow the CI but not the spread",
+    )
 
 
 def _config(meta: dict[str, Any] | None, benchmark: str) -> dict[str, Any] | None:
@@ -474,16 +500,9 @@ def _benchmark_entry(
         "base": _stability(sb.values, c.base.estimate, c.base.ci),
         "head": _stability(sh.values, c.head.estimate, c.head.ci),
     }
-    for role, st in entry["stability"].items():
-        if st["cv"] is not None and st["cv"] > UNSTABLE_CV:
-            warnings.append(
-                warning(
-                    "unstable",
-                    f"{name} is very noisy in {role}: CV {st['cv'] * 100:.1f}% (> {UNSTABLE_CV * 100:.0f}%)",
-                    "quiet the runner (ordertrap-gate run checks governor, turbo, load) or raise "
-                    "[full].measurements / [full].iterations for this benchmark",
-                )
-            )
+    noisy = _noise_warning(name, entry["stability"])
+    if noisy is not None:
+        warnings.append(noisy)
     for role, s in (("base", sb), ("head", sh)):
         if s.n > 0 and np.ptp(s.values) == 0 and s.n >= 3:
             warnings.append(
@@ -520,11 +539,13 @@ def _benchmark_entry(
 
 def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
     """A short human table for stdout."""
+    from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
+
     rows = [f"{'benchmark':<40} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
     for b in doc["benchmarks"][:limit]:
         ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
         ci = "—" if not b["change_ci"] else f"[{b['change_ci'][0]:+.1f}%, {b['change_ci'][1]:+.1f}%]"
-        name = b["benchmark"] if len(b["benchmark"]) <= 40 else b["benchmark"][:37] + "..."
+        name = shorten_middle(b["benchmark"], 40)
         rows.append(f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}")
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")

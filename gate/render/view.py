@@ -11,6 +11,8 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gate.render.filters import fmt_p
+
 VERDICT_ICON = {
     "regression": "🔴",
     "failed": "❌",
@@ -250,6 +252,9 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
                 for p in preds
                 if type(p) is dict
             ][:5],
+            "carryover_note": carryover_note(
+                [p for p in preds if type(p) is dict][:5], carry.get("predecessor_test")
+            ),
             "position_p": position.get("p"),
             "position_significant": bool(position.get("significant")),
             "dissimilar": [str(d) for d in dissimilar],
@@ -265,6 +270,29 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
             "n_warnings": len(warnings),
             "n_label": _n_label(base, head),
         }
+    )
+
+
+def carryover_note(predecessors: Sequence[Mapping[str, Any]], omnibus: Any) -> str:
+    """Why some predecessors have no adjusted p (shown as "not tested"): the post-hoc tests run
+    only after the overall Kruskal-Wallis test of all predecessors is significant, and Holm's
+    step-down stops at the first predecessor that is not (gate/analysis/carryover.py)."""
+    if not any(p.get("p_adj") is None for p in predecessors):
+        return ""
+    omnibus = omnibus if isinstance(omnibus, Mapping) else {}
+    p_overall = omnibus.get("p_adj", omnibus.get("p"))
+    if not isinstance(p_overall, int | float):
+        note = str(omnibus.get("note") or "too few trials after each predecessor")
+        return f"Not tested: the overall test of all predecessors could not run ({note}), so no predecessor is singled out."
+    if not omnibus.get("significant"):
+        return (
+            "Not tested: the overall test of all predecessors (Kruskal-Wallis, Holm-adjusted p = "
+            f"{fmt_p(p_overall)}) finds no difference between them, so no predecessor is tested on its "
+            "own; the effects shown are within the noise."
+        )
+    return (
+        "Not tested: predecessors are tested one at a time, strongest first (Holm's step-down), and "
+        "the testing stops at the first one that is not significant."
     )
 
 

@@ -269,7 +269,8 @@ def test_prefix_and_python_are_per_version(tmp_path):
     assert (df.status == "ok").all() and len(df) == 2
 
 
-def test_build_failure_and_bad_revision_name_the_fix(tmp_path, capsys):
+def test_build_failure_and_bad_revision_name_the_fix(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")  # the build output is fenced on GitHub
     repo = make_repo(tmp_path, config("build = 'echo ::error::pwned; exit 7'", s=1, i=1))
     out = tmp_path / "out"
     assert run_cli(repo, out) == 2
