@@ -9,18 +9,23 @@ one value of ``metric`` (default ``ns/op``). Result format: Go's benchmark data 
 (go.googlesource.com/proposal/+/master/design/14313-benchmark-data.md):
 ``BenchmarkName-GOMAXPROCS  iterations  value unit [value unit ...]`` — but on one line only
 when the benchmark prints nothing: see :func:`parse_results`.
+
+Go exits 0 and prints no result both for a ``-bench`` filter that matches nothing and for a
+benchmark that skipped itself; one ``-v`` run tells them apart (:meth:`GoTestAdapter._no_result`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
+    NoBenchmarkMatched,
+    benchmark_missing,
     configured_specs,
     escape_regex,
     filter_discovered,
@@ -34,6 +39,7 @@ from gate.adapters._common import (
 )
 from gate.adapters.base import (
     BenchmarkSpec,
+    ProcessResult,
     ProcessRunner,
     TrialFailure,
     TrialRequest,
@@ -263,6 +269,34 @@ def binary_args(args: list[str]) -> list[str]:
     ]
 
 
+# ---- the -v run ----------------------------------------------------------------------------------
+
+# A name Go printed with -test.v: a whole line, or glued to the end of output of the previous
+# benchmark that did not end in a newline ("xxBenchmarkA/b"). The result lines have tabs.
+_CHATTY_NAME = re.compile(r"Benchmark\S*$")
+
+
+def chatty_names(stdout: str, parents: Sequence[str]) -> list[str]:
+    """The names of the benchmarks a ``-test.v`` run started below ``parents`` (top-level names),
+    in order, once each. With ``-v`` Go prints each benchmark's full name, without the
+    ``-GOMAXPROCS`` suffix, on a line of its own before running it, parents included
+    (``testing.(*B).Run``: ``fmt.Println(benchName)`` when chatty), also one that then calls
+    ``b.Skip``; without ``-v`` a skipped benchmark prints nothing at all."""
+    wanted = set(parents)
+    names: dict[str, None] = {}
+    for line in stdout.splitlines():
+        match = _CHATTY_NAME.search(line.rstrip())
+        if match and match.group().split("/")[0] in wanted:
+            names.setdefault(match.group(), None)
+    return list(names)
+
+
+def _quiet(args: Sequence[str]) -> list[str]:
+    """[go] args without -v flags: the ``-v`` run adds -v itself, and ``-v=false`` in args must
+    not turn it off."""
+    return [a for a in args if not _VERBOSE_FLAG.fullmatch(a)]
+
+
 class GoTestAdapter:
     name = "go"
 
@@ -299,6 +333,21 @@ class GoTestAdapter:
                 f"make `go test -c {s.package}` work in the worktree, or set [go] prebuild = false",
             )
         return path if path.exists() else None  # "no test files": nothing built
+
+    def _invocation(
+        self, version: VersionContext, s: GoSettings, flags: list[str], args: list[str]
+    ) -> tuple[list[str], Path, Path | None]:
+        """(argv, working directory, the file [go] binary names) for test ``flags`` in ``go test``
+        form (``-bench X``) followed by ``args``: the configured binary, else the test binary
+        built by discovery (run in the package directory, as ``go test`` runs it), else ``go test``."""
+        cwd = version.workdir
+        binary, path = worktree_binary(version, s.binary) if s.binary else ("", None)
+        if not binary and s.can_prebuild and prebuilt_path(version, s.package).exists():
+            binary = str(prebuilt_path(version, s.package))
+            cwd = version.workdir / s.package  # `go test` runs a package's tests in its directory
+        if binary:
+            return [*version.prefix, binary, *binary_args([*flags, *args])], cwd, path
+        return [*version.prefix, "go", "test", *flags, *s.build_args, *args, s.package], cwd, path
 
     def discover(
         self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
@@ -342,28 +391,20 @@ class GoTestAdapter:
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         s = self._settings(request.settings)
-        version = request.version
         spec = request.benchmark
-        pattern = bench_regex(spec.name)
-        n = str(request.measurements)
-        cwd = version.workdir
-        binary, path = worktree_binary(version, s.binary) if s.binary else ("", None)
-        if not binary and s.can_prebuild and prebuilt_path(version, s.package).exists():
-            binary = str(prebuilt_path(version, s.package))
-            cwd = version.workdir / s.package  # `go test` runs a package's tests in its directory
-        if binary:
-            argv = [*version.prefix, binary, "-test.run", "^$", "-test.bench", pattern]
-            argv += ["-test.benchtime", s.benchtime, "-test.count", n, *binary_args(s.args)]
-        else:
-            argv = [*version.prefix, "go", "test", "-run", "^$", "-bench", pattern]
-            argv += ["-benchtime", s.benchtime, "-count", n, *s.build_args, *s.args, s.package]
+        flags = ["-run", "^$", "-bench", bench_regex(spec.name), "-benchtime", s.benchtime]
+        flags += ["-count", str(request.measurements)]
+        argv, cwd, path = self._invocation(request.version, s, flags, s.args)
         what = f"go benchmark {spec.name!r}"
         result = run(argv, cwd=cwd, timeout=request.timeout)
-        missing = missing_binary(result, version, s.binary, path, self.name) if path else None
+        missing = missing_binary(result, request.version, s.binary, path, self.name) if path else None
         if missing:
             raise TrialFailure(TrialStatus.ERROR, f"{what}: {missing[0]}; {missing[1]}")
         raise_for_process(result, what)
-        values = parse_bench_output(result.stdout, spec.name, s.metric, what, verbose=is_verbose(s.args))
+        try:
+            values = parse_bench_output(result.stdout, spec.name, s.metric, what, verbose=is_verbose(s.args))
+        except NoBenchmarkMatched:
+            raise self._no_result(request, run, s, what) from None
         if len(values) != request.measurements:
             cut = cut_output(result.stdout, what)
             if cut:
@@ -382,3 +423,22 @@ class GoTestAdapter:
                 f"{what}: got {len(values)} results, wanted {request.measurements}; {fix}",
             )
         return values
+
+    def _no_result(self, request: TrialRequest, run: ProcessRunner, s: GoSettings, what: str) -> TrialFailure:
+        """Why a run that exited 0 printed no result. Go is silent both when nothing matches the
+        ``-bench`` filter (the benchmark does not exist in this version: its parent is missing,
+        or has no such sub-benchmark) and when the benchmark skipped itself; with ``-v`` it prints
+        the name of every benchmark it starts (:func:`chatty_names`), so one 1x run tells the two
+        apart."""
+        spec = request.benchmark
+        flags = ["-run", "^$", "-bench", bench_regex(spec.name), "-benchtime", "1x", "-count", "1"]
+        argv, cwd, _ = self._invocation(request.version, s, flags, [*_quiet(s.args), "-v"])
+        probe: ProcessResult = run(argv, cwd=cwd, timeout=request.timeout)
+        raise_for_process(probe, f"{what} (run once with -v to see whether it exists)")
+        if spec.name in chatty_names(probe.stdout, [spec.name.split("/")[0]]):
+            return TrialFailure(
+                TrialStatus.INVALID,
+                f"{what}: it exists in this version but reported no result (Go started it and printed "
+                "no result line: it may call b.Skip); make it measure, or leave it out of the configuration",
+            )
+        return benchmark_missing(what, "Go runs no benchmark for its -bench filter, even with -v")
