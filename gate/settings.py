@@ -45,7 +45,11 @@ FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
 # [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
-BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {"jmh": ("params",)}
+BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {
+    "jmh": ("params",),
+    "command": ("missing_exit_code",),
+    "hyperfine": ("missing_exit_code",),
+}
 # Keys each adapter reads from its own table ([go], [jmh], ...), including `include`, which
 # gate/adapters/_common.filter_discovered reads for the adapters that discover benchmarks.
 ADAPTER_KEYS: dict[str, tuple[str, ...]] = {

@@ -370,6 +370,21 @@ def build_analysis(
                     action,
                 )
             )
+    # Skipped in both versions: a configured name that exists in neither (a typo, or a benchmark
+    # removed long ago). Not a change, so not counted; but it must not vanish without a word.
+    skipped_rows = frame.loc[(frame["kind"] == "absent") & frame["version"].isin([base, head])]
+    nowhere = sorted(set(skipped_rows["benchmark"].astype(str)) - base_names - head_names)
+    if nowhere:
+        shown = ", ".join(nowhere[:10]) + (f" and {len(nowhere) - 10} more" if len(nowhere) > 10 else "")
+        top_warnings.append(
+            warning(
+                "in_no_version",
+                f"{len(nowhere)} benchmark(s) exist in neither {base} nor {head} (every trial was "
+                f"skipped: the framework has no such benchmark), so were not compared: {shown}",
+                "correct or remove the [[benchmark]] entry in .ordertrap.toml; the trial log's "
+                "reason column quotes what the framework said",
+            )
+        )
     names = sorted(base_names & head_names)
     if cols.run is not None and names:
         runs_b = set(cols.run[(cols.version == base) & cols.ok].tolist())

@@ -244,10 +244,19 @@ def _discover(
     settings = config.adapter_settings()
     per_version: dict[str, dict[str, BenchmarkSpec]] = {}
     found: dict[str, list[str]] = {}
+    produced: set[str] = set()  # names found, and the [[benchmark]] patterns they were expanded from
     for revision, ctx in contexts.items():
         specs = adapter.discover(ctx, runner, settings)
         found[revision] = [s.name for s in specs]
+        produced.update(n for s in specs for n in (s.name, s.options.get("pattern")) if isinstance(n, str))
         per_version[revision] = {s.name: config.override(s) for s in specs if config.selects(s.name)}
+    lost = [b.name for b in config.benchmarks if b.name not in produced]
+    if lost:
+        raise ConfigError(
+            f"[[benchmark]] {lost[0]!r} matches no benchmark in {' or '.join(contexts)}",
+            "correct the name (a pattern such as BenchmarkSum64/* is matched level by level, * standing "
+            "for any characters within a level; README: [go]), or remove the entry",
+        )
     if not any(per_version.values()):
         raise ConfigError(
             "no benchmark is left to run after [suite].include/exclude",
@@ -596,6 +605,8 @@ def _benchmark_meta(
         have = [rev for rev, specs in per_version.items() if n in specs]
         spec = per_version[have[0]][n]
         out[n] = {"unit": spec.unit, "higher_is_better": spec.higher_is_better, "versions": have}
+        if isinstance(spec.options.get("pattern"), str):  # expanded from this [[benchmark]] pattern
+            out[n]["pattern"] = spec.options["pattern"]
     return out
 
 

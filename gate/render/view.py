@@ -75,6 +75,7 @@ CODE_CATEGORY: dict[str, str] = {
     **dict.fromkeys(
         (
             "one_version_only",
+            "in_no_version",
             "version_mismatch",
             "identical_values",
             "calibration_coverage",
