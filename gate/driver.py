@@ -24,6 +24,8 @@ import os
 import re
 import select
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -34,7 +36,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from gate.adapters.base import (
     Adapter,
@@ -49,6 +51,9 @@ from gate.errors import InputError, RunError
 from gate.github.workflow_commands import print_untrusted
 from gate.model import TRIAL_COLUMNS, TrialStatus
 from gate.schedule import Trial
+
+if TYPE_CHECKING:
+    from gate.sandbox import Sandbox
 
 # ---- environment scrubbing ---------------------------------------------------------------------
 # Benchmark code is untrusted (a pull request's head): it must not see the workflow's secrets.
@@ -309,7 +314,9 @@ class SubprocessRunner:
         base_env: Mapping[str, str] | None = None,
         pid_file: Path | None = None,
         pass_env: Iterable[str] = (),
+        sandbox: Sandbox | None = None,
     ) -> None:
+        self.sandbox = sandbox
         source = os.environ if base_env is None else base_env
         self.pass_env = tuple(pass_env)
         self.base_env = scrub_env(source, self.pass_env)
@@ -329,6 +336,8 @@ class SubprocessRunner:
         env: Mapping[str, str] | None = None,
     ) -> ProcessResult:
         args: Sequence[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
+        if self.sandbox is not None:
+            args = self.sandbox.wrap(args, cwd)
         full_env: Mapping[str, str] | None
         if env:
             full_env = {**self.base_env, **scrub_env(env, self.pass_env)}
@@ -342,6 +351,7 @@ class SubprocessRunner:
         proc: subprocess.Popen[bytes] | None = None
         failed: OSError | None = None
         fds: list[int] = []  # pipe ends still open here, closed on the way out
+        marks: _Marks | None = None
         try:
             signals.hold()
             try:
@@ -349,6 +359,8 @@ class SubprocessRunner:
                 fds += (out_r, out_w)
                 err_r, err_w = os.pipe()
                 fds += (err_r, err_w)
+                if self.sandbox is not None:
+                    marks = _Marks()
             except OSError as exc:  # out of descriptors (as Popen's own pipes would have been)
                 return _cannot_start(args, exc)
             start = time.perf_counter()
@@ -365,7 +377,7 @@ class SubprocessRunner:
                     args,
                     cwd=cwd,
                     env=full_env,
-                    stdin=self._devnull,
+                    stdin=self._devnull if marks is None else marks.peer.fileno(),
                     stdout=out_w,
                     stderr=err_w,
                     # Own process group: a timeout kills the whole tree, and the terminal's Ctrl-C
@@ -379,6 +391,8 @@ class SubprocessRunner:
             for fd in (out_w, err_w):  # the child's now: EOF once it and its descendants close them
                 os.close(fd)
                 fds.remove(fd)
+            if marks is not None:
+                marks.peer.close()
             if proc is None:
                 assert failed is not None
                 return _cannot_start(args, failed)
@@ -387,7 +401,9 @@ class SubprocessRunner:
                 record = f"{proc.pid} {int(spawned_after) - 1} {int(_boot_ticks()) + 1}"
                 os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
             signals.release()  # a stop signal held during the spawn raises here, where proc is known
-            out, err, timed_out = _collect(proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup)
+            out, err, timed_out = _collect(
+                proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup, marks
+            )
             if timed_out:
                 _kill_group(proc.pid)
                 # whatever it printed before the kill; a grandchild that left the group and still
@@ -397,7 +413,9 @@ class SubprocessRunner:
                 if stuck:
                     proc.kill()
                 proc.wait()
-            elapsed = time.perf_counter() - start
+            # In the sandbox, from the command's start to its end as its shell saw them: bwrap's
+            # set-up and the namespace's teardown are not the command's time (gate/sandbox.py).
+            elapsed = marks.elapsed() if marks is not None and marks.stamps else time.perf_counter() - start
             _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
         except BaseException:  # Ctrl-C (at any moment: see _SpawnSignals): never leave it running
             if proc is not None:
@@ -407,6 +425,8 @@ class SubprocessRunner:
         finally:
             for fd in fds:
                 os.close(fd)
+            if marks is not None:
+                marks.close()
             if self._pid_fd is not None:  # nothing left to reap: a resume must not warn
                 os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
             signals.restore()
@@ -417,6 +437,58 @@ class SubprocessRunner:
             elapsed_s=elapsed,
             timed_out=timed_out,
         )
+
+
+# SO_TIMESTAMPNS (= SCM_TIMESTAMPNS) is 35 in asm-generic/socket.h, which these architectures use;
+# Python's socket module does not name it. Elsewhere the marks are stamped when read.
+_SO_TIMESTAMPNS: int | None = getattr(socket, "SO_TIMESTAMPNS", None) or (
+    35 if os.uname().machine in ("x86_64", "aarch64", "arm64", "riscv64", "ppc64le", "s390x") else None
+)
+
+
+class _Marks:
+    """The sandbox's timing marks (gate/sandbox.py): one datagram its shell sends right before it
+    starts the command, one right after the command exited. The kernel stamps each when it is
+    sent (``SO_TIMESTAMPNS``, socket(7); AF_UNIX stamps in ``unix_dgram_sendmsg``), so the wall
+    time is the command's, not also the delay until the gate got the CPU to read them. Where the
+    option is refused the marks are stamped when read. A socket, not a pipe: a descendant cannot
+    reopen it through ``/proc/<pid>/fd`` (open(2) gives ENXIO) to send a mark of its own."""
+
+    __slots__ = ("peer", "sock", "stamped", "stamps")
+
+    def __init__(self) -> None:
+        self.sock, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.stamped = False
+        if _SO_TIMESTAMPNS is not None:
+            with suppress(OSError):
+                self.sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+                self.stamped = True
+        self.stamps: list[int] = []  # ns: CLOCK_REALTIME from the kernel, else perf_counter_ns
+
+    def now(self) -> int:
+        return time.time_ns() if self.stamped else time.perf_counter_ns()
+
+    def read(self) -> bool:
+        """Take the next mark; False once both are in or the sandbox closed its end."""
+        data, ancillary, _, _ = self.sock.recvmsg(16, socket.CMSG_SPACE(16))
+        if not data:
+            return False
+        stamp = self.now()
+        for level, kind, value in ancillary:
+            if self.stamped and level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(value) >= 16:
+                sec, nsec = struct.unpack("qq", value[:16])
+                stamp = sec * 1_000_000_000 + nsec
+        self.stamps.append(stamp)
+        return len(self.stamps) < 2
+
+    def elapsed(self) -> float:
+        """Seconds from the first mark to the second (or to now, when there is none)."""
+        end = self.stamps[1] if len(self.stamps) > 1 else self.now()
+        return (end - self.stamps[0]) / 1e9
+
+    def close(self) -> None:
+        self.sock.close()
+        self.peer.close()
 
 
 def _cannot_start(args: Sequence[str], exc: OSError) -> ProcessResult:
@@ -472,7 +544,12 @@ class _Capture:
 
 
 def _collect(
-    proc: subprocess.Popen[bytes], out_fd: int, err_fd: int, deadline: float, wakeup: int = -1
+    proc: subprocess.Popen[bytes],
+    out_fd: int,
+    err_fd: int,
+    deadline: float,
+    wakeup: int = -1,
+    marks: _Marks | None = None,
 ) -> tuple[bytes, bytes, bool]:
     """Read the child's stdout and stderr (``out_fd``, ``err_fd``) to EOF and reap the process,
     or give up at ``deadline``.
@@ -480,8 +557,8 @@ def _collect(
     ``Popen.communicate(timeout=...)`` ends with ``wait(timeout)``, a sleep-and-retry loop that
     costs ~0.2 ms per trivial trial; polling the pipes and then a pidfd waits exactly as long as
     needed. ``wakeup`` (see :class:`_SpawnSignals`) is polled too: a signal wakes the wait, its
-    handler runs (and raises to abort) as soon as ``poll`` returns. Returns (stdout, stderr,
-    timed_out).
+    handler runs (and raises to abort) as soon as ``poll`` returns. ``marks``, the sandbox's
+    timing socket, is read as its datagrams arrive. Returns (stdout, stderr, timed_out).
     """
     stdout, stderr = _Capture(), _Capture()
     captures = {out_fd: stdout, err_fd: stderr}
@@ -490,6 +567,10 @@ def _collect(
         poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     if wakeup >= 0:
         poller.register(wakeup, select.POLLIN)
+    marks_fd = -1
+    if marks is not None:
+        marks_fd = marks.sock.fileno()
+        poller.register(marks_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     open_fds = len(captures)
     while open_fds:
         remaining = deadline - time.monotonic()
@@ -498,6 +579,11 @@ def _collect(
         for fd, _ in poller.poll(remaining * 1000):
             if fd == wakeup:
                 _drain(wakeup)
+                continue
+            if fd == marks_fd:
+                assert marks is not None
+                if not marks.read():  # both marks are in, or the sandbox is gone
+                    poller.unregister(fd)
                 continue
             data = os.read(fd, 65536)
             if data:

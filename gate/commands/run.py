@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, environment, worktree
+from gate import __version__, environment, sandbox, worktree
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.calibration_file import Calibration, load_calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
@@ -390,7 +390,19 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "action": "none: they would have disturbed the resumed trials",
             }
         )
-    runner = SubprocessRunner(pid_file=out / ".running", pass_env=config.suite.pass_env)
+    # Builds, benchmarks and resets run the revision's code: in a sandbox (gate/sandbox.py).
+    areas = [(out / "worktrees" / v.dirname, out / "scratch" / v.dirname) for v in versions]
+    isolation = sandbox.decide(
+        config.suite.sandbox,
+        lambda bwrap: sandbox.plan(repo=repo, out=out, versions=areas, bwrap=bwrap),
+        cwd=repo,
+    )
+    if isolation.warning is not None:
+        warnings.append(isolation.warning)
+        _warn(isolation.warning)
+    runner = SubprocessRunner(
+        pid_file=out / ".running", pass_env=config.suite.pass_env, sandbox=isolation.sandbox
+    )
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname
@@ -477,6 +489,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "benchmarks": _benchmark_meta(names, per_version),
         "schedule": [t.as_meta() for t in schedule],
         "environment": env,
+        "sandbox": isolation.meta,
         "warnings": warnings,
     }
     log = TrialLog(log_path)
