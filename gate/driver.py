@@ -4,20 +4,22 @@
   process starts in its own process group so a timeout (or Ctrl-C) kills its whole process group, its
   environment is scrubbed of secrets (:func:`scrub_env`), stdin is /dev/null and output is
   captured.
-* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one write and
-  ``flush`` after every trial (hyperfine's "persist after every trial"), fsync rate-limited. On resume,
+* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one unbuffered
+  write after every trial (hyperfine's "persist after every trial"), fsync rate-limited. On resume,
   :meth:`TrialLog.recover` keeps every complete trial and truncates anything after the last one
   (a row cut by SIGKILL, or the first rows of a trial whose other rows never made it), so a
   resumed run neither repeats nor loses a trial.
 * :func:`run_schedule` skips finished trials, runs ``reset`` before each suite run (OrderSage
   §3 step ·), records failures as rows with a status and a reason, and stops cleanly after the
-  current trial on the first Ctrl-C/SIGTERM.
+  current trial on the first Ctrl-C/SIGTERM. A full disk is not a failure of the benchmark: it
+  stops the run with :class:`~gate.errors.DiskFullError`, the trial unlogged.
 """
 
 from __future__ import annotations
 
 import _signal
 import csv
+import errno
 import io
 import math
 import os
@@ -28,6 +30,7 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -47,7 +50,7 @@ from gate.adapters.base import (
     TrialRequest,
     VersionContext,
 )
-from gate.errors import InputError, RunError
+from gate.errors import DiskFullError, InputError, RunError
 from gate.github.workflow_commands import print_untrusted
 from gate.model import TRIAL_COLUMNS, TrialStatus
 from gate.schedule import Trial
@@ -635,11 +638,51 @@ def _clean(text: str) -> str:
     return text.translate(_NEWLINES)
 
 
-class TrialLog:
-    """Append-only ``trials.csv``: one open file, one write + flush per trial.
+# ---- a full disk --------------------------------------------------------------------------------
+# ENOSPC ("No space left on device") and EDQUOT ("Disk quota exceeded"), write(2).
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+# A trial that failed while a disk the run writes to had less than this left is not a result:
+# the benchmark may have failed for want of space (a framework's JSON output, a temp file).
+LOW_SPACE_BYTES = 1 << 20
 
-    ``flush`` hands every trial to the kernel at once, which is what survives SIGKILL (and
-    Ctrl-C, OOM kills, a cancelled job). ``os.fsync`` (what survives a power cut) is rate-limited
+
+def is_disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS
+
+
+def disk_full_error(where: str, detail: str, path: Path | str | None = None) -> DiskFullError:
+    """The error that stops a run on a full disk; the fix says how to go on."""
+    place = f" on the file system of {path}" if path is not None else ""
+    return DiskFullError(
+        f"the disk is full while {where}: {detail}",
+        f"free space{place} or raise the disk quota, then run the same command again: the run resumes "
+        "and runs the trial the full disk interrupted again (nothing was logged as failed because of it)",
+    )
+
+
+def low_space(paths: Iterable[Path | str]) -> tuple[str, int] | None:
+    """(path, bytes free) of the first of ``paths`` whose file system has less than
+    :data:`LOW_SPACE_BYTES` free for this user, or no free inode; None if all have room."""
+    root = os.geteuid() == 0
+    for path in paths:
+        try:
+            st = os.statvfs(path)
+        except OSError:
+            continue
+        free = (st.f_bfree if root else st.f_bavail) * st.f_frsize
+        inodes = st.f_ffree if root else st.f_favail
+        if free < LOW_SPACE_BYTES or (st.f_files > 0 and inodes == 0):
+            return str(path), free
+    return None
+
+
+class TrialLog:
+    """Append-only ``trials.csv``: one descriptor, one ``write`` per trial.
+
+    The write hands every trial to the kernel at once, which is what survives SIGKILL (and
+    Ctrl-C, OOM kills, a cancelled job). The descriptor is unbuffered: a write that fails
+    (a full disk) leaves nothing queued in the gate to be written later, only a torn tail that
+    :meth:`recover` cuts. ``os.fsync`` (what survives a power cut) is rate-limited
     to once per ``fsync_interval`` seconds and done on close: an fsync costs ~3.5 ms on this
     disk, more than a trivial benchmark, so fsyncing every trial would triple the driver's cost
     (scripts/bench_driver.py). At most the last ``fsync_interval`` seconds of trials can be lost
@@ -650,7 +693,7 @@ class TrialLog:
         self.path = path
         self.fsync = fsync
         self.fsync_interval = fsync_interval
-        self._file: TextIO | None = None
+        self._fd: int | None = None
         self._last_sync = 0.0
 
     def recover(self, schedule: Sequence[Trial]) -> set[int]:
@@ -714,31 +757,49 @@ class TrialLog:
 
     @property
     def is_open(self) -> bool:
-        return self._file is not None
+        return self._fd is not None
 
     def open(self) -> None:
-        if self._file is None:
-            self._file = self.path.open("a", encoding="utf-8", newline="")
+        if self._fd is None:
+            try:
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as exc:
+                raise self._error(exc, "opening") from None
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-            if self.fsync:
-                os.fsync(self._file.fileno())
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                if self.fsync:
+                    os.fsync(fd)
+            except OSError as exc:
+                raise self._error(exc, "syncing") from None
+            finally:
+                os.close(fd)
 
     def append(self, rows: list[list[str]]) -> None:
-        assert self._file is not None, "TrialLog.open() first"
+        assert self._fd is not None, "TrialLog.open() first"
         buf = io.StringIO()
         csv.writer(buf, lineterminator="\n").writerows(rows)
-        self._file.write(buf.getvalue())
-        self._file.flush()
-        if self.fsync:
-            now = time.monotonic()
-            if now - self._last_sync >= self.fsync_interval:
-                os.fsync(self._file.fileno())
-                self._last_sync = now
+        data = memoryview(buf.getvalue().encode("utf-8"))
+        try:
+            while data:  # a short write (a nearly full disk) goes on where it stopped
+                data = data[os.write(self._fd, data) :]
+            if self.fsync:
+                now = time.monotonic()
+                if now - self._last_sync >= self.fsync_interval:
+                    os.fsync(self._fd)
+                    self._last_sync = now
+        except OSError as exc:
+            raise self._error(exc, "writing") from None
+
+    def _error(self, exc: OSError, doing: str) -> RunError:
+        if is_disk_full(exc):
+            return disk_full_error(f"{doing} the trial log", f"{self.path}: {exc.strerror}", self.path.parent)
+        return RunError(
+            f"{doing} the trial log {self.path} failed: {exc.strerror or exc}",
+            "check the --out directory (permissions, the disk), then run the same command again to resume",
+        )
 
 
 # ---- Ctrl-C ---------------------------------------------------------------------------------------
@@ -860,6 +921,8 @@ def run_schedule(
                 rows, status, reason = _run_one(
                     trial, adapter, runner, versions, benchmarks, settings, timeout
                 )
+                if status not in (TrialStatus.OK.value, TrialStatus.SKIPPED.value):
+                    _stop_if_disk_full(trial, reason, log, versions)
                 log.append(rows)
                 result.ran += 1
                 result.statuses[status] = result.statuses.get(status, 0) + 1
@@ -881,11 +944,33 @@ def run_schedule(
                             print_untrusted(reason, stream=progress)
                 if status != TrialStatus.OK.value:
                     result.failed += 1
+    except BaseException:
+        if owns_log:
+            with suppress(RunError):  # the error on its way out (a full disk, Ctrl-C) says more
+                log.close()
+        raise
     finally:
         if owns_log:
             log.close()
         result.elapsed_s = time.monotonic() - started
     return result
+
+
+def _stop_if_disk_full(
+    trial: Trial, reason: str, log: TrialLog, versions: Mapping[str, VersionContext]
+) -> None:
+    """A failed trial on a (nearly) full disk is not logged: it says nothing about the benchmark,
+    and logged it would count as done on resume (and fail the benchmark's verdict)."""
+    ctx = versions.get(trial.version)
+    places = [log.path.parent, *((ctx.workdir, ctx.scratch) if ctx else ()), tempfile.gettempdir()]
+    full = low_space(places)
+    if full is not None:
+        path, free = full
+        raise disk_full_error(
+            f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
+            f"{path} has {free // 1024} KiB left and the trial failed ({_clean(reason)[:300]})",
+            path,
+        )
 
 
 def _run_one(
@@ -931,6 +1016,12 @@ def _run_one(
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as exc:  # an adapter bug must not lose the run
+            if is_disk_full(exc):  # not the benchmark's fault, nor a bug: stop, log nothing
+                raise disk_full_error(
+                    f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
+                    f"{type(exc).__name__}: {exc}",
+                    getattr(exc, "filename", None),
+                ) from None
             status = TrialStatus.ERROR.value
             reason = f"adapter {adapter.name} raised {type(exc).__name__}: {exc}; please report this as a bug"
     elapsed = f"{time.perf_counter() - t0:.6f}"
