@@ -40,10 +40,12 @@ SUITE_KEYS: dict[str, str] = {
     "include": "list of regexes: keep only benchmarks whose name matches one of them",
     "exclude": "list of regexes: drop benchmarks whose name matches one of them",
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
+    "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
+SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/sandbox.py
 # [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
 BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {
     "jmh": ("params",),
@@ -104,6 +106,7 @@ class SuiteConfig:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
+    sandbox: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -302,6 +305,12 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         except ValueError as exc:
             raise ConfigError(f"[suite].prefix cannot be split: {exc}", "balance the quotes") from None
     reset_timeout = table.get("reset_timeout")
+    sandbox = _string(table.get("sandbox", "auto"), "[suite].sandbox")
+    if sandbox not in SANDBOX_MODES:
+        raise ConfigError(
+            f"[suite].sandbox = {sandbox!r} is not one of {', '.join(SANDBOX_MODES)}",
+            'write sandbox = "auto" (the default), "on" or "off" (README: Secrets and the sandbox)',
+        )
     return SuiteConfig(
         adapter=adapter,
         build=_string(table.get("build", ""), "[suite].build"),
@@ -316,6 +325,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         include=_regexes(table.get("include", []), "[suite].include"),
         exclude=_regexes(table.get("exclude", []), "[suite].exclude"),
         pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
+        sandbox=sandbox,
     )
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, config_source, environment, worktree
+from gate import __version__, config_source, driver, environment, sandbox, worktree
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.calibration_file import Calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
@@ -106,12 +106,22 @@ def _warn(warning: Mapping[str, str]) -> None:
 
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)  # a half-written file is never renamed into place
+        if driver.is_disk_full(exc):
+            raise driver.disk_full_error(
+                f"writing {path.name}", f"{path}: {exc.strerror}", path.parent
+            ) from None
+        raise RunError(
+            f"cannot write {path}: {exc.strerror or exc}", "check the --out directory's permissions and disk"
+        ) from None
 
 
 def _lock(out: Path) -> IO[str]:
@@ -296,12 +306,19 @@ def _trials_from_meta(meta: Mapping[str, Any]) -> list[Trial]:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    lock = _lock(out)
     try:
-        return _run(args, out)
-    finally:
-        lock.close()
+        out.mkdir(parents=True, exist_ok=True)
+        lock = _lock(out)
+        try:
+            return _run(args, out)
+        finally:
+            lock.close()
+    except OSError as exc:
+        if not driver.is_disk_full(exc):
+            raise
+        # anywhere else the run writes (the lock, a build marker, the log's header): the same fix
+        where = exc.filename or out
+        raise driver.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
 
 
 def _run(args: argparse.Namespace, out: Path) -> int:
@@ -424,7 +441,19 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "action": "none: they would have disturbed the resumed trials",
             }
         )
-    runner = SubprocessRunner(pid_file=out / ".running", pass_env=config.suite.pass_env)
+    # Builds, benchmarks and resets run the revision's code: in a sandbox (gate/sandbox.py).
+    areas = [(out / "worktrees" / v.dirname, out / "scratch" / v.dirname) for v in versions]
+    isolation = sandbox.decide(
+        config.suite.sandbox,
+        lambda bwrap: sandbox.plan(repo=repo, out=out, versions=areas, bwrap=bwrap),
+        cwd=repo,
+    )
+    if isolation.warning is not None:
+        warnings.append(isolation.warning)
+        _warn(isolation.warning)
+    runner = SubprocessRunner(
+        pid_file=out / ".running", pass_env=config.suite.pass_env, sandbox=isolation.sandbox
+    )
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname
@@ -520,6 +549,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "benchmarks": _benchmark_meta(names, per_version),
         "schedule": [t.as_meta() for t in schedule],
         "environment": env,
+        "sandbox": isolation.meta,
         "warnings": warnings,
     }
     log = TrialLog(log_path)

@@ -81,7 +81,7 @@ def load(out: Path) -> tuple[pd.DataFrame, dict]:
 
 
 def test_two_version_run_end_to_end(tmp_path, capsys):
-    build = 'echo "$PWD" >> ../../builds.log'
+    build = f'echo "$PWD" >> {tmp_path}/builds.log'  # outside --out: the sandbox keeps that read-only
     repo = make_repo(tmp_path, config(f"build = '{build}'\nreset = 'echo r >> {tmp_path}/resets.log'"))
     out = tmp_path / "out"
     assert run_cli(repo, out, "--seed", "42") == 0
@@ -128,7 +128,7 @@ def test_two_version_run_end_to_end(tmp_path, capsys):
         meta["environment"]
     )
     # build once per version inside its worktree; reset before each of the 2 suite runs
-    builds = (out / "builds.log").read_text().split()
+    builds = (tmp_path / "builds.log").read_text().split()
     assert len(builds) == 2 and all("/worktrees/" in b for b in builds)
     assert (tmp_path / "resets.log").read_text().split() == ["r", "r"]
     # worktrees removed after a complete run; the user's checkout untouched
@@ -330,14 +330,39 @@ def _wait_rows(path: Path, rows: int, proc: subprocess.Popen) -> None:
 
 
 def _wait_for_pid(path: Path, proc: subprocess.Popen) -> int:
-    """The first pid a build or reset command wrote to ``path``, once it has started."""
+    """The pid (here, outside the sandbox) of the build or reset command that wrote its ``$$`` to
+    ``path`` first, once it has started."""
     for _ in range(600):
         if path.exists() and path.read_text().strip():
-            return int(path.read_text().split()[0])
+            return _host_pid(int(path.read_text().split()[0]), proc.pid)
         if proc.poll() is not None:
             pytest.fail(f"run ended early: {proc.communicate()}")
         time.sleep(0.05)
     pytest.fail(f"nothing wrote {path}")
+
+
+def _host_pid(inner: int, ancestor: int) -> int:
+    """In the sandbox's PID namespace ``$$`` is that namespace's number: the process is the
+    descendant of ``ancestor`` whose last NSpid entry (proc(5)) is ``inner``."""
+    parent: dict[int, int] = {}
+    candidates = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines())
+        except (OSError, ValueError):
+            continue
+        parent[int(entry.name)] = int(fields["PPid"])
+        if int(fields["NSpid"].split()[-1]) == inner:
+            candidates.append(int(entry.name))
+    for pid in candidates:
+        up = parent.get(pid, 0)
+        while up > 1 and up != ancestor:
+            up = parent.get(up, 0)
+        if up == ancestor:
+            return pid
+    pytest.fail(f"no descendant of {ancestor} is process {inner} of its namespace")
 
 
 def _gone(pid: int) -> bool:
@@ -376,11 +401,11 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_the_build_kills_the_build_and_exits_130(tmp_path, sig):
-    build = "echo $$ > ../../build.pid; exec sleep 60"
+    build = f"echo $$ > {tmp_path}/build.pid; exec sleep 60"
     repo = make_repo(tmp_path, config(f"build = '{build}'", s=1, i=1))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
-    build_pid = _wait_for_pid(out / "build.pid", proc)
+    build_pid = _wait_for_pid(tmp_path / "build.pid", proc)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -415,7 +440,7 @@ def test_a_signal_during_the_reset_kills_it_at_once_and_the_run_resumes(tmp_path
 
 @pytest.mark.slow
 def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
-    repo = make_repo(tmp_path, config("build = 'echo $PWD >> ../../builds.log'", sleep=0.3, s=1, i=2))
+    repo = make_repo(tmp_path, config(f"build = 'echo $PWD >> {tmp_path}/builds.log'", sleep=0.3, s=1, i=2))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
     _wait_rows(out / "trials.csv", 1, proc)
@@ -427,14 +452,14 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     assert 1 <= len(df) < len(meta["schedule"])  # the trial running at Ctrl-C completed, then it stopped
     assert (df.status == "ok").all()
     assert (out / "worktrees").is_dir()
-    assert len((out / "builds.log").read_text().split()) == 2
+    assert len((tmp_path / "builds.log").read_text().split()) == 2
     # a checkout that a kill interrupted (no completion marker) is redone, and rebuilt
     (out / "worktrees" / "head-HEAD.checked-out").unlink()
     proc = _spawn(repo, out)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     _check_complete(out)
-    builds = (out / "builds.log").read_text().split()
+    builds = (tmp_path / "builds.log").read_text().split()
     assert len(builds) == 3 and builds[-1].endswith("head-HEAD")  # base was reused, not rebuilt
 
 
