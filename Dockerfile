@@ -38,6 +38,9 @@ RUN pip install --no-deps --no-build-isolation /src \
  && ordertrap-gate --version
 
 # GitHub runs Docker actions as root with the workspace as working directory (docs.github.com,
-# "Dockerfile support for GitHub Actions": USER must not be set).
+# "Dockerfile support for GitHub Actions": USER must not be set). That directory holds the
+# repository's (or a PR's) files, and `python -m` puts the working directory first on sys.path:
+# -I (isolated mode) leaves it out, so a top-level gate/ there is never imported in place of
+# the installed gate. -I also ignores PYTHON* variables, hence -u and -B for the two set above.
 WORKDIR /github/workspace
-ENTRYPOINT ["python", "-m", "gate.github.entrypoint"]
+ENTRYPOINT ["/opt/ordertrap/bin/python", "-I", "-u", "-B", "-m", "gate.github.entrypoint"]

@@ -34,18 +34,21 @@ class Calibration:
         return self.configs.get(benchmark)
 
 
-def load_calibration(path: str | Path) -> Calibration:
+def load_calibration(path: str | Path, text: str | None = None) -> Calibration:
+    """Read and check the file at ``path``; ``text``: its content when it does not come from disk
+    (a file committed in the base revision, gate/config_source.py), ``path`` then only names it."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(
-            f"calibration file {p} does not exist",
-            "pass the path of an existing file to --calibration, or drop the flag to run "
-            "the full configuration",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"calibration file {p} cannot be read: {exc}", _fix(p)) from None
+    if text is None:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(
+                f"calibration file {p} does not exist",
+                "pass the path of an existing file to --calibration, or drop the flag to run "
+                "the full configuration",
+            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"calibration file {p} cannot be read: {exc}", _fix(p)) from None
     return parse_calibration(text, p)
 
 

@@ -4,28 +4,33 @@
   process starts in its own process group so a timeout (or Ctrl-C) kills its whole process group, its
   environment is scrubbed of secrets (:func:`scrub_env`), stdin is /dev/null and output is
   captured.
-* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one write and
-  ``flush`` after every trial (hyperfine's "persist after every trial"), fsync rate-limited. On resume,
+* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one unbuffered
+  write after every trial (hyperfine's "persist after every trial"), fsync rate-limited. On resume,
   :meth:`TrialLog.recover` keeps every complete trial and truncates anything after the last one
   (a row cut by SIGKILL, or the first rows of a trial whose other rows never made it), so a
   resumed run neither repeats nor loses a trial.
 * :func:`run_schedule` skips finished trials, runs ``reset`` before each suite run (OrderSage
   §3 step ·), records failures as rows with a status and a reason, and stops cleanly after the
-  current trial on the first Ctrl-C/SIGTERM.
+  current trial on the first Ctrl-C/SIGTERM. A full disk is not a failure of the benchmark: it
+  stops the run with :class:`~gate.errors.DiskFullError`, the trial unlogged.
 """
 
 from __future__ import annotations
 
 import _signal
 import csv
+import errno
 import io
 import math
 import os
 import re
 import select
 import signal
+import socket
+import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
@@ -34,7 +39,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from gate.adapters.base import (
     Adapter,
@@ -45,10 +50,13 @@ from gate.adapters.base import (
     TrialRequest,
     VersionContext,
 )
-from gate.errors import InputError, RunError
+from gate.errors import DiskFullError, InputError, RunError
 from gate.github.workflow_commands import print_untrusted
 from gate.model import TRIAL_COLUMNS, TrialStatus
 from gate.schedule import Trial
+
+if TYPE_CHECKING:
+    from gate.sandbox import Sandbox
 
 # ---- environment scrubbing ---------------------------------------------------------------------
 # Benchmark code is untrusted (a pull request's head): it must not see the workflow's secrets.
@@ -309,7 +317,9 @@ class SubprocessRunner:
         base_env: Mapping[str, str] | None = None,
         pid_file: Path | None = None,
         pass_env: Iterable[str] = (),
+        sandbox: Sandbox | None = None,
     ) -> None:
+        self.sandbox = sandbox
         source = os.environ if base_env is None else base_env
         self.pass_env = tuple(pass_env)
         self.base_env = scrub_env(source, self.pass_env)
@@ -329,6 +339,8 @@ class SubprocessRunner:
         env: Mapping[str, str] | None = None,
     ) -> ProcessResult:
         args: Sequence[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
+        if self.sandbox is not None:
+            args = self.sandbox.wrap(args, cwd)
         full_env: Mapping[str, str] | None
         if env:
             full_env = {**self.base_env, **scrub_env(env, self.pass_env)}
@@ -342,6 +354,7 @@ class SubprocessRunner:
         proc: subprocess.Popen[bytes] | None = None
         failed: OSError | None = None
         fds: list[int] = []  # pipe ends still open here, closed on the way out
+        marks: _Marks | None = None
         try:
             signals.hold()
             try:
@@ -349,6 +362,8 @@ class SubprocessRunner:
                 fds += (out_r, out_w)
                 err_r, err_w = os.pipe()
                 fds += (err_r, err_w)
+                if self.sandbox is not None:
+                    marks = _Marks()
             except OSError as exc:  # out of descriptors (as Popen's own pipes would have been)
                 return _cannot_start(args, exc)
             start = time.perf_counter()
@@ -365,7 +380,7 @@ class SubprocessRunner:
                     args,
                     cwd=cwd,
                     env=full_env,
-                    stdin=self._devnull,
+                    stdin=self._devnull if marks is None else marks.peer.fileno(),
                     stdout=out_w,
                     stderr=err_w,
                     # Own process group: a timeout kills the whole tree, and the terminal's Ctrl-C
@@ -379,6 +394,8 @@ class SubprocessRunner:
             for fd in (out_w, err_w):  # the child's now: EOF once it and its descendants close them
                 os.close(fd)
                 fds.remove(fd)
+            if marks is not None:
+                marks.peer.close()
             if proc is None:
                 assert failed is not None
                 return _cannot_start(args, failed)
@@ -387,7 +404,9 @@ class SubprocessRunner:
                 record = f"{proc.pid} {int(spawned_after) - 1} {int(_boot_ticks()) + 1}"
                 os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
             signals.release()  # a stop signal held during the spawn raises here, where proc is known
-            out, err, timed_out = _collect(proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup)
+            out, err, timed_out = _collect(
+                proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup, marks
+            )
             if timed_out:
                 _kill_group(proc.pid)
                 # whatever it printed before the kill; a grandchild that left the group and still
@@ -397,7 +416,9 @@ class SubprocessRunner:
                 if stuck:
                     proc.kill()
                 proc.wait()
-            elapsed = time.perf_counter() - start
+            # In the sandbox, from the command's start to its end as its shell saw them: bwrap's
+            # set-up and the namespace's teardown are not the command's time (gate/sandbox.py).
+            elapsed = marks.elapsed() if marks is not None and marks.stamps else time.perf_counter() - start
             _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
         except BaseException:  # Ctrl-C (at any moment: see _SpawnSignals): never leave it running
             if proc is not None:
@@ -407,6 +428,8 @@ class SubprocessRunner:
         finally:
             for fd in fds:
                 os.close(fd)
+            if marks is not None:
+                marks.close()
             if self._pid_fd is not None:  # nothing left to reap: a resume must not warn
                 os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
             signals.restore()
@@ -417,6 +440,58 @@ class SubprocessRunner:
             elapsed_s=elapsed,
             timed_out=timed_out,
         )
+
+
+# SO_TIMESTAMPNS (= SCM_TIMESTAMPNS) is 35 in asm-generic/socket.h, which these architectures use;
+# Python's socket module does not name it. Elsewhere the marks are stamped when read.
+_SO_TIMESTAMPNS: int | None = getattr(socket, "SO_TIMESTAMPNS", None) or (
+    35 if os.uname().machine in ("x86_64", "aarch64", "arm64", "riscv64", "ppc64le", "s390x") else None
+)
+
+
+class _Marks:
+    """The sandbox's timing marks (gate/sandbox.py): one datagram its shell sends right before it
+    starts the command, one right after the command exited. The kernel stamps each when it is
+    sent (``SO_TIMESTAMPNS``, socket(7); AF_UNIX stamps in ``unix_dgram_sendmsg``), so the wall
+    time is the command's, not also the delay until the gate got the CPU to read them. Where the
+    option is refused the marks are stamped when read. A socket, not a pipe: a descendant cannot
+    reopen it through ``/proc/<pid>/fd`` (open(2) gives ENXIO) to send a mark of its own."""
+
+    __slots__ = ("peer", "sock", "stamped", "stamps")
+
+    def __init__(self) -> None:
+        self.sock, self.peer = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.stamped = False
+        if _SO_TIMESTAMPNS is not None:
+            with suppress(OSError):
+                self.sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+                self.stamped = True
+        self.stamps: list[int] = []  # ns: CLOCK_REALTIME from the kernel, else perf_counter_ns
+
+    def now(self) -> int:
+        return time.time_ns() if self.stamped else time.perf_counter_ns()
+
+    def read(self) -> bool:
+        """Take the next mark; False once both are in or the sandbox closed its end."""
+        data, ancillary, _, _ = self.sock.recvmsg(16, socket.CMSG_SPACE(16))
+        if not data:
+            return False
+        stamp = self.now()
+        for level, kind, value in ancillary:
+            if self.stamped and level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(value) >= 16:
+                sec, nsec = struct.unpack("qq", value[:16])
+                stamp = sec * 1_000_000_000 + nsec
+        self.stamps.append(stamp)
+        return len(self.stamps) < 2
+
+    def elapsed(self) -> float:
+        """Seconds from the first mark to the second (or to now, when there is none)."""
+        end = self.stamps[1] if len(self.stamps) > 1 else self.now()
+        return (end - self.stamps[0]) / 1e9
+
+    def close(self) -> None:
+        self.sock.close()
+        self.peer.close()
 
 
 def _cannot_start(args: Sequence[str], exc: OSError) -> ProcessResult:
@@ -472,7 +547,12 @@ class _Capture:
 
 
 def _collect(
-    proc: subprocess.Popen[bytes], out_fd: int, err_fd: int, deadline: float, wakeup: int = -1
+    proc: subprocess.Popen[bytes],
+    out_fd: int,
+    err_fd: int,
+    deadline: float,
+    wakeup: int = -1,
+    marks: _Marks | None = None,
 ) -> tuple[bytes, bytes, bool]:
     """Read the child's stdout and stderr (``out_fd``, ``err_fd``) to EOF and reap the process,
     or give up at ``deadline``.
@@ -480,8 +560,8 @@ def _collect(
     ``Popen.communicate(timeout=...)`` ends with ``wait(timeout)``, a sleep-and-retry loop that
     costs ~0.2 ms per trivial trial; polling the pipes and then a pidfd waits exactly as long as
     needed. ``wakeup`` (see :class:`_SpawnSignals`) is polled too: a signal wakes the wait, its
-    handler runs (and raises to abort) as soon as ``poll`` returns. Returns (stdout, stderr,
-    timed_out).
+    handler runs (and raises to abort) as soon as ``poll`` returns. ``marks``, the sandbox's
+    timing socket, is read as its datagrams arrive. Returns (stdout, stderr, timed_out).
     """
     stdout, stderr = _Capture(), _Capture()
     captures = {out_fd: stdout, err_fd: stderr}
@@ -490,6 +570,10 @@ def _collect(
         poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     if wakeup >= 0:
         poller.register(wakeup, select.POLLIN)
+    marks_fd = -1
+    if marks is not None:
+        marks_fd = marks.sock.fileno()
+        poller.register(marks_fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     open_fds = len(captures)
     while open_fds:
         remaining = deadline - time.monotonic()
@@ -498,6 +582,11 @@ def _collect(
         for fd, _ in poller.poll(remaining * 1000):
             if fd == wakeup:
                 _drain(wakeup)
+                continue
+            if fd == marks_fd:
+                assert marks is not None
+                if not marks.read():  # both marks are in, or the sandbox is gone
+                    poller.unregister(fd)
                 continue
             data = os.read(fd, 65536)
             if data:
@@ -549,11 +638,51 @@ def _clean(text: str) -> str:
     return text.translate(_NEWLINES)
 
 
-class TrialLog:
-    """Append-only ``trials.csv``: one open file, one write + flush per trial.
+# ---- a full disk --------------------------------------------------------------------------------
+# ENOSPC ("No space left on device") and EDQUOT ("Disk quota exceeded"), write(2).
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+# A trial that failed while a disk the run writes to had less than this left is not a result:
+# the benchmark may have failed for want of space (a framework's JSON output, a temp file).
+LOW_SPACE_BYTES = 1 << 20
 
-    ``flush`` hands every trial to the kernel at once, which is what survives SIGKILL (and
-    Ctrl-C, OOM kills, a cancelled job). ``os.fsync`` (what survives a power cut) is rate-limited
+
+def is_disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS
+
+
+def disk_full_error(where: str, detail: str, path: Path | str | None = None) -> DiskFullError:
+    """The error that stops a run on a full disk; the fix says how to go on."""
+    place = f" on the file system of {path}" if path is not None else ""
+    return DiskFullError(
+        f"the disk is full while {where}: {detail}",
+        f"free space{place} or raise the disk quota, then run the same command again: the run resumes "
+        "and runs the trial the full disk interrupted again (nothing was logged as failed because of it)",
+    )
+
+
+def low_space(paths: Iterable[Path | str]) -> tuple[str, int] | None:
+    """(path, bytes free) of the first of ``paths`` whose file system has less than
+    :data:`LOW_SPACE_BYTES` free for this user, or no free inode; None if all have room."""
+    root = os.geteuid() == 0
+    for path in paths:
+        try:
+            st = os.statvfs(path)
+        except OSError:
+            continue
+        free = (st.f_bfree if root else st.f_bavail) * st.f_frsize
+        inodes = st.f_ffree if root else st.f_favail
+        if free < LOW_SPACE_BYTES or (st.f_files > 0 and inodes == 0):
+            return str(path), free
+    return None
+
+
+class TrialLog:
+    """Append-only ``trials.csv``: one descriptor, one ``write`` per trial.
+
+    The write hands every trial to the kernel at once, which is what survives SIGKILL (and
+    Ctrl-C, OOM kills, a cancelled job). The descriptor is unbuffered: a write that fails
+    (a full disk) leaves nothing queued in the gate to be written later, only a torn tail that
+    :meth:`recover` cuts. ``os.fsync`` (what survives a power cut) is rate-limited
     to once per ``fsync_interval`` seconds and done on close: an fsync costs ~3.5 ms on this
     disk, more than a trivial benchmark, so fsyncing every trial would triple the driver's cost
     (scripts/bench_driver.py). At most the last ``fsync_interval`` seconds of trials can be lost
@@ -564,7 +693,7 @@ class TrialLog:
         self.path = path
         self.fsync = fsync
         self.fsync_interval = fsync_interval
-        self._file: TextIO | None = None
+        self._fd: int | None = None
         self._last_sync = 0.0
 
     def recover(self, schedule: Sequence[Trial]) -> set[int]:
@@ -628,31 +757,49 @@ class TrialLog:
 
     @property
     def is_open(self) -> bool:
-        return self._file is not None
+        return self._fd is not None
 
     def open(self) -> None:
-        if self._file is None:
-            self._file = self.path.open("a", encoding="utf-8", newline="")
+        if self._fd is None:
+            try:
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            except OSError as exc:
+                raise self._error(exc, "opening") from None
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-            if self.fsync:
-                os.fsync(self._file.fileno())
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                if self.fsync:
+                    os.fsync(fd)
+            except OSError as exc:
+                raise self._error(exc, "syncing") from None
+            finally:
+                os.close(fd)
 
     def append(self, rows: list[list[str]]) -> None:
-        assert self._file is not None, "TrialLog.open() first"
+        assert self._fd is not None, "TrialLog.open() first"
         buf = io.StringIO()
         csv.writer(buf, lineterminator="\n").writerows(rows)
-        self._file.write(buf.getvalue())
-        self._file.flush()
-        if self.fsync:
-            now = time.monotonic()
-            if now - self._last_sync >= self.fsync_interval:
-                os.fsync(self._file.fileno())
-                self._last_sync = now
+        data = memoryview(buf.getvalue().encode("utf-8"))
+        try:
+            while data:  # a short write (a nearly full disk) goes on where it stopped
+                data = data[os.write(self._fd, data) :]
+            if self.fsync:
+                now = time.monotonic()
+                if now - self._last_sync >= self.fsync_interval:
+                    os.fsync(self._fd)
+                    self._last_sync = now
+        except OSError as exc:
+            raise self._error(exc, "writing") from None
+
+    def _error(self, exc: OSError, doing: str) -> RunError:
+        if is_disk_full(exc):
+            return disk_full_error(f"{doing} the trial log", f"{self.path}: {exc.strerror}", self.path.parent)
+        return RunError(
+            f"{doing} the trial log {self.path} failed: {exc.strerror or exc}",
+            "check the --out directory (permissions, the disk), then run the same command again to resume",
+        )
 
 
 # ---- Ctrl-C ---------------------------------------------------------------------------------------
@@ -774,6 +921,8 @@ def run_schedule(
                 rows, status, reason = _run_one(
                     trial, adapter, runner, versions, benchmarks, settings, timeout
                 )
+                if status not in (TrialStatus.OK.value, TrialStatus.SKIPPED.value):
+                    _stop_if_disk_full(trial, reason, log, versions)
                 log.append(rows)
                 result.ran += 1
                 result.statuses[status] = result.statuses.get(status, 0) + 1
@@ -795,11 +944,33 @@ def run_schedule(
                             print_untrusted(reason, stream=progress)
                 if status != TrialStatus.OK.value:
                     result.failed += 1
+    except BaseException:
+        if owns_log:
+            with suppress(RunError):  # the error on its way out (a full disk, Ctrl-C) says more
+                log.close()
+        raise
     finally:
         if owns_log:
             log.close()
         result.elapsed_s = time.monotonic() - started
     return result
+
+
+def _stop_if_disk_full(
+    trial: Trial, reason: str, log: TrialLog, versions: Mapping[str, VersionContext]
+) -> None:
+    """A failed trial on a (nearly) full disk is not logged: it says nothing about the benchmark,
+    and logged it would count as done on resume (and fail the benchmark's verdict)."""
+    ctx = versions.get(trial.version)
+    places = [log.path.parent, *((ctx.workdir, ctx.scratch) if ctx else ()), tempfile.gettempdir()]
+    full = low_space(places)
+    if full is not None:
+        path, free = full
+        raise disk_full_error(
+            f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
+            f"{path} has {free // 1024} KiB left and the trial failed ({_clean(reason)[:300]})",
+            path,
+        )
 
 
 def _run_one(
@@ -845,6 +1016,12 @@ def _run_one(
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as exc:  # an adapter bug must not lose the run
+            if is_disk_full(exc):  # not the benchmark's fault, nor a bug: stop, log nothing
+                raise disk_full_error(
+                    f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
+                    f"{type(exc).__name__}: {exc}",
+                    getattr(exc, "filename", None),
+                ) from None
             status = TrialStatus.ERROR.value
             reason = f"adapter {adapter.name} raised {type(exc).__name__}: {exc}; please report this as a bug"
     elapsed = f"{time.perf_counter() - t0:.6f}"

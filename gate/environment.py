@@ -68,10 +68,14 @@ def aslr(path: str = "/proc/sys/kernel/randomize_va_space") -> int | None:
 
 
 def _tool_version(argv: list[str], timeout: float = 5.0) -> str | None:
+    # From "/", never from the checkout: `go version` in a module directory obeys the `toolchain`
+    # line of the PR's go.mod (Go >= 1.21, "Go Toolchains"), i.e. fetches and runs another Go
+    # outside the sandbox; `local` keeps it to the Go installed here.
     try:
         proc = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False
-        )
+            argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False,
+            cwd="/", env={**os.environ, "GOTOOLCHAIN": "local"},
+        )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (proc.stdout or proc.stderr).strip().splitlines()

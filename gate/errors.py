@@ -35,3 +35,12 @@ class RunError(GateError):
 
 class GitHubError(GateError):
     """Talking to the GitHub API or the Actions runner failed."""
+
+
+class DiskFullError(RunError):
+    """A disk the run writes to is full (ENOSPC, EDQUOT): an infrastructure fault, not a result.
+
+    The trial it hit is not logged, so a resume runs it again. Exit status 75 is sysexits(3)'s
+    EX_TEMPFAIL: a temporary failure, retrying later (after freeing space) may succeed."""
+
+    exit_code = 75

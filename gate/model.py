@@ -11,7 +11,7 @@ import math
 import time
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Final
+from typing import Any, Final
 
 # ---- schema versions -------------------------------------------------------------------------
 TRIAL_LOG_SCHEMA: Final = 1  # trials.csv + meta.json
@@ -118,6 +118,20 @@ def decision(counts: Mapping[str, int], *, failed_in_head_only: int = 0, only_in
     if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
         return Decision.INCONCLUSIVE
     return Decision.PASS
+
+
+def fails_in_head_only(benchmark: Mapping[str, Any]) -> bool:
+    """A ``failed`` benchmark whose base trials all ran and gave values, while head's failed or
+    gave none: the change broke it (not a benchmark that is broken in both versions). Read from an
+    analysis.json entry, so ``analyze`` counts it and ``publish`` re-derives the count."""
+    if benchmark.get("verdict") != Verdict.FAILED:
+        return False
+    base, head = benchmark.get("base"), benchmark.get("head")
+    base = base if isinstance(base, Mapping) else {}
+    head = head if isinstance(head, Mapping) else {}
+    return (
+        not base.get("n_failed") and bool(base.get("n")) and (bool(head.get("n_failed")) or not head.get("n"))
+    )
 
 
 def warning(code: str, message: str, action: str) -> dict[str, str]:

@@ -41,12 +41,18 @@ SUITE_KEYS: dict[str, str] = {
     "include": "list of regexes: keep only benchmarks whose name matches one of them",
     "exclude": "list of regexes: drop benchmarks whose name matches one of them",
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
+    "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
+SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/sandbox.py
 # [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
-BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {"jmh": ("params",)}
+BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {
+    "jmh": ("params",),
+    "command": ("missing_exit_code",),
+    "hyperfine": ("missing_exit_code",),
+}
 # Keys each adapter reads from its own table ([go], [jmh], ...), including `include`, which
 # gate/adapters/_common.filter_discovered reads for the adapters that discover benchmarks.
 ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
@@ -68,7 +74,7 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
         "include",
     ),
 }
-# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/commands/run.py).
+# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config_source.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
@@ -106,6 +112,7 @@ class SuiteConfig:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
+    sandbox: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -311,6 +318,12 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         except ValueError as exc:
             raise ConfigError(f"[suite].prefix cannot be split: {exc}", "balance the quotes") from None
     reset_timeout = table.get("reset_timeout")
+    sandbox = _string(table.get("sandbox", "auto"), "[suite].sandbox")
+    if sandbox not in SANDBOX_MODES:
+        raise ConfigError(
+            f"[suite].sandbox = {sandbox!r} is not one of {', '.join(SANDBOX_MODES)}",
+            'write sandbox = "auto" (the default), "on" or "off" (README: Secrets and the sandbox)',
+        )
     return SuiteConfig(
         adapter=adapter,
         build=_string(table.get("build", ""), "[suite].build"),
@@ -325,6 +338,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         include=_regexes(table.get("include", []), "[suite].include"),
         exclude=_regexes(table.get("exclude", []), "[suite].exclude"),
         pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
+        sandbox=sandbox,
     )
 
 

@@ -9,9 +9,14 @@ adapter runs ``[[benchmark]].command``) with output captured:
   the real :class:`~gate.driver.SubprocessRunner` (new session, scrubbed env, group kill) and the
   real trial log (one append + flush + fsync per trial), progress lines to /dev/null.
 
-The two are interleaved in chunks (plain, driver, plain, ...) so that load from other processes
-hits both alike; the ratio is total driver time / total plain time over the same number of
-trials, in one run. Target: <= 1.10 over 1,000 trials.
+* sandboxed: the same driver with the sandbox ``run`` uses (:mod:`gate.sandbox`, bubblewrap: a
+  new PID and mount namespace per process), when bwrap works here.
+
+The sides are interleaved in chunks (plain, driver, sandboxed, then rotated) so that load from
+other processes hits them alike; the ratios are total times over the same number of trials, in
+one run. Target for driver/plain: <= 1.10 over 1,000 trials. The median ``value = "wall"`` each
+side logged shows what the benchmark's own measurement sees: the sandbox is set up before the
+timed part starts.
 
     .venv/bin/python scripts/bench_driver.py --trials 1000
 """
@@ -19,6 +24,7 @@ trials, in one run. Target: <= 1.10 over 1,000 trials.
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import statistics
 import subprocess
@@ -29,10 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from gate import sandbox
 from gate.adapters.base import BenchmarkSpec, ProcessResult, VersionContext
 from gate.adapters.registry import get_adapter
 from gate.driver import SubprocessRunner, TrialLog, run_schedule
-from gate.schedule import LevelConfig, rmit_schedule
+from gate.schedule import LevelConfig, Trial, rmit_schedule
 
 
 def main() -> int:
@@ -42,6 +49,7 @@ def main() -> int:
     parser.add_argument("--command", default="/bin/true")
     parser.add_argument("--target", type=float, default=1.10)
     parser.add_argument("--check", action="store_true", help="exit 1 when the ratio exceeds --target")
+    parser.add_argument("--no-sandbox", action="store_true", help="leave out the sandboxed side")
     args = parser.parse_args()
 
     names = [f"b{i}" for i in range(10)]
@@ -57,14 +65,32 @@ def main() -> int:
         spec = {n: BenchmarkSpec(n, command=args.command, options={"value": "wall"}) for n in names}
         benchmarks = {v: spec for v in ctx}
         adapter = get_adapter("command")
-        runner = SubprocessRunner(pid_file=work / ".running")  # as `run` builds it
-        log = TrialLog(work / "trials.csv")
-        log.recover(schedule)
-        log.open()  # kept open across chunks, as in one real run (run_schedule leaves it open)
+        sides: dict[str, SubprocessRunner] = {
+            "driver": SubprocessRunner(pid_file=work / ".running")  # as `run` builds it
+        }
+        box_note = "left out (--no-sandbox)"
+        if not args.no_sandbox:
+            (work / "out").mkdir()
+            decision = sandbox.decide(
+                "auto",
+                lambda bwrap: sandbox.plan(repo=work, out=work / "out", versions=[(work, work)], bwrap=bwrap),
+                cwd=work,
+                env={**os.environ, "GITHUB_ACTIONS": ""},
+            )
+            if decision.sandbox is not None:
+                sides["sandboxed"] = SubprocessRunner(
+                    pid_file=work / ".running-box", sandbox=decision.sandbox
+                )
+                box_note = f"bwrap {decision.meta['version']}"
+            else:
+                box_note = f"unavailable: {decision.meta['reason']}"
+        logs = {name: TrialLog(work / f"trials-{name}.csv") for name in sides}
+        for log in logs.values():
+            log.recover(schedule)
+            log.open()  # kept open across chunks, as in one real run (run_schedule leaves it open)
         argv = ["/bin/sh", "-c", args.command]
-        plain = driver = 0.0
+        totals = dict.fromkeys(["plain", *sides], 0.0)
         chunk_ratios: list[float] = []
-        done: set[int] = set()
         all_numbers = {t.trial for t in schedule}
 
         def run_plain(count: int) -> float:
@@ -73,33 +99,37 @@ def main() -> int:
                 subprocess.run(argv, capture_output=True, check=False, cwd=work)
             return time.perf_counter() - t0
 
-        for index, chunk in enumerate(chunks):
-            plain_before = plain
-            if index % 2 == 0:  # alternate which side goes first in a chunk
-                plain += run_plain(len(chunk))
+        def run_side(name: str, chunk: list[Trial]) -> float:
             numbers = {t.trial for t in chunk}
             t0 = time.perf_counter()
             result = run_schedule(
                 schedule,
                 adapter=adapter,
-                runner=runner,
+                runner=sides[name],
                 versions=ctx,
                 benchmarks=benchmarks,
                 settings={},
                 timeout=60,
-                log=log,
+                log=logs[name],
                 finished=all_numbers - numbers,
                 progress=devnull,
             )
-            spent = time.perf_counter() - t0
-            driver += spent
-            if index % 2 == 1:
-                plain += run_plain(len(chunk))
-            chunk_ratios.append(spent / (plain - plain_before))
             assert result.ran == len(chunk) and result.failed == 0, result
-            done |= numbers
-        log.close()
-        rows = (work / "trials.csv").read_bytes().count(b"\n") - 1
+            return time.perf_counter() - t0
+
+        order = ["plain", *sides]
+        for index, chunk in enumerate(chunks):
+            spent: dict[str, float] = {}
+            for name in order[index % len(order) :] + order[: index % len(order)]:  # rotate who goes first
+                spent[name] = run_plain(len(chunk)) if name == "plain" else run_side(name, chunk)
+                totals[name] += spent[name]
+            chunk_ratios.append(spent["driver"] / spent["plain"])
+        walls: dict[str, float] = {}
+        for name, log in logs.items():
+            log.close()
+            with log.path.open(newline="") as fh:
+                walls[name] = statistics.median(float(r["value"]) for r in csv.DictReader(fh))
+        rows = logs["driver"].path.read_bytes().count(b"\n") - 1
 
     # The driver's own bookkeeping (adapter call, rows, log append, progress) without any
     # process: stable even on a loaded machine, where the ratio above is noisy.
@@ -125,6 +155,7 @@ def main() -> int:
         )
         bookkeeping = (time.perf_counter() - t0) / n
 
+    plain, driver = totals["plain"], totals["driver"]
     ratio = driver / plain
     print(f"trials:            {n} per side ({rows} rows logged), {args.chunks} interleaved chunks")
     print(f"command:           /bin/sh -c {args.command}")
@@ -134,6 +165,15 @@ def main() -> int:
     print(f"driver bookkeeping without a process: {bookkeeping * 1e6:.0f} µs/trial")
     print(f"median chunk ratio: {statistics.median(chunk_ratios):.3f}  (robust to load bursts)")
     print(f"ratio driver/plain: {ratio:.3f}  (target <= {args.target:.2f})")
+    print(f"sandbox:           {box_note}")
+    if "sandboxed" in totals:
+        boxed = totals["sandboxed"]
+        print(
+            f"sandboxed driver:  {boxed:.3f} s  ({boxed / n * 1e6:.0f} µs/trial, +{(boxed - driver) / n * 1e6:.0f} µs)"
+        )
+        print(f"ratio sandboxed/unsandboxed driver: {boxed / driver:.3f}")
+    shown = ", ".join(f"{name} {value * 1e3:.3f} ms" for name, value in walls.items())
+    print(f'median value = "wall" logged: {shown}')
     return 1 if args.check and ratio > args.target else 0
 
 

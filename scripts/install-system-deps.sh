@@ -17,6 +17,7 @@ declare -A need=(
   [g++]=g++
   [node]=nodejs
   [npm]=npm
+  [bwrap]=bubblewrap
 )
 missing=()
 for cmd in "${!need[@]}"; do

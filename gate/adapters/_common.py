@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from gate import safe_regex
-from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure, VersionContext
+from gate.adapters.base import (
+    BenchmarkMissing,
+    BenchmarkSpec,
+    ProcessResult,
+    TrialFailure,
+    VersionContext,
+)
 from gate.errors import ConfigError
 from gate.model import TrialStatus
 
@@ -328,14 +334,46 @@ def read_text(path: Path, what: str) -> str:
         ) from None
 
 
+class NoBenchmarkMatched(TrialFailure):
+    """No result at all for the requested name. Status ``invalid``: an adapter whose framework
+    can tell "no such benchmark in this version" apart (a listing, a message of its own) catches
+    this and raises :class:`BenchmarkMissing` instead when that is the case."""
+
+    def __init__(self, requested: str, what: str) -> None:
+        super().__init__(
+            TrialStatus.INVALID,
+            f"{what}: no benchmark matched {requested!r}; check the name (it may be missing in this version)",
+        )
+
+
+def benchmark_missing(what: str, evidence: str) -> BenchmarkMissing:
+    """The ``skipped`` trial of a benchmark that this version does not have; ``evidence`` is what
+    the framework said."""
+    return BenchmarkMissing(
+        f"{what}: no such benchmark in this version ({evidence}); expected when the change adds or "
+        "removes it, otherwise check the name"
+    )
+
+
+def exit_status(value: Any, benchmark: str) -> int | None:
+    """A ``[[benchmark]] missing_exit_code`` (command, hyperfine): the exit status by which the
+    command says "this benchmark does not exist in this version", or None when not set."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 255:
+        raise ConfigError(
+            f"[[benchmark]] {benchmark!r}: missing_exit_code must be an exit status from 1 to 255, got {value!r}",
+            "write missing_exit_code = 77 (the status Automake and Meson use for a skipped test) "
+            "and make the command exit with it when the benchmark does not exist",
+        )
+    return value
+
+
 def one_match(names: Sequence[str], requested: str, what: str) -> None:
     """Exactly one benchmark must have run: 0 = wrong name, >1 = an unanchored/parent filter."""
     distinct = sorted(set(names))
     if not distinct:
-        raise TrialFailure(
-            TrialStatus.INVALID,
-            f"{what}: no benchmark matched {requested!r}; check the name (it may be missing in this version)",
-        )
+        raise NoBenchmarkMatched(requested, what)
     if len(distinct) > 1:
         shown = ", ".join(distinct[:3]) + (" ..." if len(distinct) > 3 else "")
         raise TrialFailure(

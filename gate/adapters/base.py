@@ -9,7 +9,11 @@ Division of labour:
 * The **adapter** knows one framework: which benchmarks exist (``discover``), how to run exactly
   one of them for ``measurements`` values (``run_trial``), and how to parse what it printed.
   It raises :class:`TrialFailure` for anything that is not a clean list of finite values; the
-  driver records that as a failed trial and goes on.
+  driver records that as a failed trial and goes on. "There is no such benchmark in this
+  version" is not a failure but the normal effect of a change that adds or removes one: the
+  adapter raises :class:`BenchmarkMissing` for it (the trial is logged ``skipped``), and only
+  when the framework itself says so — a benchmark that ran and printed no value stays
+  ``invalid``.
 """
 
 from __future__ import annotations
@@ -91,6 +95,17 @@ class TrialFailure(Exception):
         self.reason = reason
 
 
+class BenchmarkMissing(TrialFailure):
+    """The framework says this version has no benchmark of that name (Go runs nothing for the
+    filter, pytest reports the node id "not found", Google Benchmark "Failed to match any
+    benchmarks", JMH "No matching benchmarks", a command exits with its configured
+    ``missing_exit_code``). Logged as ``skipped``: ``analyze`` then lists the benchmark as
+    present in one version only instead of failing it (README "How the gate decides")."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(TrialStatus.SKIPPED, reason)
+
+
 class Adapter(Protocol):
     name: str
 
@@ -102,7 +117,8 @@ class Adapter(Protocol):
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         """Run exactly one benchmark once (one process where the framework allows) and return
-        ``request.measurements`` finite values, or raise :class:`TrialFailure`."""
+        ``request.measurements`` finite values, or raise :class:`TrialFailure` (its subclass
+        :class:`BenchmarkMissing` when the benchmark does not exist in this version)."""
         ...
 
 

@@ -14,7 +14,9 @@ from gate.adapters._common import (
     AmbiguousNumber,
     Deadline,
     UnreadableValue,
+    benchmark_missing,
     configured_specs,
+    exit_status,
     last_number,
     require_nonempty,
 )
@@ -60,7 +62,8 @@ class CommandAdapter:
         specs = configured_specs(settings, self.name, need_command=True)
         require_nonempty([s.name for s in specs], self.name, "the [[benchmark]] list")
         for spec in specs:
-            value_mode(spec)  # reject a bad value key before the run starts
+            value_mode(spec)  # reject bad value and missing_exit_code keys before the run starts
+            exit_status(spec.options.get("missing_exit_code"), spec.name)
         return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
@@ -73,9 +76,15 @@ class CommandAdapter:
         argv = shell_argv(request.version, spec.command)
         deadline = Deadline(request.timeout)
         what = f"command of {spec.name!r}"
+        missing_code = exit_status(spec.options.get("missing_exit_code"), spec.name)
         values: list[float] = []
         for _ in range(request.measurements):
             result = run(argv, cwd=request.version.workdir, timeout=deadline.remaining(what))
+            # Only the command knows whether its benchmark exists in this version; it says so by
+            # the configured exit status, on its first run (later, the status is a failure).
+            first = not values and not result.timed_out
+            if first and missing_code is not None and result.returncode == missing_code:
+                raise benchmark_missing(what, f"it exited with its missing_exit_code {missing_code}")
             raise_for_process(result, what)
             if mode == "wall":
                 values.append(result.elapsed_s)

@@ -17,7 +17,9 @@ from typing import Any
 
 from gate import jsontext
 from gate.adapters._common import (
+    NoBenchmarkMatched,
     anchored,
+    benchmark_missing,
     filter_discovered,
     missing_binary,
     one_match,
@@ -42,6 +44,8 @@ from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
 
 TIME_FIELDS = ("real_time", "cpu_time")
+# What RunSpecifiedBenchmarks prints (to stderr, exit status 0) when the filter matches nothing.
+_NO_MATCH = "Failed to match any benchmarks"
 # seconds per unit, for Google Benchmark's time_unit values (benchmark::TimeUnit)
 _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -95,6 +99,32 @@ class GoogleBenchmarkAdapter:
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({binary})")
         return specs
 
+    def _no_match(self, request: TrialRequest, run: ProcessRunner, command: str, what: str) -> TrialFailure:
+        """Google Benchmark matched nothing: the name is missing in this version, unless it is a
+        family whose instances are named with their arguments (``BM_Fill`` for ``BM_Fill/8``),
+        which the list of this binary's benchmarks tells."""
+        version, name = request.version, request.benchmark.name
+        listing = run(
+            [*version.prefix, command, "--benchmark_list_tests=true"], cwd=version.workdir, timeout=120
+        )
+        raise_for_process(listing, f"{what}: listing the benchmarks to see whether it exists")
+        names = [n.strip() for n in listing.stdout.splitlines() if n.strip()]
+        if name in names:  # listed, yet its anchored filter matched nothing: not a missing benchmark
+            return TrialFailure(
+                TrialStatus.INVALID,
+                f"{what}: the filter {anchored(name)!r} matched nothing although the binary lists "
+                "this name; please report this as a bug",
+            )
+        family = [n for n in names if n.startswith(name + "/")]
+        if family:
+            shown = ", ".join(family[:3]) + (" ..." if len(family) > 3 else "")
+            return TrialFailure(
+                TrialStatus.INVALID,
+                f"{what}: no benchmark is named {name!r}; it is a family of {len(family)} ({shown}): "
+                "name one of them",
+            )
+        return benchmark_missing(what, f"Google Benchmark: {_NO_MATCH} against its filter")
+
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         binary, time_field, unit, min_time, args = self._settings(request.settings)
         spec = request.benchmark
@@ -120,7 +150,12 @@ class GoogleBenchmarkAdapter:
         if missing:
             raise TrialFailure(TrialStatus.ERROR, f"{what}: {missing[0]}; {missing[1]}")
         raise_for_process(result, what)
-        values = parse_json(read_text(out, what), spec.name, time_field, unit, what)
+        try:
+            values = parse_json(read_text(out, what), spec.name, time_field, unit, what)
+        except NoBenchmarkMatched:
+            if _NO_MATCH not in result.stderr + result.stdout:
+                raise
+            raise self._no_match(request, run, command, what) from None
         if len(values) != request.measurements:
             raise TrialFailure(
                 TrialStatus.INVALID,

@@ -9,18 +9,28 @@ one value of ``metric`` (default ``ns/op``). Result format: Go's benchmark data 
 (go.googlesource.com/proposal/+/master/design/14313-benchmark-data.md):
 ``BenchmarkName-GOMAXPROCS  iterations  value unit [value unit ...]`` — but on one line only
 when the benchmark prints nothing: see :func:`parse_results`.
+
+Go exits 0 and prints no result both for a ``-bench`` filter that matches nothing and for a
+benchmark that skipped itself; one ``-v`` run tells them apart (:meth:`GoTestAdapter._no_result`).
+Sub-benchmarks cannot be listed without running their parent: a ``[[benchmark]]`` pattern such
+as ``BenchmarkSum64/*`` is expanded by one ``-benchtime 1x -v`` run per version
+(:meth:`GoTestAdapter._expand`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-from collections.abc import Mapping
+import shlex
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
+    NoBenchmarkMatched,
+    benchmark_missing,
     configured_specs,
     escape_regex,
     filter_discovered,
@@ -29,17 +39,18 @@ from gate.adapters._common import (
     require_nonempty,
     string_list,
     string_setting,
-    with_configured,
     worktree_binary,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
+    ProcessResult,
     ProcessRunner,
     TrialFailure,
     TrialRequest,
     VersionContext,
     check_finite,
     raise_for_process,
+    telling_line,
 )
 from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
@@ -208,6 +219,15 @@ def parse_bench_output(
     cut = cut_output(stdout, what) if not names else None
     if cut:
         raise TrialFailure(TrialStatus.INVALID, cut)
+    distinct = sorted(set(names))
+    if len(distinct) > 1 and all(n.startswith(requested + "/") for n in distinct):
+        shown = ", ".join(distinct[:3]) + (" ..." if len(distinct) > 3 else "")
+        raise TrialFailure(
+            TrialStatus.INVALID,
+            f"{what}: {len(distinct)} benchmarks matched {requested!r} ({shown}): it has "
+            "sub-benchmarks; name one of them, or all of them with a pattern: "
+            f'[[benchmark]] name = "{requested}/*"',
+        )
     one_match(names, requested, what)
     if requested not in names:
         raise TrialFailure(
@@ -263,6 +283,72 @@ def binary_args(args: list[str]) -> list[str]:
     ]
 
 
+# ---- sub-benchmark patterns and the -v listing -------------------------------------------------
+
+# A name Go printed with -test.v: a whole line, or glued to the end of output of the previous
+# benchmark that did not end in a newline ("xxBenchmarkA/b"). The result lines have tabs.
+_CHATTY_NAME = re.compile(r"Benchmark\S*$")
+
+
+def is_pattern(name: str) -> bool:
+    """A ``[[benchmark]]`` name with ``*`` stands for every benchmark it matches
+    (``BenchmarkSum64/*``); see :meth:`GoTestAdapter.discover`."""
+    return "*" in name
+
+
+def _level(glob: str) -> re.Pattern[str]:
+    # Only "*" is special (any run of characters within one level): "?", "[" and "]" occur in real
+    # sub-benchmark names, which b.Run takes as they are (spaces become "_").
+    return re.compile("".join(".*" if c == "*" else re.escape(c) for c in glob), re.DOTALL)
+
+
+def pattern_matches(pattern: str, name: str) -> bool:
+    """Level by level, as ``-bench`` matches (``go help testflag``): each ``/``-separated level of
+    ``pattern`` must match the same level of ``name``; levels of ``name`` below the pattern's are
+    free, so ``BenchmarkSum64/*`` takes every benchmark below ``BenchmarkSum64``, however deep."""
+    levels, parts = pattern.split("/"), name.split("/")
+    return len(parts) >= len(levels) and all(
+        _level(g).fullmatch(p) for g, p in zip(levels, parts, strict=False)
+    )
+
+
+def chatty_names(stdout: str, parents: Sequence[str]) -> list[str]:
+    """The names of the benchmarks a ``-test.v`` run started below ``parents`` (top-level names),
+    in order, once each. With ``-v`` Go prints each benchmark's full name, without the
+    ``-GOMAXPROCS`` suffix, on a line of its own before running it, parents included
+    (``testing.(*B).Run``: ``fmt.Println(benchName)`` when chatty), also one that then calls
+    ``b.Skip``; without ``-v`` a skipped benchmark prints nothing at all."""
+    wanted = set(parents)
+    names: dict[str, None] = {}
+    for line in stdout.splitlines():
+        match = _CHATTY_NAME.search(line.rstrip())
+        if match and match.group().split("/")[0] in wanted:
+            names.setdefault(match.group(), None)
+    return list(names)
+
+
+def leaves(names: Sequence[str]) -> list[str]:
+    """The names in ``names`` that have no sub-benchmark among them."""
+    prefixes = {n[:i] for n in names for i, c in enumerate(n) if c == "/"}
+    return [n for n in names if n not in prefixes]
+
+
+def _quiet(args: Sequence[str]) -> list[str]:
+    """[go] args without -v flags: the listing runs add -v themselves, and ``-v=false`` in args
+    must not turn it off."""
+    return [a for a in args if not _VERBOSE_FLAG.fullmatch(a)]
+
+
+def _file_digest(path: Path | None) -> str | None:
+    if path is None or not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 class GoTestAdapter:
     name = "go"
 
@@ -300,9 +386,26 @@ class GoTestAdapter:
             )
         return path if path.exists() else None  # "no test files": nothing built
 
+    def _invocation(
+        self, version: VersionContext, s: GoSettings, flags: list[str], args: list[str]
+    ) -> tuple[list[str], Path, Path | None]:
+        """(argv, working directory, the file [go] binary names) for test ``flags`` in ``go test``
+        form (``-bench X``) followed by ``args``: the configured binary, else the test binary
+        built by discovery (run in the package directory, as ``go test`` runs it), else ``go test``."""
+        cwd = version.workdir
+        binary, path = worktree_binary(version, s.binary) if s.binary else ("", None)
+        if not binary and s.can_prebuild and prebuilt_path(version, s.package).exists():
+            binary = str(prebuilt_path(version, s.package))
+            cwd = version.workdir / s.package  # `go test` runs a package's tests in its directory
+        if binary:
+            return [*version.prefix, binary, *binary_args([*flags, *args])], cwd, path
+        return [*version.prefix, "go", "test", *flags, *s.build_args, *args, s.package], cwd, path
+
     def discover(
         self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
+        """``-test.list`` gives the top-level benchmarks; a ``[[benchmark]]`` name with ``*`` is
+        expanded into the benchmarks it matches in this version (see :meth:`_expand`)."""
         s = self._settings(settings)
         higher = s.metric.endswith("/s")  # MB/s and custom rates; ns/op, B/op, allocs/op are costs
         built = self._prebuild(version, run, s) if s.can_prebuild else None
@@ -324,46 +427,128 @@ class GoTestAdapter:
                 f"listing Go benchmarks failed in {version.name} ({tail[0][:200]})",
                 "make `go test -list '^Benchmark' PACKAGE` work in the worktree, or set [go] package/binary",
             )
-        names = [line.strip() for line in result.stdout.splitlines() if _BENCH_NAME.match(line.strip())]
-        if len(set(names)) != len(names):
+        listed = [line.strip() for line in result.stdout.splitlines() if _BENCH_NAME.match(line.strip())]
+        if len(set(listed)) != len(listed):
             raise ConfigError(
                 f"the same Go benchmark name appears in several packages of {s.package!r}",
                 "set [go] package to one package, or list the benchmarks as [[benchmark]] entries",
             )
-        names = filter_discovered(names, settings, self.name)
-        # A parent whose sub-benchmarks are listed as [[benchmark]] entries would match all of
-        # its sub-benchmarks (an invalid trial every time): the entries replace it.
-        subs = [c.name for c in configured_specs(settings, self.name, need_command=False) if "/" in c.name]
-        names = [n for n in names if not any(sub.startswith(n + "/") for sub in subs)]
+        configured = configured_specs(
+            settings, self.name, need_command=False, default_unit=s.metric, default_higher=higher
+        )
+        literal = [c for c in configured if not is_pattern(c.name)]
+        expanded = self._expand(
+            version, run, s, listed, [c for c in configured if is_pattern(c.name)], {c.name for c in literal}
+        )
+        # A parent whose sub-benchmarks are named (or expanded) would match all of them (an invalid
+        # trial every time): they replace it.
+        expanded_names = {e.name for e in expanded}
+        below = [c.name for c in literal if "/" in c.name] + [e.name for e in expanded]
+        names = [
+            n
+            for n in filter_discovered(listed, settings, self.name)
+            if n not in expanded_names and not any(b.startswith(n + "/") for b in below)
+        ]
+        taken = {*names, *expanded_names}
         found = [BenchmarkSpec(name=n, unit=s.metric, higher_is_better=higher) for n in names]
-        specs = with_configured(found, settings, self.name, unit=s.metric, higher=higher)
+        # an entry with a discovered name is applied by the run engine (Config.override)
+        specs = [*found, *expanded, *(c for c in literal if c.name not in taken)]
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s.binary or s.package})")
         return specs
 
+    def _expand(
+        self,
+        version: VersionContext,
+        run: ProcessRunner,
+        s: GoSettings,
+        listed: Sequence[str],
+        patterns: Sequence[BenchmarkSpec],
+        literal: set[str],
+    ) -> list[BenchmarkSpec]:
+        """The benchmarks of this version that ``patterns`` match, each with its pattern's unit,
+        direction and options (and ``options["pattern"]``, which ``run`` records in meta.json).
+
+        Sub-benchmarks exist only once their parent runs, so ``-test.list`` cannot name them: one
+        ``-test.benchtime 1x -v`` run of the top-level benchmarks the patterns' first level
+        matches prints every name (:func:`chatty_names`), and its leaves are matched. A name
+        also configured literally keeps its own entry. A leaf missing here but present in the
+        other version is then ``skipped`` here."""
+        if not patterns:
+            return []
+        firsts = [_level(p.name.split("/")[0]) for p in patterns]
+        parents = [n for n in listed if any(f.fullmatch(n) for f in firsts)]
+        if not parents:
+            return []
+        out: list[BenchmarkSpec] = []
+        for leaf in leaves(self._listing(version, run, s, parents)):
+            pattern = next((p for p in patterns if pattern_matches(p.name, leaf)), None)
+            if pattern is not None and leaf not in literal:
+                out.append(
+                    BenchmarkSpec(
+                        name=leaf,
+                        unit=pattern.unit,
+                        higher_is_better=pattern.higher_is_better,
+                        options={**pattern.options, "pattern": pattern.name},
+                    )
+                )
+        return out
+
+    def _listing(
+        self, version: VersionContext, run: ProcessRunner, s: GoSettings, parents: list[str]
+    ) -> list[str]:
+        """Every benchmark name below ``parents`` (one 1x ``-v`` run), cached in the version's
+        scratch directory: a resume of the same run (same worktree SHA, checked by ``run``) and the
+        same test binary (by content) reuse it instead of running the benchmarks again."""
+        regex = "^(?:" + "|".join(escape_regex(p) for p in parents) + ")$"
+        flags = ["-run", "^$", "-bench", regex, "-benchtime", "1x", "-count", "1"]
+        argv, cwd, path = self._invocation(version, s, flags, [*_quiet(s.args), "-v"])
+        executable = (
+            path if path is not None else (prebuilt_path(version, s.package) if s.can_prebuild else None)
+        )
+        key = json.dumps({"argv": argv, "cwd": str(cwd), "binary": _file_digest(executable)}, sort_keys=True)
+        cache = version.scratch / f"go-list-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+        try:
+            cached = json.loads(cache.read_text(encoding="utf-8"))
+            if cached.get("key") == key and isinstance(cached.get("names"), list):
+                return [str(n) for n in cached["names"]]
+        except (OSError, ValueError, AttributeError):
+            pass
+        result = run(argv, cwd=cwd, timeout=600)
+        what = f"listing the sub-benchmarks of {', '.join(parents[:3])}{' ...' if len(parents) > 3 else ''} in {version.name}"
+        fix = (
+            f"run `{shlex.join(argv[len(version.prefix) :])}` in {cwd} and make it pass (each benchmark "
+            "runs once), or name the sub-benchmarks as [[benchmark]] entries instead of a pattern "
+            "(then a crash is a failed trial, not a stopped run)"
+        )
+        if result.timed_out or result.returncode != 0:
+            problem = "timed out" if result.timed_out else telling_line(result.stderr + "\n" + result.stdout)
+            raise RunError(f"{what} failed ({problem})", fix)
+        cut = cut_output(result.stdout, what)
+        if cut:
+            raise RunError(cut, fix)
+        names = chatty_names(result.stdout, parents)
+        version.scratch.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"key": key, "names": names}), encoding="utf-8")
+        tmp.replace(cache)
+        return names
+
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         s = self._settings(request.settings)
-        version = request.version
         spec = request.benchmark
-        pattern = bench_regex(spec.name)
-        n = str(request.measurements)
-        cwd = version.workdir
-        binary, path = worktree_binary(version, s.binary) if s.binary else ("", None)
-        if not binary and s.can_prebuild and prebuilt_path(version, s.package).exists():
-            binary = str(prebuilt_path(version, s.package))
-            cwd = version.workdir / s.package  # `go test` runs a package's tests in its directory
-        if binary:
-            argv = [*version.prefix, binary, "-test.run", "^$", "-test.bench", pattern]
-            argv += ["-test.benchtime", s.benchtime, "-test.count", n, *binary_args(s.args)]
-        else:
-            argv = [*version.prefix, "go", "test", "-run", "^$", "-bench", pattern]
-            argv += ["-benchtime", s.benchtime, "-count", n, *s.build_args, *s.args, s.package]
+        flags = ["-run", "^$", "-bench", bench_regex(spec.name), "-benchtime", s.benchtime]
+        flags += ["-count", str(request.measurements)]
+        argv, cwd, path = self._invocation(request.version, s, flags, s.args)
         what = f"go benchmark {spec.name!r}"
         result = run(argv, cwd=cwd, timeout=request.timeout)
-        missing = missing_binary(result, version, s.binary, path, self.name) if path else None
+        missing = missing_binary(result, request.version, s.binary, path, self.name) if path else None
         if missing:
             raise TrialFailure(TrialStatus.ERROR, f"{what}: {missing[0]}; {missing[1]}")
         raise_for_process(result, what)
-        values = parse_bench_output(result.stdout, spec.name, s.metric, what, verbose=is_verbose(s.args))
+        try:
+            values = parse_bench_output(result.stdout, spec.name, s.metric, what, verbose=is_verbose(s.args))
+        except NoBenchmarkMatched:
+            raise self._no_result(request, run, s, what) from None
         if len(values) != request.measurements:
             cut = cut_output(result.stdout, what)
             if cut:
@@ -382,3 +567,22 @@ class GoTestAdapter:
                 f"{what}: got {len(values)} results, wanted {request.measurements}; {fix}",
             )
         return values
+
+    def _no_result(self, request: TrialRequest, run: ProcessRunner, s: GoSettings, what: str) -> TrialFailure:
+        """Why a run that exited 0 printed no result. Go is silent both when nothing matches the
+        ``-bench`` filter (the benchmark does not exist in this version: its parent is missing,
+        or has no such sub-benchmark) and when the benchmark skipped itself; with ``-v`` it prints
+        the name of every benchmark it starts (:func:`chatty_names`), so one 1x run tells the two
+        apart."""
+        spec = request.benchmark
+        flags = ["-run", "^$", "-bench", bench_regex(spec.name), "-benchtime", "1x", "-count", "1"]
+        argv, cwd, _ = self._invocation(request.version, s, flags, [*_quiet(s.args), "-v"])
+        probe: ProcessResult = run(argv, cwd=cwd, timeout=request.timeout)
+        raise_for_process(probe, f"{what} (run once with -v to see whether it exists)")
+        if spec.name in chatty_names(probe.stdout, [spec.name.split("/")[0]]):
+            return TrialFailure(
+                TrialStatus.INVALID,
+                f"{what}: it exists in this version but reported no result (Go started it and printed "
+                "no result line: it may call b.Skip); make it measure, or leave it out of the configuration",
+            )
+        return benchmark_missing(what, "Go runs no benchmark for its -bench filter, even with -v")

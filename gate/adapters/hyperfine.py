@@ -7,12 +7,15 @@ the values are ``results[0].times`` (seconds per run, see hyperfine's ``--export
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from gate import jsontext
 from gate.adapters._common import (
+    benchmark_missing,
     configured_specs,
+    exit_status,
     one_match,
     positive_int,
     read_text,
@@ -43,6 +46,8 @@ class HyperfineAdapter:
         specs = configured_specs(settings, self.name, need_command=True)
         require_nonempty([s.name for s in specs], self.name, "the [[benchmark]] list")
         self.build_options(settings)  # reject bad keys before the run starts
+        for spec in specs:
+            exit_status(spec.options.get("missing_exit_code"), spec.name)
         return specs
 
     def build_options(self, settings: Mapping[str, Any]) -> list[str]:
@@ -85,6 +90,13 @@ class HyperfineAdapter:
         ]
         result = run(argv, cwd=request.version.workdir, timeout=request.timeout)
         what = f"hyperfine for {spec.name!r}"
+        missing_code = exit_status(spec.options.get("missing_exit_code"), spec.name)
+        # hyperfine stops at the first failing run and names its exit status: "Command terminated
+        # with non-zero exit code: 77." (1.15), "... exit code 77" (later versions).
+        said = re.compile(rf"non-zero exit code:? {missing_code}\b")
+        failed = result.returncode != 0 and not result.timed_out
+        if missing_code is not None and failed and said.search(result.stderr + result.stdout):
+            raise benchmark_missing(what, f"the command exited with its missing_exit_code {missing_code}")
         raise_for_process(result, what)
         return parse_export(read_text(out, what), spec.command, request.measurements, what)
 

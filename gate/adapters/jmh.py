@@ -17,6 +17,7 @@ from typing import Any
 from gate import jsontext
 from gate.adapters._common import (
     anchored,
+    benchmark_missing,
     filter_discovered,
     one_match,
     positive_int,
@@ -41,6 +42,7 @@ from gate.model import TrialStatus
 
 # "sample" mode reports a histogram (rawDataHistogram), not one score per iteration: not supported.
 MODES = ("avgt", "thrpt", "ss")
+_NO_MATCH = "No matching benchmarks"
 TIME_UNITS = ("ns", "us", "ms", "s")
 
 
@@ -125,6 +127,10 @@ class JmhAdapter:
         argv += ["-foe", "true", "-rf", "json", "-rff", str(out), *s["args"]]
         what = f"JMH benchmark {spec.name!r}"
         result = run(argv, cwd=request.version.workdir, timeout=request.timeout)
+        if result.returncode != 0 and not result.timed_out and _NO_MATCH in result.stderr:
+            # JMH's Main prints this to stderr and exits 1 when the include regex (the anchored
+            # name) matches no benchmark of the jar (org.openjdk.jmh.Main, NoBenchmarksException).
+            raise benchmark_missing(what, f"JMH: {_NO_MATCH}")
         raise_for_process(result, what)
         values = parse_json(read_text(out, what), spec.name, expected_unit(s["mode"], s["time_unit"]), what)
         if len(values) != request.measurements:

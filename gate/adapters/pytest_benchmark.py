@@ -29,6 +29,7 @@ from typing import Any
 
 from gate import jsontext
 from gate.adapters._common import (
+    benchmark_missing,
     filter_discovered,
     one_match,
     read_text,
@@ -54,6 +55,13 @@ PLUGIN_DIR = Path(__file__).resolve().parent / "_pytest_plugin"
 PLUGIN = "ordertrap_pytest_plugin"
 # pytest's exit codes (pytest.ExitCode)
 _TESTS_FAILED, _INTERRUPTED, _INTERNAL, _USAGE, _NO_TESTS = 1, 2, 3, 4, 5
+_NOT_FOUND = ("ERROR: not found:", "ERROR: file or directory not found:")
+
+
+def detail_of(output: str, prefixes: tuple[str, ...]) -> str:
+    """The first line of ``output`` starting with one of ``prefixes``, cut to 200 characters."""
+    line = next((ln for ln in output.splitlines() if ln.startswith(prefixes)), "")
+    return line.removeprefix("ERROR: ").strip()[:200]
 
 
 def _bool(settings: Mapping[str, Any], key: str, default: bool) -> bool:
@@ -113,10 +121,16 @@ def _failure(result: ProcessResult, what: str) -> TrialFailure:
             f"{what}: pytest does not know the --benchmark options; "
             "install pytest-benchmark>=4 in this version's environment ([suite] build)",
         )
-    if result.returncode == _NO_TESTS or (result.returncode == _USAGE and "ERROR: not found:" in output):
+    if result.returncode == _USAGE and any(line.startswith(_NOT_FOUND) for line in output.splitlines()):
+        # pytest's own verdict on the node id given on the command line (main.py, perform_collect:
+        # "not found: ..." for a test id, "file or directory not found: ..." for the file); the
+        # same arguments collected fine in discovery, so it is the node id that is missing.
+        return benchmark_missing(what, "pytest: " + detail_of(output, _NOT_FOUND))
+    if result.returncode == _NO_TESTS:
         return TrialFailure(
             TrialStatus.INVALID,
-            f"{what}: pytest collected no test; check the node id (it may be missing in this version)",
+            f"{what}: pytest collected no test for the node id (exit status 5); check the node id and "
+            "the -k/-m/--deselect options in [pytest-benchmark] args",
         )
     return TrialFailure(TrialStatus.ERROR, f"{what}: pytest exited with status {result.returncode}: {detail}")
 

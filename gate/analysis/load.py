@@ -199,6 +199,44 @@ def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | N
             f"{meta_path} has schema_version {version}, newer than this gate understands ({TRIAL_LOG_SCHEMA})",
             "upgrade ordertrap-gate to the version that wrote the log",
         )
+    return _well_typed_meta(meta, meta_path, warnings)
+
+
+# meta.json fields that docs/contracts.md gives as objects (or null), and the warning fields
+_META_OBJECTS = ("environment", "versions", "full", "benchmark_configs", "calibration")
+_WARNING_FIELDS = ("code", "message", "action")
+
+
+def _well_typed_meta(meta: dict[str, Any], meta_path: Path, warnings: list[dict[str, str]]) -> dict[str, Any]:
+    """``meta`` without the fields that do not have their documented type, and a ``meta_invalid``
+    warning naming them: like an unreadable meta.json, they are unknown, and the trials are still
+    analysed (everything shown from them would otherwise fail later, far from the cause)."""
+    meta = dict(meta)
+    dropped = []
+    for key in _META_OBJECTS:
+        if meta.get(key) is not None and not isinstance(meta[key], dict):
+            dropped.append(f"{key} ({type(meta.pop(key)).__name__}, not an object)")
+    raw = meta.get("warnings")
+    if raw is not None and not isinstance(raw, list):
+        dropped.append(f"warnings ({type(meta.pop('warnings')).__name__}, not a list)")
+    elif raw:
+        kept = [
+            w for w in raw if isinstance(w, dict) and all(isinstance(w.get(k), str) for k in _WARNING_FIELDS)
+        ]
+        if len(kept) < len(raw):
+            dropped.append(
+                f"{len(raw) - len(kept)} of {len(raw)} warnings (not objects with string code, message, action)"
+            )
+            meta["warnings"] = kept
+    if dropped:
+        warnings.append(
+            warning(
+                "meta_invalid",
+                f"{meta_path} has fields of the wrong type, ignored: {'; '.join(dropped)}",
+                f"restore {meta_path.name} as `ordertrap-gate run` wrote it (docs/contracts.md, meta.json); "
+                "the trials themselves are analysed",
+            )
+        )
     return meta
 
 

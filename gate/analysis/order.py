@@ -18,6 +18,7 @@ import pandas as pd
 
 from gate.errors import InputError
 from gate.model import ORDER_CHECK_SCHEMA, OrderType, TrialStatus, warning
+from gate.stats.median_ci import min_values
 from gate.stats.order import ci_case, delta_pct, kruskal_eta2, median_ci
 
 TIDY_COLUMNS: tuple[str, ...] = ("experiment", "run_index", "order_type", "position_in_run", "test", "value")
@@ -144,13 +145,16 @@ def _experiment(name: str, sub: pd.DataFrame, alpha: float) -> dict[str, Any]:
                 )
             )
         elif entry["ci_case"] is None:
+            needed = min_values(1 - alpha_bc)
             warnings.append(
                 warning(
                     "median_ci_undefined",
                     f"{t}: too few values ({fixed.size} fixed, {random.size} random) for a "
-                    f"{(1 - alpha_bc) * 100:.2f} % median interval, so no CI-overlap case",
-                    "run more fixed and random suite runs (the exact median interval needs about "
-                    "log2(1/alpha_bc)+1 values per order type)",
+                    f"{(1 - alpha_bc) * 100:.2f} % median interval, so no CI-overlap case; it "
+                    f"needs {needed} values per order type (Bonferroni over {len(tests)} benchmarks)",
+                    f"record {needed} or more (fixed, random) run pairs: `ordertrap-gate run "
+                    f"--order-check --order-pairs {needed}` (each pair gives every benchmark one "
+                    "fixed- and one random-order value per version; add pairs for trials that fail)",
                 )
             )
         entries.append(entry)

@@ -13,7 +13,7 @@ from gate import __version__
 from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
-from gate.model import ANALYSIS_SCHEMA, Verdict, decision, utc_timestamp, warning
+from gate.model import ANALYSIS_SCHEMA, Verdict, decision, fails_in_head_only, utc_timestamp, warning
 from gate.stats import stability
 
 VERDICT_ORDER = {
@@ -24,8 +24,13 @@ VERDICT_ORDER = {
     Verdict.UNCHANGED: 4,
 }
 # A benchmark this unstable gets a warning even when its verdict is clear (µOpTime §3: "stable"
-# means CV < 1 %; 10× that is noise the user should look at).
+# means CV < 1 %; 10× that is noise the user should look at). The spread is judged by the RMAD,
+# not the CV: one outlier in 15 values can lift the CV above 10 % while the median and its CI do
+# not move (the CV's breakdown point is 0, the MAD's 50 %: Rousseeuw & Croux, JASA 1993), and the
+# verdict is made on the median. The limit is the RMAD of a normal sample whose CV is 10 %
+# (MAD = 0.6745 σ; the RMAD here has no 1.4826 factor, see gate.stats.stability).
 UNSTABLE_CV = 0.10
+UNSTABLE_RMAD = 0.6745 * UNSTABLE_CV
 
 
 def resolve_versions(logs: TrialLogs, base: str | None, head: str | None) -> tuple[str, str]:
@@ -196,6 +201,27 @@ def _stability(values: np.ndarray, estimate: float | None, ci: tuple[float, floa
     }
 
 
+def _noise_warning(name: str, stability: dict[str, dict[str, Any]]) -> dict[str, str] | None:
+    """One warning per benchmark whose typical spread (RMAD) exceeds :data:`UNSTABLE_RMAD` in a
+    version; outliers alone (a high CV with a small RMAD) do not count."""
+    high = {
+        role: st["rmad"]
+        for role, st in stability.items()
+        if st["rmad"] is not None and abs(st["rmad"]) > UNSTABLE_RMAD
+    }
+    if not high:
+        return None
+    where = " and ".join(f"{abs(r) * 100:.1f}% in {role}" for role, r in high.items())
+    return warning(
+        "unstable",
+        f"{name} is noisy: its values typically lie {where} from their median (RMAD), above "
+        f"{UNSTABLE_RMAD * 100:.1f}% (what a 10% CV is without outliers)",
+        "quiet the runner (`ordertrap-gate run` warns about governor, turbo and load) and look for "
+        "work that varies from run to run in the benchmark (I/O, allocation, GC, network); more "
+        "values ([full].iterations) narrow the CI but not the spread",
+    )
+
+
 def _config(meta: dict[str, Any] | None, benchmark: str) -> dict[str, Any] | None:
     configs = (meta or {}).get("benchmark_configs") or {}
     entry = configs.get(benchmark) if isinstance(configs, dict) else None
@@ -277,29 +303,6 @@ def _extras(frame: pd.DataFrame) -> tuple[dict[str, Any] | None, Any, Any, list[
     return order_check, analyze_carryover(trials), analyze_similarity(trials), warnings
 
 
-def _meta_warnings(meta: dict[str, Any]) -> list[dict[str, str]]:
-    """The run's warnings from meta.json: each ``{code, message, action}`` with string values, as
-    `run` writes them; anything else (a hand-edited or damaged file) becomes one warning saying so."""
-    raw = meta.get("warnings") or []
-    entries = raw if isinstance(raw, list) else [raw]
-    keys = ("code", "message", "action")
-    good = [
-        {k: w[k] for k in keys}
-        for w in entries
-        if isinstance(w, dict) and all(isinstance(w.get(k), str) for k in keys)
-    ]
-    if len(good) < len(entries):
-        good.append(
-            warning(
-                "meta_malformed",
-                f"{len(entries) - len(good)} of the run's warnings in meta.json are not "
-                "{code, message, action} texts and were left out",
-                "restore meta.json from the run (`ordertrap-gate run` writes it beside trials.csv)",
-            )
-        )
-    return good
-
-
 def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.DataFrame:
     """Drop the first ``discard_warmup`` ok measurements of every trial of a benchmark whose
     calibrated configuration says so (meta.json ``benchmark_configs``; calibration decided that
@@ -317,17 +320,6 @@ def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.Data
     return frame.loc[~drop] if drop.any() else frame
 
 
-def fails_in_head_only(benchmark: dict[str, Any]) -> bool:
-    """A ``failed`` benchmark whose base trials all ran and gave values, while head's failed or
-    gave none: the change broke it (not a benchmark that is broken in both versions)."""
-    if benchmark.get("verdict") != Verdict.FAILED:
-        return False
-    base, head = benchmark.get("base") or {}, benchmark.get("head") or {}
-    return (
-        not base.get("n_failed") and bool(base.get("n")) and (bool(head.get("n_failed")) or not head.get("n"))
-    )
-
-
 def build_analysis(
     logs: TrialLogs,
     *,
@@ -341,7 +333,7 @@ def build_analysis(
     frame = logs.frame
     top_warnings = list(logs.warnings)
     for log_meta in logs.metas:
-        top_warnings.extend(_meta_warnings(log_meta))
+        top_warnings.extend(w for w in log_meta.get("warnings", []) or [] if isinstance(w, dict))
 
     usable = _discard_warmup(frame.loc[~frame["kind"].isin(["dropped", "absent"])], logs.meta)
     # Order-check logs (`run --order-check`) alternate fixed- and random-order suite runs. Fixed
@@ -378,6 +370,21 @@ def build_analysis(
                     action,
                 )
             )
+    # Skipped in both versions: a configured name that exists in neither (a typo, or a benchmark
+    # removed long ago). Not a change, so not counted; but it must not vanish without a word.
+    skipped_rows = frame.loc[(frame["kind"] == "absent") & frame["version"].isin([base, head])]
+    nowhere = sorted(set(skipped_rows["benchmark"].astype(str)) - base_names - head_names)
+    if nowhere:
+        shown = ", ".join(nowhere[:10]) + (f" and {len(nowhere) - 10} more" if len(nowhere) > 10 else "")
+        top_warnings.append(
+            warning(
+                "in_no_version",
+                f"{len(nowhere)} benchmark(s) exist in neither {base} nor {head} (every trial was "
+                f"skipped: the framework has no such benchmark), so were not compared: {shown}",
+                "correct or remove the [[benchmark]] entry in .ordertrap.toml; the trial log's "
+                "reason column quotes what the framework said",
+            )
+        )
     names = sorted(base_names & head_names)
     if cols.run is not None and names:
         runs_b = set(cols.run[(cols.version == base) & cols.ok].tolist())
@@ -482,8 +489,7 @@ def build_analysis(
         "carryover_matrix": getattr(carry, "matrix", None),
         "carryover_suite": getattr(carry, "suite", None),
         "similarity": getattr(simil, "suite", None),
-        # an object in analysis.json (docs/contracts.md), whatever a damaged meta.json holds
-        "environment": env if isinstance(env := (meta or {}).get("environment"), dict) else None,
+        "environment": (meta or {}).get("environment"),
         "warnings": top_warnings,
     }
 
@@ -509,16 +515,9 @@ def _benchmark_entry(
         "base": _stability(sb.values, c.base.estimate, c.base.ci),
         "head": _stability(sh.values, c.head.estimate, c.head.ci),
     }
-    for role, st in entry["stability"].items():
-        if st["cv"] is not None and st["cv"] > UNSTABLE_CV:
-            warnings.append(
-                warning(
-                    "unstable",
-                    f"{name} is very noisy in {role}: CV {st['cv'] * 100:.1f}% (> {UNSTABLE_CV * 100:.0f}%)",
-                    "quiet the runner (ordertrap-gate run checks governor, turbo, load) or raise "
-                    "[full].measurements / [full].iterations for this benchmark",
-                )
-            )
+    noisy = _noise_warning(name, entry["stability"])
+    if noisy is not None:
+        warnings.append(noisy)
     for role, s in (("base", sb), ("head", sh)):
         if s.n > 0 and np.ptp(s.values) == 0 and s.n >= 3:
             warnings.append(
@@ -555,11 +554,13 @@ def _benchmark_entry(
 
 def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
     """A short human table for stdout."""
+    from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
+
     rows = [f"{'benchmark':<40} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
     for b in doc["benchmarks"][:limit]:
         ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
         ci = "—" if not b["change_ci"] else f"[{b['change_ci'][0]:+.1f}%, {b['change_ci'][1]:+.1f}%]"
-        name = b["benchmark"] if len(b["benchmark"]) <= 40 else b["benchmark"][:37] + "..."
+        name = shorten_middle(b["benchmark"], 40)
         rows.append(f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}")
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")

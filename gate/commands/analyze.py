@@ -107,16 +107,24 @@ def _write_json(path: Path, doc: dict[str, object]) -> None:
 
 
 def _print_benchmark_warnings(doc: dict[str, Any], limit: int = 20) -> None:
-    """Per-benchmark warnings on stderr too (at most ``limit`` lines; all of them are in the JSON)."""
-    lines = [
-        f"warning [{w['code']}] {b['benchmark']}: {w['message']}\n  action: {w['action']}"
-        for b in doc["benchmarks"]
-        for w in b["warnings"]
-    ]
-    for line in lines[:limit]:
-        print(line, file=sys.stderr)
-    if len(lines) > limit:
-        print(f"... and {len(lines) - limit} more benchmark warnings in the JSON", file=sys.stderr)
+    """Per-benchmark warnings on stderr too, grouped by what to do: the benchmarks' lines, then
+    their shared action once (at most ``limit`` benchmark lines; all of them are in the JSON)."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for b in doc["benchmarks"]:
+        for w in b["warnings"]:
+            groups.setdefault((w["code"], w["action"]), []).append(f"{b['benchmark']}: {w['message']}")
+    shown = 0
+    for (code, action), lines in groups.items():
+        if shown >= limit:
+            break
+        for line in lines[: limit - shown]:
+            print(f"warning [{code}] {line}", file=sys.stderr)
+        shown += min(len(lines), limit - shown)
+        who = f" (for all {len(lines)} of them)" if len(lines) > 1 else ""
+        print(f"  action{who}: {action}", file=sys.stderr)
+    total = sum(len(lines) for lines in groups.values())
+    if total > shown:
+        print(f"... and {total - shown} more benchmark warnings in the JSON", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -63,9 +63,19 @@ def _fmt(x: Any, spec: str) -> str:
     return format(x, spec)
 
 
+def _print_warnings(warnings: list[dict[str, str]]) -> None:
+    """Each warning's message, and an action shared by several once, after them."""
+    by_action: dict[str, list[str]] = {}
+    for w in warnings:
+        by_action.setdefault(w["action"], []).append(w["message"])
+    for action, messages in by_action.items():
+        for message in messages:
+            print(f"warning: {message}")
+        print(f"  action{f' (for these {len(messages)})' if len(messages) > 1 else ''}: {action}")
+
+
 def _print_table(result: dict[str, Any]) -> None:
-    for w in result.get("warnings", []):
-        print(f"warning: {w['message']}\n  action: {w['action']}")
+    _print_warnings(result.get("warnings", []))
     for exp in result["experiments"]:
         verdict = "ORDER MATTERS" if exp["order_matters"] else "order does not matter"
         print(
@@ -78,8 +88,7 @@ def _print_table(result: dict[str, Any]) -> None:
                 f"{_fmt(t['kw_p'], '10.3g')} {_fmt(t['eta2'], '7.4f')} {_fmt(t['delta_pct'], '8.3f')} "
                 f"{_fmt(t['ci_case'], '>4')} {'yes' if t['significant'] else 'no'}"
             )
-        for w in exp.get("warnings", []):
-            print(f"warning: {w['message']}\n  action: {w['action']}")
+        _print_warnings(exp.get("warnings", []))
     print(
         "\ncase 1: median CIs disjoint (the conclusion changes with order); 2: a median lies in the "
         "other CI (unlikely to change); 3: inconclusive."

@@ -8,6 +8,12 @@ is non-zero only when the decision is ``fail`` and ``fail_on`` asks for it (or, 
 
 Writes that a read-only token cannot make (a PR from a fork under ``pull_request``) are reported
 with the two-workflow pattern that fixes them; the summary and outputs are still written.
+
+What the decision trusts: the verdicts of the benchmarks in analysis.json (its summary must agree
+with them, :mod:`gate.analysis_file`), and the accept label only as the API shows it now — when
+the labels cannot be read, the label counts as absent and the log, the summary and the status say
+so. In the ``workflow_run`` flow the PR named by ``ordertrap-pr.json`` must have the run's head
+commit before its labels are read or anything is published (:func:`verify_pr_head`).
 """
 
 from __future__ import annotations
@@ -22,14 +28,15 @@ from typing import Any, TextIO
 import requests
 from github import Github, GithubException
 
-from gate.errors import GitHubError, InputError
+from gate import analysis_file
+from gate.errors import GateError, GitHubError, InputError
 from gate.github import outputs
 from gate.github.client import make_client
 from gate.github.comment import CommentResult, upsert_comment
 from gate.github.context import COMMENT_CHOICES, FAIL_ON_CHOICES, ActionSettings, from_env
 from gate.github.event import EventInfo, load_event
-from gate.github.status import State, set_status
-from gate.model import ANALYSIS_SCHEMA, Decision, Verdict, decision
+from gate.github.status import DESCRIPTION_LIMIT, State, set_status
+from gate.model import Decision, Verdict, decision
 
 NAME = "publish"
 HELP = "publish analysis.json to GitHub: PR comment, commit status, job summary, outputs"
@@ -101,36 +108,30 @@ def decide(
 
 
 def load_analysis(path: Path) -> dict[str, Any]:
+    """analysis.json, checked as ``report`` checks it (:func:`gate.render.validate_analysis`),
+    including its summary against its own benchmarks (:mod:`gate.analysis_file`)."""
+    from gate.render import validate_analysis
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise InputError(
             f"{path} does not exist: the analysis could not be made",
             fix="check the `analyze` step's log above (trial logs found? base/head names right?)",
         ) from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise InputError(
             f"{path} is not a readable JSON file: {exc}", fix="re-run `ordertrap-gate analyze`"
         ) from exc
-    if not isinstance(data, dict) or not isinstance(data.get("summary"), dict):
-        raise InputError(
-            f"{path} is not an analysis.json (no summary)", fix="pass the file written by `analyze --json`"
-        )
-    version = data.get("schema_version")
-    if not isinstance(version, int) or version > ANALYSIS_SCHEMA:
-        raise InputError(
-            f"{path} has schema_version {version!r}; this gate reads up to {ANALYSIS_SCHEMA}",
-            fix="use the same ordertrap-gate version for analyze and publish (upgrade the action)",
-        )
-    counts = data["summary"].get("counts")
-    if not isinstance(counts, dict):
-        raise InputError(f"{path} has no summary.counts", fix="re-run `ordertrap-gate analyze`")
+    data = validate_analysis(analysis_file.loads(text, str(path)), str(path))
+    analysis_file.check(data, str(path))
     return data
 
 
 def counts_of(analysis: dict[str, Any]) -> dict[str, int]:
-    raw = analysis["summary"]["counts"]
-    return {verdict.value: int(raw.get(verdict.value, 0) or 0) for verdict in Verdict}
+    """Benchmarks per verdict, counted from the benchmarks (load_analysis checked that
+    ``summary.counts`` says the same)."""
+    return analysis_file.derived_counts(analysis["benchmarks"])
 
 
 # ---- status texts ------------------------------------------------------------------------------
@@ -275,6 +276,84 @@ def _wants_comment(mode: str, counts: dict[str, int], outcome: Outcome) -> bool:
     return changed > 0 or outcome.accepted or outcome.decision != Decision.PASS
 
 
+ERROR_OUTPUTS: dict[str, object] = {
+    "decision": "error",
+    "regressions": 0,
+    "improvements": 0,
+    "inconclusive": 0,
+    "failed": 0,
+    "not_compared": 0,
+    "comment_url": "",
+}
+
+
+def publish_error(
+    settings: ActionSettings,
+    reason: str,
+    fix: str,
+    *,
+    repo: Any = None,
+    sha: str | None = None,
+    report_path: str | None = None,
+    stream: TextIO | None = None,
+) -> bool:
+    """What a run without a verdict still publishes: the commit status ``error`` with ``reason`` on
+    ``sha`` (when a repository and a commit that may carry it are known), the job summary with the
+    reason and the fix, and the outputs with ``decision=error``. Never raises: a write that fails
+    is reported in the log. Returns whether the status was set."""
+    from gate.render.filters import md_escape
+
+    out = stream or sys.stdout
+    status_set = False
+    if repo is not None and sha:
+        try:
+            set_status(repo, sha, "error", reason, settings.run_url)
+            status_set = True
+        except GithubException as exc:
+            why = _permission_explanation("commit status") if _is_read_only(exc) else _message(exc)
+            outputs.warning(f"the commit status `error` could not be set: {exc.status} {why}", stream=out)
+        except requests.RequestException as exc:
+            outputs.warning(f"the commit status `error` could not be set (after retries): {exc}", stream=out)
+    try:
+        outputs.write_summary(
+            settings.summary_path,
+            f"## ordertrap-gate: error\n\n{md_escape(reason)}\n\n**Fix:** {md_escape(fix)}\n",
+        )
+        outputs.write_outputs(settings.output_path, {**ERROR_OUTPUTS, "report_path": report_path or ""})
+    except GitHubError as exc:
+        print(f"ordertrap-gate: {exc}", file=sys.stderr)
+    return status_set
+
+
+def verify_pr_head(repo: Any, event: EventInfo) -> None:
+    """workflow_run: the PR number comes from ordertrap-pr.json, which the PR's own (untrusted) run
+    wrote. Its head SHA already equals the event's ``workflow_run.head_sha`` (gate.github.event);
+    the PR itself must have that head now (``GET /repos/{owner}/{repo}/pulls/{number}``) before
+    anything is read from it or written about it: a file naming another PR would otherwise borrow
+    that PR's accept label and put this run's verdict on it. Raises GitHubError / InputError."""
+    number = event.pr_number
+    try:
+        head_sha = str(repo.get_pull(number).head.sha)
+    except GithubException as exc:
+        raise GitHubError(
+            f"cannot read PR #{number} named by the PR info file: {exc.status} {_message(exc)}",
+            fix="check that the artifact's ordertrap-pr.json comes from this run, and give the job "
+            "`permissions: pull-requests: read`",
+        ) from exc
+    except requests.RequestException as exc:
+        raise GitHubError(
+            f"cannot read PR #{number} named by the PR info file (after retries): {exc}",
+            fix="GitHub may be degraded (githubstatus.com): re-run the job; check GITHUB_API_URL",
+        ) from exc
+    if head_sha != event.head_sha:
+        raise InputError(
+            f"PR #{number} named by the PR info file has head {head_sha[:12]}, not {event.head_sha[:12]} "
+            "that this workflow run built: nothing is published to it",
+            fix="if the PR got new commits since, nothing to do: the run of its new head publishes; "
+            "otherwise ordertrap-pr.json does not belong to this run (check the first workflow's artifact)",
+        )
+
+
 def publish(
     settings: ActionSettings,
     analysis_path: Path,
@@ -285,11 +364,28 @@ def publish(
     report_url: str | None = None,
     stream: TextIO | None = None,
 ) -> Published:
-    """Publish everything; raises InputError (after setting status ``error``) without an analysis."""
+    """Publish everything. A GateError is raised only after the summary and the outputs are
+    written (and the status ``error`` where a commit may carry it): without a usable event or
+    analysis, when the PR named by a PR info file is not at the run's head, or when a GitHub write
+    or the labels read failed."""
     out = stream or sys.stdout
-    event = load_event(settings, pr_info)
     repo = client.get_repo(settings.repository) if client is not None else None
     result = Published(outcome=None)
+
+    try:
+        event = load_event(settings, pr_info)
+    except GateError as exc:
+        # no commit is known to be the one this run measured: summary and outputs only
+        publish_error(
+            settings, f"the event cannot be used: {exc.message}", exc.fix, report_path=report_path, stream=out
+        )
+        raise
+    if repo is not None and event.from_artifact and event.pr_number:
+        try:
+            verify_pr_head(repo, event)
+        except GateError as exc:
+            publish_error(settings, f"refused: {exc.message}", exc.fix, report_path=report_path, stream=out)
+            raise
 
     def note(message: str, *, warn: bool = False) -> None:
         result.notes.append(message)
@@ -321,48 +417,47 @@ def publish(
     try:
         analysis = load_analysis(analysis_path)
     except InputError as exc:
-        description = f"analysis could not be made: {exc.message}"
-        if repo is not None:
-            try_write(
-                "commit status",
-                lambda: set_status(repo, event.head_sha, "error", description, settings.run_url),
-            )
-        outputs.write_summary(
-            settings.summary_path,
-            f"## ordertrap-gate: error\n\nThe analysis could not be made: {exc.message}\n\n**Fix:** {exc.fix}\n",
-        )
-        outputs.write_outputs(
-            settings.output_path,
-            {
-                "decision": "error",
-                "regressions": 0,
-                "improvements": 0,
-                "inconclusive": 0,
-                "failed": 0,
-                "not_compared": 0,
-                "comment_url": "",
-                "report_path": report_path or "",
-            },
+        # the file's name, not its full path: the status description has 140 characters
+        reason = exc.message.replace(str(analysis_path), analysis_path.name)
+        publish_error(
+            settings,
+            f"analysis could not be made: {reason}",
+            exc.fix,
+            repo=repo,
+            sha=event.head_sha,
+            report_path=report_path,
+            stream=out,
         )
         raise
 
     counts = counts_of(analysis)
     issue = None
-    labels = set(event.payload_labels)
+    labels: set[str] = set()
+    labels_unread = False
     if repo is not None and event.pr_number:
         try:
             issue, labels = _pr_labels(repo, event)
         except GitHubError as exc:
-            # decide with the payload's labels, skip the comment, fail at the end
+            # The payload's labels are not a fallback: they are the event's snapshot (a re-run keeps
+            # a label removed since), so the accept label counts only when the API shows it.
             result.errors.append(exc)
-            note(f"{exc.message}; the labels of the event payload are used instead", warn=True)
+            labels_unread = True
+            note(
+                f"{exc.message}; the accept label `{settings.accept_label}` is treated as absent "
+                "(it is trusted only from the API), and the PR comment is not written",
+                warn=True,
+            )
+    elif event.pr_number and settings.accept_label:
+        note(
+            f"no GitHub token/repository: the accept label `{settings.accept_label}` is not read (local run)"
+        )
     accepted = bool(settings.accept_label) and settings.accept_label in labels
     summary = analysis["summary"]
     outcome = decide(
         counts,
         settings.fail_on,
         accepted,
-        failed_in_head_only=int(summary.get("failed_in_head_only") or 0),
+        failed_in_head_only=analysis_file.derived_failed_in_head_only(analysis["benchmarks"]),
         only_in_base=int(summary.get("only_in_base") or 0),
     )
     result.outcome = outcome
@@ -374,8 +469,6 @@ def publish(
             note("no GitHub token/repository: the PR comment is not written (local run)")
         elif issue is None:
             pass  # the PR could not be read (reported above)
-        elif event.from_artifact and not _pr_still_at(repo, event, result, out):
-            pass  # reported by _pr_still_at
         else:
             body = _render(analysis, "comment", outcome, settings, report_url)
             from gate.render import COMMENT_MARKER
@@ -391,6 +484,8 @@ def publish(
 
     # the commit status
     state, description = status_of(outcome, settings.accept_label)
+    if labels_unread and outcome.decision is Decision.FAIL:
+        description = _with_labels_unread(description)
     if repo is not None:
         done = try_write(
             "commit status",
@@ -401,7 +496,10 @@ def publish(
         note("no GitHub token/repository: the commit status is not set (local run)")
 
     # summary, outputs, annotations: always, also with a read-only token
-    outputs.write_summary(settings.summary_path, _render(analysis, "summary", outcome, settings, report_url))
+    summary_md = _render(analysis, "summary", outcome, settings, report_url)
+    if labels_unread:
+        summary_md = _labels_unread_note(event, settings) + summary_md
+    outputs.write_summary(settings.summary_path, summary_md)
     outputs.write_outputs(
         settings.output_path,
         {
@@ -424,6 +522,25 @@ def publish(
     if result.errors:
         raise result.errors[0]
     return result
+
+
+LABELS_UNREAD = "labels unreadable: accept label not applied"
+
+
+def _with_labels_unread(description: str) -> str:
+    """The status description when the labels could not be read and the decision fails: no PR
+    comment was written, and the accept label was not applied (said when it fits the 140 characters)."""
+    description = description.removesuffix(": see the PR comment")
+    extra = f"; {LABELS_UNREAD}"
+    return description + extra if len(description) + len(extra) <= DESCRIPTION_LIMIT else description
+
+
+def _labels_unread_note(event: EventInfo, settings: ActionSettings) -> str:
+    return (
+        f"> **Note:** the labels of PR #{event.pr_number} could not be read from the GitHub API, so the "
+        f"accept label `{settings.accept_label}` was not applied and no PR comment was written. "
+        "Re-run the job once the API answers; the log says what failed.\n\n"
+    )
 
 
 def _message(exc: GithubException) -> str:
@@ -453,27 +570,6 @@ def _pr_labels(repo: Any, event: EventInfo) -> tuple[Any, set[str]]:
             f"cannot read the labels of PR #{event.pr_number}: {exc}",
             fix="GitHub may be degraded (githubstatus.com): re-run the job; check GITHUB_API_URL",
         ) from exc
-
-
-def _pr_still_at(repo: Any, event: EventInfo, result: Published, out: TextIO) -> bool:
-    """workflow_run: comment only while the PR's head (from the API) is the commit that ran."""
-    try:
-        pull = repo.get_pull(event.pr_number)
-        head_sha = str(pull.head.sha)
-    except (GithubException, requests.RequestException) as exc:
-        error = GitHubError(
-            f"cannot read PR #{event.pr_number} named by the PR info file: {exc}",
-            fix="check the artifact of the first workflow, and `permissions: pull-requests: read`",
-        )
-        result.errors.append(error)
-        outputs.warning(f"{error.message}; no comment is written", stream=out)
-        return False
-    if head_sha != event.head_sha:
-        message = f"PR #{event.pr_number} has moved past {event.head_sha[:12]}: its comment is left to the newer run"
-        result.notes.append(message)
-        outputs.notice(message, stream=out)
-        return False
-    return True
 
 
 def run(args: argparse.Namespace) -> int:

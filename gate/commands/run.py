@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import hashlib
 import json
 import math
 import os
@@ -22,15 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, environment, jsontext, worktree
+from gate import __version__, config_source, driver, environment, jsontext, sandbox, worktree
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
-from gate.calibration_file import Calibration, load_calibration
+from gate.calibration_file import Calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
-from gate.settings import Config, load_config, substitute_worktree
+from gate.settings import Config, substitute_worktree
 
 NAME = "run"
 HELP = "run the benchmark suite for base and head in a randomized interleaved (RMIT) order"
@@ -39,7 +38,11 @@ EXIT_INTERRUPTED = 130
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", default=".ordertrap.toml", help="config file (default: %(default)s)")
+    parser.add_argument(
+        "--config",
+        default=".ordertrap.toml",
+        help="config file (default: %(default)s); inside the repository it is read from the base revision",
+    )
     parser.add_argument("--base", metavar="REF", help="base revision (omit for a one-version run)")
     parser.add_argument(
         "--head", metavar="REF", required=True, help="head revision (branch, tag, SHA, HEAD~1)"
@@ -49,7 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, help="schedule seed (default: random; recorded in meta.json)")
     parser.add_argument(
-        "--calibration", metavar="FILE", help="per-benchmark minimal configurations (calibrate)"
+        "--calibration",
+        metavar="FILE",
+        help="per-benchmark minimal configurations (calibrate); inside the repository read like --config",
+    )
+    parser.add_argument(
+        "--config-from",
+        choices=config_source.CHOICES,
+        help="where --config and --calibration inside the repository are read: the base revision "
+        "(default with --base: a pull request cannot choose what its own gate measures), head's "
+        "commit, or the files on disk (the default without --base); changes in head are reported",
     )
     parser.add_argument(
         "--order-check",
@@ -94,12 +106,22 @@ def _warn(warning: Mapping[str, str]) -> None:
 
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:
     tmp = path.with_suffix(".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)  # a half-written file is never renamed into place
+        if driver.is_disk_full(exc):
+            raise driver.disk_full_error(
+                f"writing {path.name}", f"{path}: {exc.strerror}", path.parent
+            ) from None
+        raise RunError(
+            f"cannot write {path}: {exc.strerror or exc}", "check the --out directory's permissions and disk"
+        ) from None
 
 
 def _lock(out: Path) -> IO[str]:
@@ -119,7 +141,8 @@ def _lock(out: Path) -> IO[str]:
 def _repo_for(args: argparse.Namespace) -> Path:
     if args.repo:
         return worktree.toplevel(Path(args.repo).resolve())
-    config_dir = Path(args.config).resolve().parent
+    # the directory as written: a symbolic link committed as the config file must not pick the repository
+    config_dir = Path(os.path.abspath(args.config)).parent
     try:
         return worktree.toplevel(config_dir)
     except RunError:
@@ -236,18 +259,30 @@ def warmup_of(calibration: Calibration | None) -> tuple[str, int]:
 
 def _discover(
     adapter: Adapter, runner: ProcessRunner, contexts: Mapping[str, VersionContext], config: Config
-) -> dict[str, dict[str, BenchmarkSpec]]:
+) -> tuple[dict[str, dict[str, BenchmarkSpec]], dict[str, list[str]]]:
+    """The benchmarks to run per version, and every name the adapter found (before include/exclude)."""
     settings = config.adapter_settings()
     per_version: dict[str, dict[str, BenchmarkSpec]] = {}
+    found: dict[str, list[str]] = {}
+    produced: set[str] = set()  # names found, and the [[benchmark]] patterns they were expanded from
     for revision, ctx in contexts.items():
         specs = adapter.discover(ctx, runner, settings)
+        found[revision] = [s.name for s in specs]
+        produced.update(n for s in specs for n in (s.name, s.options.get("pattern")) if isinstance(n, str))
         per_version[revision] = {s.name: config.override(s) for s in specs if config.selects(s.name)}
+    lost = [b.name for b in config.benchmarks if b.name not in produced]
+    if lost:
+        raise ConfigError(
+            f"[[benchmark]] {lost[0]!r} matches no benchmark in {' or '.join(contexts)}",
+            "correct the name (a pattern such as BenchmarkSum64/* is matched level by level, * standing "
+            "for any characters within a level; README: [go]), or remove the entry",
+        )
     if not any(per_version.values()):
         raise ConfigError(
             "no benchmark is left to run after [suite].include/exclude",
             "widen [suite].include or narrow [suite].exclude (names are matched with re.search)",
         )
-    return per_version
+    return per_version, found
 
 
 def _check_resume(meta: Mapping[str, Any], fresh: Mapping[str, Any], out: Path) -> None:
@@ -281,16 +316,22 @@ def _trials_from_meta(meta: Mapping[str, Any]) -> list[Trial]:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    lock = _lock(out)
     try:
-        return _run(args, out)
-    finally:
-        lock.close()
+        out.mkdir(parents=True, exist_ok=True)
+        lock = _lock(out)
+        try:
+            return _run(args, out)
+        finally:
+            lock.close()
+    except OSError as exc:
+        if not driver.is_disk_full(exc):
+            raise
+        # anywhere else the run writes (the lock, a build marker, the log's header): the same fix
+        where = exc.filename or out
+        raise driver.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
 
 
 def _run(args: argparse.Namespace, out: Path) -> int:
-    config = load_config(args.config)
     if args.order_check and args.calibration:
         raise ConfigError(
             "--order-check and --calibration cannot be combined",
@@ -303,8 +344,18 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             f"--base and --head are the same string {args.head!r}; the version column could not tell them apart",
             "for an A/A run pass the branch to one and its SHA to the other",
         )
-    calibration = load_calibration(args.calibration) if args.calibration else None
     repo = _repo_for(args)
+    roles = ([("base", args.base)] if args.base is not None else []) + [("head", args.head)]
+    versions = [
+        Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
+    ]
+    revisions = {v.role: config_source.Revision(v.role, v.revision, v.sha) for v in versions}
+    inputs = config_source.read_inputs(
+        args.config, args.calibration, args.config_from, repo, revisions.get("base"), revisions["head"]
+    )
+    for line in inputs.log:
+        print(f"ordertrap-gate run: {line}", file=sys.stderr)
+    config, calibration = inputs.config, inputs.calibration
     headers = worktree.persisted_auth_headers(repo)
     if headers:
         # The benchmarks run the revision's code in worktrees that share this config.
@@ -331,10 +382,6 @@ def _run(args: argparse.Namespace, out: Path) -> int:
 
     seed = args.seed if args.seed is not None else (existing or {}).get("seed", secrets.randbits(32))
     instance = args.instance or socket.gethostname()
-    roles = ([("base", args.base)] if args.base is not None else []) + [("head", args.head)]
-    versions = [
-        Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
-    ]
     mode = "order-check" if args.order_check else "rmit"
     order_pairs = None
     if args.order_check:  # --order-pairs 0 is an error (the schedule says so), not the default
@@ -346,7 +393,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             "path": calibration.path,
             "metric": calibration.metric,
             "threshold": calibration.threshold,
-            "sha256": hashlib.sha256(Path(calibration.path).read_bytes()).hexdigest(),
+            "sha256": inputs.calibration_sha256,
         }
     fresh: dict[str, Any] = {
         "seed": seed,
@@ -377,9 +424,13 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 return 0
 
     env = environment.fingerprint()
-    warnings = environment.check(env)
+    warnings = environment.check(env) + list(inputs.warnings)
     for w in warnings:
         _warn(w)
+    # Head's changes to the config or calibration are reported before the build (which may fail
+    # with base's [suite].build); only adapters that discover benchmarks need head's names first.
+    discovers = config.suite.adapter != "command"
+    changes_by_file = {} if discovers else _report_changes(inputs, None, warnings)
     if args.order_check and not config.suite.reset:
         w = {
             "code": "no_reset",
@@ -401,7 +452,19 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "action": "none: they would have disturbed the resumed trials",
             }
         )
-    runner = SubprocessRunner(pid_file=out / ".running", pass_env=config.suite.pass_env)
+    # Builds, benchmarks and resets run the revision's code: in a sandbox (gate/sandbox.py).
+    areas = [(out / "worktrees" / v.dirname, out / "scratch" / v.dirname) for v in versions]
+    isolation = sandbox.decide(
+        config.suite.sandbox,
+        lambda bwrap: sandbox.plan(repo=repo, out=out, versions=areas, bwrap=bwrap),
+        cwd=repo,
+    )
+    if isolation.warning is not None:
+        warnings.append(isolation.warning)
+        _warn(isolation.warning)
+    runner = SubprocessRunner(
+        pid_file=out / ".running", pass_env=config.suite.pass_env, sandbox=isolation.sandbox
+    )
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname
@@ -418,12 +481,14 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             python=substitute_worktree(config.suite.python, wt),
             scratch=scratch,
         )
-        _build(config, runner, v, wt, out)
+        _build(config, runner, v, wt, out, from_base=inputs.config_source.kind == "base")
 
     from gate.adapters.registry import get_adapter  # imported late: adapters import optional tools
 
     adapter = get_adapter(config.suite.adapter)
-    per_version = _discover(adapter, runner, contexts, config)
+    per_version, found = _discover(adapter, runner, contexts, config)
+    if discovers:
+        changes_by_file = _report_changes(inputs, found.get(args.head), warnings)
     names = sorted({name for specs in per_version.values() for name in specs})
     if mode == "order-check":
         assert order_pairs is not None
@@ -459,6 +524,13 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "mode": mode,
         "config_path": str(args.config),
         "config_hash": config.config_hash,
+        # where each file came from (a pull request's run reads them from base) and what head changes
+        "sources": {
+            "config": inputs.config_source.meta(changes_by_file.get("config")),
+            "calibration": None
+            if inputs.calibration_source is None
+            else inputs.calibration_source.meta(changes_by_file.get("calibration")),
+        },
         "adapter": config.suite.adapter,
         "versions": {
             v.revision: {"role": v.role, "sha": v.sha, "worktree": str(contexts[v.revision].workdir)}
@@ -488,6 +560,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "benchmarks": _benchmark_meta(names, per_version),
         "schedule": [t.as_meta() for t in schedule],
         "environment": env,
+        "sandbox": isolation.meta,
         "warnings": warnings,
     }
     log = TrialLog(log_path)
@@ -554,6 +627,16 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     return 0
 
 
+def _report_changes(
+    inputs: config_source.Inputs, discovered: Sequence[str] | None, warnings: list[dict[str, str]]
+) -> dict[str, list[str]]:
+    changed, changes_by_file = config_source.change_warnings(inputs, discovered)
+    for w in changed:
+        warnings.append(w)
+        _warn(w)
+    return changes_by_file
+
+
 def _benchmark_meta(
     names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
 ) -> dict[str, Any]:
@@ -563,10 +646,14 @@ def _benchmark_meta(
         have = [rev for rev, specs in per_version.items() if n in specs]
         spec = per_version[have[0]][n]
         out[n] = {"unit": spec.unit, "higher_is_better": spec.higher_is_better, "versions": have}
+        if isinstance(spec.options.get("pattern"), str):  # expanded from this [[benchmark]] pattern
+            out[n]["pattern"] = spec.options["pattern"]
     return out
 
 
-def _build(config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Path) -> None:
+def _build(
+    config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Path, from_base: bool = False
+) -> None:
     """``[suite].build`` once per version, untimed; a marker file makes a resume skip it."""
     if not config.suite.build:
         return
@@ -581,6 +668,12 @@ def _build(config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Pat
         raise RunError(
             f"build of version {v.revision!r} {what}",
             f"run `{config.suite.build}` by hand in {wt} (kept for you) and fix it, or fix [suite].build; "
-            "then rerun the same command",
+            "then rerun the same command"
+            + (
+                " (this build command is base's: a change to [suite].build in head applies once merged, "
+                "so head's code must build with base's command until then)"
+                if from_base
+                else ""
+            ),
         )
     marker.write_text(v.sha + "\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Entrypoint of the root Docker action: ``python -m gate.github.entrypoint``.
+"""Entrypoint of the root Docker action: ``python -I -m gate.github.entrypoint`` (Dockerfile).
 
 GitHub runs the image with the workspace mounted at ``/github/workspace`` (also the working
 directory) and the inputs in ``INPUT_*`` as mapped in ``action.yml``'s ``runs.env``. This maps
@@ -14,6 +14,13 @@ The token is read once into the settings and removed from this process's environ
 ``analyze`` starts, so nothing the gate spawns can see it. Paths given back as outputs are
 relative to the workspace, because later steps run on the host, where ``/github/workspace``
 does not exist.
+
+Every failure still publishes something: :func:`main` is the one last-resort boundary. An
+exception nothing else handled (a bug, or input no check foresaw) is logged with its traceback,
+and the commit status ``error`` gets a one-line reason (its type and message, with the token
+masked, never the traceback), the job summary says what to do, the outputs say
+``decision=error``, and the step exits :data:`EXIT_INTERNAL`. Invalid inputs (a ``fail_on`` that
+is not a choice) are published the same way, with the inputs they do not affect.
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ from __future__ import annotations
 import glob
 import os
 import sys
+import traceback
 from pathlib import Path
+from typing import Final
 
 from gate import cli
 from gate.commands import publish as publish_cmd
@@ -29,9 +38,19 @@ from gate.errors import ConfigError, GateError
 from gate.github import outputs, workflow_commands
 from gate.github.client import make_client
 from gate.github.context import ActionSettings, from_env
+from gate.github.event import load_event
 
 DEFAULT_REPORT_DIR = "ordertrap-report"
 TOKEN_VARIABLES = ("INPUT_GITHUB_TOKEN", "GITHUB_TOKEN")
+# sysexits(3) EX_SOFTWARE, "an internal software error has been detected": apart from 1 (the
+# gate failed) and 2 (an input or API error the message explains)
+EXIT_INTERNAL: Final = 70
+# inputs whose value from_env validates: a bad one is reported with the others left as they are
+VALIDATED_INPUTS: Final = ("INPUT_FAIL_ON", "INPUT_COMMENT")
+INTERNAL_FIX: Final = (
+    "this is a bug in ordertrap-gate or an input it does not check yet: please report it with the "
+    "traceback from this step's log; re-running helps only if the cause was passing"
+)
 
 
 def expand_trials(patterns: tuple[str, ...], root: Path) -> list[Path]:
@@ -91,18 +110,59 @@ def relative_to(path: Path, root: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     with workflow_commands.inert_output():
-        return _main()
+        try:
+            settings = from_env()
+        except GateError as exc:
+            print(f"ordertrap-gate action: error: {exc}", file=sys.stderr)
+            _publish_failure(_settings_despite_inputs(), f"invalid action input: {exc.message}", exc.fix)
+            return exc.exit_code
+        for name in TOKEN_VARIABLES:  # nothing spawned from here on can read the token
+            os.environ.pop(name, None)
+        try:
+            return _main(settings)
+        except Exception as exc:  # the last-resort boundary (module docstring)
+            secret = settings.token.reveal()
+            trace = "".join(traceback.format_exception(exc))
+            print(_masked(trace, secret), file=sys.stderr, end="")
+            kind = type(exc).__qualname__
+            if type(exc).__module__ != "builtins":
+                kind = f"{type(exc).__module__}.{kind}"  # _csv.Error, not a bare "Error"
+            reason = _masked(" ".join(f"{kind}: {exc}".split()), secret)
+            print(f"ordertrap-gate action: internal error: {reason}", file=sys.stderr)
+            _publish_failure(settings, f"internal error: {reason}", INTERNAL_FIX)
+            return EXIT_INTERNAL
 
 
-def _main() -> int:
+def _masked(text: str, secret: str) -> str:
+    return text.replace(secret, "***") if secret else text
+
+
+def _settings_despite_inputs() -> ActionSettings:
+    """The settings with the validated inputs at their defaults: enough to publish the error."""
+    return from_env({k: v for k, v in os.environ.items() if k not in VALIDATED_INPUTS})
+
+
+def _publish_failure(settings: ActionSettings, reason: str, fix: str) -> None:
+    """Status ``error`` (where a commit may carry it), summary and outputs; logs, never raises."""
+    root = settings.workspace or Path.cwd()
+    repo = None
+    sha = None
     try:
-        settings = from_env()
-    except GateError as exc:
-        print(f"ordertrap-gate action: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    for name in TOKEN_VARIABLES:  # nothing spawned from here on can read the token
-        os.environ.pop(name, None)
+        if settings.token and settings.repository:
+            repo = make_client(settings).get_repo(settings.repository)
+        event = load_event(settings, root / settings.pr_info if settings.pr_info else None)
+        if repo is not None and event.from_artifact and event.pr_number:
+            publish_cmd.verify_pr_head(repo, event)  # workflow_run: only on a verified PR's head
+        sha = event.head_sha
+    except Exception as exc:  # the error path itself must not end the step
+        print(f"ordertrap-gate action: no commit status is set: {exc}", file=sys.stderr)
+    try:
+        publish_cmd.publish_error(settings, reason, fix, repo=repo if sha else None, sha=sha)
+    except Exception as exc:
+        print(f"ordertrap-gate action: the error could not be published: {exc}", file=sys.stderr)
 
+
+def _main(settings: ActionSettings) -> int:
     root = settings.workspace or Path.cwd()
     report_dir = Path(settings.report_dir or DEFAULT_REPORT_DIR)
     if not report_dir.is_absolute():

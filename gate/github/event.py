@@ -9,7 +9,11 @@ Supported events (docs.github.com, "Events that trigger workflows"):
   ``ordertrap-pr.json`` beside its artifact (:func:`write_pr_info`), and the second one reads it
   back here. That file comes from untrusted code, so it is checked against the trusted event:
   its head SHA must be the ``workflow_run.head_sha`` GitHub reports, and :mod:`gate.commands.publish`
-  checks through the API that the PR's head still is that commit before commenting.
+  checks through the API that the PR's head is that commit before it reads the PR's labels, sets
+  the status or comments (a file naming another PR would otherwise borrow that PR's labels).
+
+Labels are never taken from the payload: it is a snapshot of the event (a re-run keeps it), and
+only the API says which labels the PR has now (:func:`gate.commands.publish.publish`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ PR_INFO_SCHEMA: Final = 1
 PR_INFO_NAME: Final = "ordertrap-pr.json"
 PR_EVENTS: Final = ("pull_request", "pull_request_target")
 NO_PR_EVENTS: Final = ("push", "schedule", "workflow_dispatch")
+MAX_PR_NUMBER: Final = 2**53 - 1  # JSON's exact integer range (RFC 8259 §6)
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,6 @@ class EventInfo:
     head_ref: str | None = None
     head_repo: str | None = None
     is_fork: bool = False
-    payload_labels: tuple[str, ...] = ()
     # workflow_run only: the PR info came from an artifact and must match the API before use
     from_artifact: bool = False
 
@@ -86,11 +90,13 @@ def _pr_event(name: str, payload: dict[str, Any], repository: str) -> EventInfo:
         head_repo=head_repo,
         # a deleted fork has repo null: treat as a fork (never trusted)
         is_fork=head_repo != repository,
-        payload_labels=tuple(label.get("name", "") for label in pr.get("labels") or []),
     )
 
 
 def read_pr_info(path: Path) -> dict[str, Any]:
+    """The PR info file, each field of the type :func:`pr_info_from_payload` writes (it comes from
+    the PR's own run: any other shape is refused with a clear error, never a traceback)."""
+    fix = "re-run the first workflow; it writes the file with `python -m gate.github.event write-pr-info`"
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -99,16 +105,34 @@ def read_pr_info(path: Path) -> dict[str, Any]:
             fix=f"the first workflow must write it with `python -m gate.github.event write-pr-info {PR_INFO_NAME}` "
             "and upload it with the trial logs; download that artifact before this step",
         ) from exc
-    except json.JSONDecodeError as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        # ValueError: not JSON, or an integer longer than Python parses (4,300 digits)
+        raise InputError(f"the PR info file {path} is not readable JSON: {_short(exc)}", fix=fix) from exc
+    if not isinstance(info, dict):
+        raise InputError(f"the PR info file {path} is not a JSON object", fix=fix)
+    version = info.get("schema_version", 0)
+    if not _whole(version) or version > PR_INFO_SCHEMA:
         raise InputError(
-            f"the PR info file {path} is not JSON: {exc}", fix="re-run the first workflow"
-        ) from exc
-    if not isinstance(info, dict) or int(info.get("schema_version", 0)) > PR_INFO_SCHEMA:
-        raise InputError(
-            f"the PR info file {path} has an unknown schema",
+            f"the PR info file {path} has schema_version {_short(version)}; this gate reads up to {PR_INFO_SCHEMA}",
             fix="use the same ordertrap-gate version in both workflows",
         )
+    number = info.get("pr_number")
+    if number is not None and not (_whole(number) and 0 < number <= MAX_PR_NUMBER):
+        raise InputError(f"the PR info file {path} has pr_number {_short(number)}, not a PR number", fix=fix)
+    for key in ("head_sha", "base_sha", "head_ref", "base_ref"):
+        if info.get(key) is not None and not isinstance(info[key], str):
+            raise InputError(f"the PR info file {path} has {key} {_short(info[key])}, not a string", fix=fix)
     return info
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = value if isinstance(value, BaseException) else repr(value)
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _workflow_run_event(payload: dict[str, Any], settings: ActionSettings, pr_info: Path | None) -> EventInfo:
@@ -136,7 +160,7 @@ def _workflow_run_event(payload: dict[str, Any], settings: ActionSettings, pr_in
     info = read_pr_info(pr_info)
     if info.get("head_sha") != head_sha:
         raise InputError(
-            f"the PR info file says head {info.get('head_sha')!r} but the workflow run built {head_sha!r}",
+            f"the PR info file says head {_short(info.get('head_sha'))} but the workflow run built {head_sha!r}",
             fix="download the artifact of exactly this run (actions/download-artifact with "
             "`run-id: ${{ github.event.workflow_run.id }}`); a mismatch can mean a tampered artifact",
         )
@@ -144,7 +168,7 @@ def _workflow_run_event(payload: dict[str, Any], settings: ActionSettings, pr_in
     return EventInfo(
         name="workflow_run",
         head_sha=head_sha,
-        pr_number=int(number) if number else None,
+        pr_number=number,
         base_sha=info.get("base_sha"),
         base_ref=info.get("base_ref"),
         head_ref=info.get("head_ref"),

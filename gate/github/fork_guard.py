@@ -1,6 +1,19 @@
 """Refuse to run a fork PR's code on the benchmark runner unless a maintainer opted in.
 
-``python -m gate.github.fork_guard`` (step 1 of ``run/action.yml``; exit 0 = go, 1 = refused).
+``python -I -m gate.github.fork_guard`` (exit 0 = go, 1 = refused, 2 = could not decide). It
+runs twice in the example workflows:
+
+1. in ``guard/action.yml``, the only step of a ``guard`` job on a GitHub-hosted runner without a
+   checkout: the benchmark job ``needs:`` it and runs only when its output ``allowed`` is
+   ``true``, so the trust decision is made before any of the PR's files are on the self-hosted
+   machine;
+2. in ``run/action.yml``, again on the benchmark runner, as a second layer for workflows without
+   the guard job.
+
+Both actions start every Python process with ``-I`` (isolated mode: neither the working
+directory nor ``PYTHON*`` variables take part in the module search; docs.python.org, "Command
+line and environment"), so a PR that adds a top-level ``gate``, ``venv`` or ``pip`` package
+cannot put its code in place of this check.
 
 A PR from a fork may be run when either
 
@@ -14,8 +27,12 @@ A PR from a fork may be run when either
 
 Only the labelling run is accepted, not a later push on a labelled PR: the label stays when the
 fork pushes new commits, but the maintainer approved the head SHA in that labelling event
-(``pull_request.head.sha`` of its payload, which is what ``run/action.yml`` benchmarks). After
-new commits, the maintainer removes and re-adds the label.
+(``pull_request.head.sha`` of its payload). The step output ``head_sha`` is that commit (for
+other events ``GITHUB_SHA``); the example workflows pass it to ``run/action.yml`` as ``head``, so
+the benchmarks run exactly the reviewed commit. After new commits, the maintainer removes and
+re-adds the label.
+
+Outputs (``GITHUB_OUTPUT``): ``allowed`` (``true``/``false``), ``head_sha``, ``reason``.
 
 This guards the gate's own workflow. It cannot stop a fork that edits the workflow file in its
 PR: for that, the repository setting "Require approval for all outside collaborators" (Settings →
@@ -95,6 +112,14 @@ def check(
     )
 
 
+def reviewed_head(event_name: str, payload: Mapping[str, Any], sha: str) -> str:
+    """The commit the decision is about: the PR head in this event's payload, else ``GITHUB_SHA``."""
+    if event_name in PR_EVENTS:
+        head = ((payload.get("pull_request") or {}).get("head") or {}).get("sha")
+        return head if isinstance(head, str) else ""
+    return sha
+
+
 def main(environ: Mapping[str, str] | None = None) -> int:
     import os
 
@@ -106,6 +131,8 @@ def main(environ: Mapping[str, str] | None = None) -> int:
 
 
 def _main(env: Mapping[str, str]) -> int:
+    from gate.github import outputs, workflow_commands
+
     try:
         settings = from_env(env)
         payload = load_payload(settings)
@@ -118,11 +145,17 @@ def _main(env: Mapping[str, str]) -> int:
             label=env.get("INPUT_FORK_LABEL") or DEFAULT_FORK_LABEL,
             client=client,
         )
+        outputs.write_outputs(
+            settings.output_path,
+            {
+                "allowed": "true" if verdict.allowed else "false",
+                "head_sha": reviewed_head(settings.event_name, payload, settings.sha),
+                "reason": verdict.reason,
+            },
+        )
     except GateError as exc:
         print(f"ordertrap-gate fork guard: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    from gate.github import workflow_commands
-
     if verdict.allowed:
         print(f"ordertrap-gate fork guard: allowed: {verdict.reason}")
         return 0

@@ -6,6 +6,8 @@ so a benchmark name or message cannot smuggle in a second command. Untrusted out
 stdout/stderr) is printed between ``::stop-commands::TOKEN`` and ``::TOKEN::`` with a fresh
 random token, which makes the runner ignore any ``::`` command inside it
 (docs.github.com, "Workflow commands for GitHub Actions", Stopping and starting workflow commands).
+The fence and ``::group::`` lines are written only on GitHub Actions (:func:`on_github`): in a
+terminal there is no runner to stop, and the lines would only bury the output they frame.
 
 Everything else the gate prints (progress lines, errors, warnings, tables: all may quote a
 benchmark name or a framework's message) goes through :class:`InertText` while the gate runs on
@@ -78,6 +80,12 @@ class InertText:
         return getattr(self.underlying, name)
 
 
+def on_github(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the output goes to a GitHub Actions runner: the runner sets ``GITHUB_ACTIONS`` to
+    ``true`` for every step (docs.github.com, "Variables", Default environment variables)."""
+    return (environ if environ is not None else os.environ).get("GITHUB_ACTIONS") == "true"
+
+
 def _raw(stream: TextIO | None) -> TextIO:
     """The stream below any :class:`InertText`: only this module's own commands are written there."""
     out = stream or sys.stdout
@@ -88,9 +96,7 @@ def _raw(stream: TextIO | None) -> TextIO:
 def inert_output(environ: Mapping[str, str] | None = None) -> Iterator[None]:
     """On GitHub Actions, route sys.stdout and sys.stderr through :class:`InertText` (elsewhere,
     print as is: there is no runner to fool)."""
-    if (environ if environ is not None else os.environ).get("GITHUB_ACTIONS") != "true" or isinstance(
-        sys.stdout, InertText
-    ):
+    if not on_github(environ) or isinstance(sys.stdout, InertText):
         yield
         return
     saved = sys.stdout, sys.stderr
@@ -131,8 +137,12 @@ def emit(
 
 @contextmanager
 def stop_commands(stream: TextIO | None = None) -> Iterator[None]:
-    """Fence untrusted output: nothing printed inside can issue a workflow command."""
+    """Fence untrusted output: nothing printed inside can issue a workflow command. Off GitHub
+    Actions nothing reads workflow commands, so nothing is printed around the output."""
     out = _raw(stream)
+    if not on_github():
+        yield
+        return
     token = secrets.token_hex(16)
     print(f"::stop-commands::{token}", file=out, flush=True)
     try:
@@ -151,7 +161,11 @@ def print_untrusted(text: str, stream: TextIO | None = None) -> None:
 
 @contextmanager
 def group(title: str, stream: TextIO | None = None) -> Iterator[None]:
+    """A collapsible group in the GitHub log; off GitHub Actions the output is printed as is."""
     out = _raw(stream)
+    if not on_github():
+        yield
+        return
     print(f"::group::{escape_data(title)}", file=out, flush=True)
     try:
         yield

@@ -113,8 +113,23 @@ def safe_url(value: object) -> str:
 
 
 def truncate(value: object, limit: int) -> str:
+    """Text (a message, a reason) cut at the end to at most ``limit`` characters."""
     text = str(value)
     return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
+
+
+def shorten_middle(value: object, limit: int) -> str:
+    """A name in at most ``limit`` characters, cut in the middle so both ends survive.
+
+    Benchmark names of one suite share their start and differ at the end (sub-benchmarks and
+    sizes: ``BenchmarkSum64/4KB``; parametrised cases: ``test_x[case-3]``), so a name cut at the
+    end can look like its neighbour; the middle is what they have in common."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 1, 2)  # one character goes to the ellipsis
+    head = keep // 2
+    return text[:head] + "…" + text[len(text) - (keep - head) :]
 
 
 # ---- numbers (format-independent plain text) ------------------------------------------------------
@@ -261,6 +276,7 @@ def make_filters(fmt: str) -> dict[str, Callable[..., Any]]:
         "quantity_ci": quantity_ci,
         "code": code,
         "trunc": lambda v, n: truncate(v, n),  # plain str: still escaped afterwards
+        "mid": lambda v, n: shorten_middle(v, n),  # names: cut in the middle; still escaped
         "esc": lambda v: wrap(esc(v)),
         "url": url,
     }

@@ -21,6 +21,7 @@ import html
 import io
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
@@ -30,6 +31,7 @@ matplotlib.use("Agg")
 import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from gate.bidi import show_bidi
 
@@ -67,13 +69,68 @@ def _ticks(lo: float, hi: float, n: int = 4) -> list[float]:
     return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
 
 
+def _iqr(values: np.ndarray) -> tuple[float, float]:
+    q1, q3 = np.percentile(values, [25, 75])
+    return float(q1), float(q3)
+
+
 def _kde(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """Gaussian kernel density with Scott's bandwidth (what matplotlib's violinplot uses)."""
-    h = float(np.std(values, ddof=1)) * len(values) ** (-1 / 5)
+    """Gaussian kernel density with Silverman's rule-of-thumb bandwidth, 0.9 · min(sd, IQR/1.34) ·
+    n^(-1/5) (Silverman 1986, eq. 3.31): the IQR keeps one outlier from smoothing the bulk flat,
+    which the standard deviation alone (Scott's rule) does not."""
+    sd = float(np.std(values, ddof=1))
+    q1, q3 = _iqr(values)
+    spread = min(sd, (q3 - q1) / 1.34) or sd
+    h = 0.9 * spread * len(values) ** (-1 / 5)
     if not math.isfinite(h) or h <= 0:
         return np.zeros_like(grid)
     z = (grid[:, None] - values[None, :]) / h
     return np.exp(-0.5 * z * z).sum(axis=1)
+
+
+FENCE_IQR = 3.0  # Tukey's "far out" fences: beyond Q1 − 3·IQR or Q3 + 3·IQR (EDA, 1977, ch. 2)
+MIN_FENCED = 5  # fewer values per version: quartiles mean little, the axis shows every value
+MIN_SPREAD = 0.005  # of the median: fences never closer than 1.5 % beyond the quartiles (ties)
+
+
+@dataclass(frozen=True)
+class ValueAxis:
+    """The value range a benchmark figure shows, and how many values lie beyond each end."""
+
+    lo: float
+    hi: float
+    below: int = 0
+    above: int = 0
+
+    def clip(self, v: float) -> int:
+        """-1 below the axis, 1 above it, 0 on it."""
+        return -1 if v < self.lo else 1 if v > self.hi else 0
+
+
+def value_axis(samples: Sequence[np.ndarray], keep: Sequence[float] = ()) -> ValueAxis:
+    """A value range that survives outliers: per version, the values inside Tukey's far-out fences
+    (for samples of at least MIN_FENCED), together with every value in ``keep`` (estimates and CI
+    bounds: what the verdict is about), padded by 8 %. Values outside are counted, to be drawn
+    at the edge; one slow trial then no longer squashes the bulk of the values into a line."""
+    inside: list[np.ndarray] = []
+    for values in samples:
+        if len(values) == 0:
+            continue
+        if len(values) < MIN_FENCED:
+            inside.append(values)
+            continue
+        q1, q3 = _iqr(values)
+        spread = max(q3 - q1, MIN_SPREAD * abs(float(np.median(values))))
+        lo_fence, hi_fence = q1 - FENCE_IQR * spread, q3 + FENCE_IQR * spread
+        inside.append(values[(values >= lo_fence) & (values <= hi_fence)])
+    shown = np.concatenate([*inside, np.asarray([k for k in keep if math.isfinite(k)], dtype=float)])
+    if shown.size == 0:
+        return ValueAxis(0.0, 1.0)
+    lo, hi = float(shown.min()), float(shown.max())
+    pad = (hi - lo) * 0.08 or abs(hi) * 0.01 or 1.0
+    lo, hi = lo - pad, hi + pad
+    every = np.concatenate([np.asarray(v, dtype=float) for v in samples]) if samples else np.zeros(0)
+    return ValueAxis(lo, hi, int((every < lo).sum()), int((every > hi).sum()))
 
 
 def benchmark_figure(
@@ -83,6 +140,10 @@ def benchmark_figure(
     unit: str = "",
 ) -> str | None:
     """Violin-scatter per version (left) and values in execution order (right), as inline SVG.
+
+    The value axis is :func:`value_axis`: values beyond it are drawn as triangles on its edge
+    (``class="clipped"``, the value in a tooltip) and counted in the corner. The execution-order
+    axis is numbered by trial.
 
     Hand-drawn SVG rather than matplotlib: a report shows up to ``max_plots`` of these and
     matplotlib spends 50-250 ms per figure on tick and text layout on a shared 2-core runner,
@@ -103,19 +164,33 @@ def benchmark_figure(
         series.append((key, values, seq_arr, color, summary or {}))
     if not any(len(v) for _, v, _, _, _ in series):
         return None
-    ys = np.concatenate([v for _, v, _, _, _ in series])
+    keep: list[float] = []
     for *_, summary in series:
         ci = _ci(summary.get("ci"))
-        if ci:
-            ys = np.concatenate([ys, np.asarray(ci)])
-    lo, hi = float(ys.min()), float(ys.max())
-    pad = (hi - lo) * 0.08 or abs(hi) * 0.01 or 1.0
-    lo, hi = lo - pad, hi + pad
-    width, height, top, bottom = 620, 190, 22, 24
+        est = summary.get("estimate")
+        keep += list(ci or ()) + ([float(est)] if isinstance(est, int | float) else [])
+    axis = value_axis([v for _, v, _, _, _ in series], keep)
+    lo, hi = axis.lo, axis.hi
+    width, height, top, bottom = 620, 206, 22, 42
+    plot_bottom = height - bottom
     panels = ((78, 310), (372, 610))  # x ranges of the two panels
 
     def y(v: float) -> float:
-        return top + (hi - v) / (hi - lo) * (height - top - bottom)
+        return top + (hi - min(max(v, lo), hi)) / (hi - lo) * (plot_bottom - top)
+
+    def point(cx: float, v: float, color: str, title: str = "") -> str:
+        side = axis.clip(v)
+        if side == 0:
+            tip = f"<title>{title}</title>" if title else ""
+            return f'<circle cx="{cx:.1f}" cy="{y(v):.1f}" r="2.3" fill="{color}">{tip}</circle>'
+        number, u = split_quantity(v, unit)
+        tip = html.escape(f"{title + ': ' if title else ''}{number} {u}".strip())
+        # a triangle on the edge, its apex on the axis limit pointing out of the plot
+        edge, d = (top, 1) if side > 0 else (plot_bottom, -1)
+        return (
+            f'<path class="clipped" d="M{cx - 3:.1f},{edge + d * 5}l3,{-d * 5}l3,{d * 5}z" '
+            f'fill="{color}" stroke="#000" stroke-width="0.5"><title>{tip}</title></path>'
+        )
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" width="{width}" height="{height}" '
@@ -124,7 +199,7 @@ def benchmark_figure(
     ]
     for x0, x1 in panels:
         out.append(
-            f'<rect x="{x0}" y="{top}" width="{x1 - x0}" height="{height - top - bottom}" fill="none" stroke="#999"/>'
+            f'<rect x="{x0}" y="{top}" width="{x1 - x0}" height="{plot_bottom - top}" fill="none" stroke="#999"/>'
         )
     for t in _ticks(lo, hi):
         number, tick_unit = split_quantity(t, unit)
@@ -134,18 +209,28 @@ def benchmark_figure(
             f'<line x1="{panels[0][0] - 2}" x2="{panels[0][0]}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#999"/>'
         )
     out.append(f'<text x="{sum(panels[0]) / 2}" y="14" text-anchor="middle">samples per version</text>')
-    out.append(
-        f'<text x="{sum(panels[1]) / 2}" y="14" text-anchor="middle">in execution order (trial)</text>'
-    )
+    out.append(f'<text x="{sum(panels[1]) / 2}" y="14" text-anchor="middle">in execution order</text>')
+    clipped = [
+        f"{mark} {n} {where}"
+        for mark, n, where in (("▲", axis.above, "above"), ("▼", axis.below, "below"))
+        if n
+    ]
+    if clipped:  # in the caption line under the left panel, where no data is drawn
+        n_all = axis.above + axis.below
+        out.append(
+            f'<text class="clipped-count" x="{panels[0][0]}" y="{height - 6}" fill="#555">'
+            f"{', '.join(clipped)} the axis ({'its value' if n_all == 1 else 'values'} in the tooltip)</text>"
+        )
     rng = np.random.default_rng(0)  # jitter only; a fixed seed keeps the report deterministic
     slot = (panels[0][1] - panels[0][0]) / 2
     for i, (key, values, _seq, color, summary) in enumerate(series):
         cx = panels[0][0] + slot * (i + 0.5)
-        out.append(f'<text x="{cx:.1f}" y="{height - 8}" text-anchor="middle">{key}</text>')
+        out.append(f'<text x="{cx:.1f}" y="{plot_bottom + 13}" text-anchor="middle">{key}</text>')
         if len(values) >= 2 and np.ptp(values) > 0:
-            grid = np.linspace(values.min(), values.max(), 40)
-            dens = _kde(values, grid)
-            if dens.max() > 0:
+            g_lo, g_hi = max(float(values.min()), lo), min(float(values.max()), hi)
+            grid = np.linspace(g_lo, g_hi, 40) if g_hi > g_lo else np.zeros(0)
+            dens = _kde(values, grid) if grid.size else grid
+            if dens.size and dens.max() > 0:
                 half = dens / dens.max() * slot * 0.38
                 pts = [f"{cx + w:.1f},{y(g):.1f}" for g, w in zip(grid, half, strict=True)]
                 pts += [f"{cx - w:.1f},{y(g):.1f}" for g, w in zip(grid[::-1], half[::-1], strict=True)]
@@ -153,7 +238,7 @@ def benchmark_figure(
                     f'<polygon points="{" ".join(pts)}" fill="{color}" fill-opacity="0.25" stroke="none"/>'
                 )
         for v, j in zip(values, rng.uniform(-0.12, 0.12, len(values)), strict=True):
-            out.append(f'<circle cx="{cx + j * slot:.1f}" cy="{y(v):.1f}" r="2.3" fill="{color}"/>')
+            out.append(point(cx + j * slot, float(v), color))
         ci = _ci(summary.get("ci"))
         est = summary.get("estimate")
         bx = cx + slot * 0.42
@@ -172,20 +257,33 @@ def benchmark_figure(
     s_lo, s_hi = float(seqs.min()), float(seqs.max())
     s_span = (s_hi - s_lo) or 1.0
     x0, x1 = panels[1]
+
+    def sx(t: float) -> float:
+        return x0 + 6 + (t - s_lo) / s_span * (x1 - x0 - 12)
+
     for key, values, seq, color, _ in series:
-        for sx, v in zip(seq, values, strict=True):
-            px = x0 + 6 + (sx - s_lo) / s_span * (x1 - x0 - 12)
-            out.append(
-                f'<circle cx="{px:.1f}" cy="{y(v):.1f}" r="2.3" fill="{color}"><title>{key}</title></circle>'
-            )
+        for t, v in zip(seq, values, strict=True):
+            out.append(point(sx(t), float(v), color, f"{key}, trial {t:.0f}"))
+    for t in execution_ticks(s_lo, s_hi):
+        out.append(
+            f'<line x1="{sx(t):.1f}" x2="{sx(t):.1f}" y1="{plot_bottom}" y2="{plot_bottom + 3}" stroke="#999"/>'
+        )
+        out.append(
+            f'<text class="trial-tick" x="{sx(t):.1f}" y="{plot_bottom + 13}" text-anchor="middle">{t}</text>'
+        )
+    out.append(f'<text x="{x0}" y="{height - 6}">trial # (execution order)</text>')
     for i, (key, _v, _s, color, _) in enumerate(series):
         lx = x1 - 70 + i * 36
-        out.append(f'<circle cx="{lx}" cy="{height - 11}" r="3" fill="{color}"/>')
-        out.append(f'<text x="{lx + 6}" y="{height - 8}">{key}</text>')
-    out.append(f'<text x="{x0}" y="{height - 8}">{s_lo:.0f}</text>')
-    out.append(f'<text x="{x1 - 80}" y="{height - 8}" text-anchor="end">{s_hi:.0f}</text>')
+        out.append(f'<circle cx="{lx}" cy="{height - 9}" r="3" fill="{color}"/>')
+        out.append(f'<text x="{lx + 6}" y="{height - 6}">{key}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def execution_ticks(first: float, last: float, n: int = 6) -> list[int]:
+    """Whole trial numbers for the execution-order axis: about ``n`` round values in [first, last]."""
+    ticks = sorted({round(t) for t in _ticks(first, last, n) if first <= round(t) <= last})
+    return ticks or [round(first)]
 
 
 def order_figure(tests: Sequence[Mapping[str, Any]]) -> str | None:
@@ -236,21 +334,64 @@ def order_figure(tests: Sequence[Mapping[str, Any]]) -> str | None:
     return _png(fig)
 
 
-def carryover_heatmap(matrix: Sequence[Sequence[Any]]) -> str | None:
-    """Rows = benchmarks, columns = predecessors, colour = effect in % (missing cells blank)."""
-    data = np.array(
+def _effects(matrix: Sequence[Sequence[Any]]) -> np.ndarray:
+    return np.array(
         [[v if isinstance(v, int | float) else np.nan for v in row] for row in matrix], dtype=float
     )
+
+
+def heatmap_limit(matrix: Sequence[Sequence[Any]], threshold_pct: float | None) -> float:
+    """Half-range of the heatmap's colour scale: the largest effect, but at least the gate's
+    threshold, so effects the gate would not count as a change (a 0.1 % carry-over when changes
+    under 3 % are ignored) are drawn pale instead of fully saturated."""
+    data = _effects(matrix)
+    largest = float(np.nanmax(np.abs(data))) if np.isfinite(data).any() else 0.0
+    floor = threshold_pct if isinstance(threshold_pct, int | float) and threshold_pct > 0 else 1.0
+    return max(largest, float(floor))
+
+
+def carryover_figure(
+    matrix: Sequence[Sequence[Any]],
+    significant: Sequence[Sequence[bool | None]] | None = None,
+    threshold_pct: float | None = None,
+) -> Figure | None:
+    """Rows = benchmarks, columns = predecessors, colour = effect in % (missing cells blank) on a
+    symmetric scale of :func:`heatmap_limit`. Significant cells are outlined in black; cells
+    known not to be significant are hatched, and the title says when no cell is significant."""
+    data = _effects(matrix)
     if data.size == 0 or not np.isfinite(data).any():
         return None
     n_rows, n_cols = data.shape
-    lim = float(np.nanmax(np.abs(data))) or 1.0
+    lim = heatmap_limit(matrix, threshold_pct)
     fig = Figure(
         figsize=(max(3.0, min(0.35 * n_cols + 2.0, 12.0)), max(2.2, min(0.3 * n_rows + 1.2, 12.0))), dpi=DPI
     )
-    fig.subplots_adjust(left=0.14, right=0.86, bottom=0.16, top=0.92)
+    fig.subplots_adjust(left=0.14, right=0.86, bottom=0.2, top=0.88)
     ax = fig.subplots()
     image = ax.imshow(np.ma.masked_invalid(data), cmap="RdBu_r", vmin=-lim, vmax=lim, aspect="auto")
+    n_sig = n_known = 0
+    if significant is not None:
+        for i, row in enumerate(significant[:n_rows]):
+            for j, sig in enumerate(row[:n_cols]):
+                if not math.isfinite(data[i, j]) or sig is None:
+                    continue
+                n_sig += bool(sig)
+                n_known += 1
+                ax.add_patch(
+                    Rectangle(
+                        (j - 0.5, i - 0.5),
+                        1,
+                        1,
+                        fill=False,
+                        edgecolor="black" if sig else "#8c959f",
+                        linewidth=1.6 if sig else 0.0,
+                        hatch=None if sig else "///",
+                        gid="significant" if sig else "not-significant",
+                    )
+                )
+    if n_known:
+        title = "outlined: significant · hatched: not" if n_sig else "no effect is significant (all hatched)"
+        ax.set_title(title, fontsize=8)
     cbar = fig.colorbar(image, ax=ax, fraction=0.05)
     cbar.set_label("effect %", fontsize=8)
     cbar.ax.tick_params(labelsize=7)
@@ -259,7 +400,17 @@ def carryover_heatmap(matrix: Sequence[Sequence[Any]]) -> str | None:
     ax.set_xlabel("predecessor", fontsize=8)
     ax.set_ylabel("benchmark", fontsize=8)
     ax.tick_params(labelsize=7)
-    return _png(fig)
+    return fig
+
+
+def carryover_heatmap(
+    matrix: Sequence[Sequence[Any]],
+    significant: Sequence[Sequence[bool | None]] | None = None,
+    threshold_pct: float | None = None,
+) -> str | None:
+    """:func:`carryover_figure` as a PNG data URI."""
+    fig = carryover_figure(matrix, significant, threshold_pct)
+    return None if fig is None else _png(fig)
 
 
 def calibration_figure(points: Sequence[Mapping[str, Any]], threshold: float | None) -> str | None:

@@ -13,7 +13,6 @@ A file ``DIR/comment.md.j2`` replaces the built-in one; it can start with
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from typing import Any, Literal
 import jinja2
 from markupsafe import Markup
 
-from gate import jsontext
+from gate import analysis_file, jsontext
 from gate.bidi import show_bidi
 from gate.errors import InputError
 from gate.model import ANALYSIS_SCHEMA
@@ -34,6 +33,7 @@ COMMENT_LIMIT = 65536  # characters: GitHub rejects longer issue/PR comment bodi
 SUMMARY_LIMIT = 1024 * 1024  # bytes: GitHub's per-step job summary limit (GITHUB_STEP_SUMMARY)
 MAX_PLOTS = 100  # benchmark figures in the HTML report (attention first); the table lists all
 MAX_HEATMAP = 40  # rows and columns of the carry-over heatmap (largest effects kept)
+CARRYOVER_ALPHA = 0.05  # gate.analysis.carryover.analyze_carryover's family-wise level
 MAX_ORDER_TESTS = 40  # benchmarks in the fixed-vs-random figure (significant first)
 COMMENT_MAX_NOTES = 10
 COMMENT_MAX_WARNINGS = 8  # lines per category (warnings with the same action share a line)
@@ -49,6 +49,7 @@ FIT_STEPS = 8  # renders to find how many rows fit (after all rows and none)
 MIN_ROW_CHARS = 60  # a table row is never shorter (pipes, icon, numbers); bounds the first render
 NAME_WIDTH_COMMENT = 80
 NAME_WIDTH_SUMMARY = 200
+NAME_WIDTH_HTML = 44  # characters of the HTML table's name column (the full name is its tooltip)
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 Format = Literal["comment", "summary", "html"]
@@ -97,18 +98,20 @@ def validate_analysis(data: Any, source: str = "analysis") -> dict[str, Any]:
 def load_analysis(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(
             f"analysis file {p} does not exist",
             "run `ordertrap-gate analyze TRIALS.csv --json analysis.json` first, or check the path",
         ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise InputError(
             f"{p} is not valid JSON ({exc}), so it is not an analysis.json",
             "pass the analysis.json written by `ordertrap-gate analyze`",
         ) from None
-    return validate_analysis(data, str(p))
+    data = validate_analysis(analysis_file.loads(text, str(p)), str(p))
+    analysis_file.check(data, str(p))  # a file is input: its summary must agree with its benchmarks
+    return data
 
 
 def load_calibration_json(path: str | Path) -> dict[str, Any]:
@@ -297,16 +300,21 @@ def _summary_extras(v: dict[str, Any], max_notes: int, max_lines: int, max_names
     v["notes_summary_more"] = len(notes) - len(v["notes_summary"])
     for g in v["warning_groups"]:
         if g["n"] <= max_lines:
-            lines = [
-                {
-                    "names": [] if e["benchmark"] is None else [e["benchmark"]],
-                    "more_names": 0,
-                    "message": e["message"],
-                    "action": e["action"],
-                    "n": 1,
-                }
-                for e in g["entries"]
-            ]
+            # every warning on a line of its own; an action shared by several is written once,
+            # above the lines it applies to ("members")
+            lines = []
+            for a in g["by_action"]:
+                first = a["items"][0]
+                lines.append(
+                    {
+                        "names": [] if first["benchmark"] is None else [first["benchmark"]],
+                        "more_names": 0,
+                        "message": first["message"],
+                        "action": a["action"],
+                        "n": len(a["items"]),
+                        "members": a["items"] if len(a["items"]) > 1 else None,
+                    }
+                )
             g["summary_name_width"] = NAME_WIDTH_SUMMARY
         else:
             lines = _compact_warnings(g["entries"], max_names)
@@ -358,7 +366,27 @@ def _render_summary(v: dict[str, Any], template: jinja2.Template) -> str:
     )
 
 
-def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
+def _significance(benchmarks: Any) -> dict[tuple[str, str], bool]:
+    """{(benchmark, predecessor): significant} from the per-benchmark carry-over results; a pair
+    the analysis does not list is unknown (left out)."""
+    out: dict[tuple[str, str], bool] = {}
+    for b in benchmarks if isinstance(benchmarks, list) else []:
+        carry = b.get("carryover") if isinstance(b, Mapping) else None
+        preds = carry.get("predecessors") if isinstance(carry, Mapping) else None
+        for p in preds if isinstance(preds, list) else []:
+            if not isinstance(p, Mapping) or "predecessor" not in p:
+                continue
+            key = (str(b.get("benchmark")), str(p["predecessor"]))
+            if isinstance(p.get("significant"), bool):
+                out[key] = p["significant"]
+            elif "p_adj" in p:  # an older file: the level analyze_carryover tests at
+                out[key] = isinstance(p["p_adj"], int | float) and p["p_adj"] < CARRYOVER_ALPHA
+    return out
+
+
+def _pick_heatmap(
+    matrix: Any, significance: Mapping[tuple[str, str], bool] | None = None, threshold_pct: Any = None
+) -> dict[str, Any] | None:
     if not isinstance(matrix, Mapping):
         return None
     names = [str(x) for x in matrix.get("benchmarks") or []]
@@ -382,7 +410,10 @@ def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
     sub = [[effects[i][j] if j < len(effects[i]) else None for j in col_idx] for i in row_idx]
     from gate.render import plots
 
-    image = plots.carryover_heatmap(sub)
+    known = significance or {}
+    sig = [[known.get((names[i], preds[j])) for j in col_idx] for i in row_idx]
+    threshold = threshold_pct if isinstance(threshold_pct, int | float) else None
+    image = plots.carryover_heatmap(sub, sig, threshold)
     if image is None:
         return None
     cells: list[dict[str, Any]] = []
@@ -401,6 +432,10 @@ def _pick_heatmap(matrix: Any) -> dict[str, Any] | None:
         "n_rows_total": len(names),
         "n_cols_total": len(preds),
         "strongest": cells[:10],
+        "scale_pct": plots.heatmap_limit(sub, threshold),
+        "n_significant": sum(bool(x) for row in sig for x in row),
+        "n_tested": sum(x is not None for row in sig for x in row),
+        "threshold_pct": threshold,
     }
 
 
@@ -496,17 +531,31 @@ def _render_html(
         order_view={"image": order_image, "tests": tests, "n_total": len(v["order_tests"])}
         if tests
         else None,
-        heatmap=_pick_heatmap(analysis.get("carryover_matrix")),
+        heatmap=_pick_heatmap(
+            analysis.get("carryover_matrix"),
+            _significance(benchmarks),
+            (analysis.get("settings") or {}).get("threshold_pct"),
+        ),
         calibration=_calibration_view(context.calibration),
         max_heatmap=MAX_HEATMAP,
     )
+
+
+def _by_action(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Warnings grouped by their action, in order of first appearance: [{action, items}], so
+    the action shared by fifteen noisy benchmarks is written once above their fifteen lines."""
+    groups: dict[str, dict[str, Any]] = {}
+    for e in entries:
+        key = e["action"] or e["message"]
+        groups.setdefault(key, {"action": e["action"], "items": []})["items"].append(e)
+    return list(groups.values())
 
 
 def _compact_warnings(
     entries: list[dict[str, Any]], max_names: int = COMMENT_MAX_NAMES
 ) -> list[dict[str, Any]]:
     """Warnings that share an action become one line naming the first ``max_names`` benchmarks
-    ("`a`, `b` and 4 more: a is very noisy … (6 warnings like this) → do: …"), so ten noisy
+    ("`a`, `b` and 4 more: 6 warnings like “a is noisy: …” → do: …"), so ten noisy
     benchmarks cost one line (the comment always; the summary for a long category)."""
     by_action: dict[str, dict[str, Any]] = {}
     named: dict[str, set[str]] = {}  # benchmarks already on a line (thousands: a list test is slow)
@@ -515,7 +564,7 @@ def _compact_warnings(
         key = e["action"] or e["message"]
         item = by_action.get(key)
         if item is None:
-            item = {"benchmarks": [], "message": e["message"], "action": e["action"], "n": 0}
+            item = {"benchmarks": [], "message": e["message"], "action": e["action"], "n": 0, "members": None}
             by_action[key] = item
             named[key] = set()
             out.append(item)
@@ -537,11 +586,13 @@ def render(analysis: dict, fmt: Format, context: RenderContext | None = None) ->
     validate_analysis(analysis)
     v = view.build(analysis, context)
     for r in v["rows"]:
-        r["short_name"] = filters.truncate(r["name"], NAME_WIDTH_COMMENT)
-        r["mid_name"] = filters.truncate(r["name"], NAME_WIDTH_SUMMARY)
+        r["short_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_COMMENT)
+        r["mid_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_SUMMARY)
+        r["table_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_HTML)
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
     for g in v["warning_groups"]:
+        g["by_action"] = _by_action(g["entries"])
         compact = _compact_warnings(g["entries"])
         g["shown_comment"] = compact[:COMMENT_MAX_WARNINGS]
         g["more_comment"] = sum(c["n"] for c in compact[COMMENT_MAX_WARNINGS:])

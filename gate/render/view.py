@@ -11,6 +11,8 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gate.render.filters import fmt_p
+
 VERDICT_ICON = {
     "regression": "🔴",
     "failed": "❌",
@@ -32,6 +34,11 @@ ATTENTION = ("regression", "failed", "inconclusive", "improvement")
 # Warning categories of the comment, the summary and the HTML report, in display order, with
 # what each one means for the reader.
 CATEGORIES: tuple[tuple[str, str, str], ...] = (
+    (
+        "config",
+        "Configuration",
+        "the gate's configuration or calibration differs between base and head",
+    ),
     ("order", "Order effects", "results depend on the order or position benchmarks ran in"),
     ("carryover", "Carry-over", "a benchmark is faster or slower right after another one"),
     ("dissimilar", "Dissimilar runs", "some runs do not look like the others"),
@@ -47,6 +54,8 @@ MACHINE_CODES = frozenset({"governor", "cpufreq_unknown", "turbo", "smt", "aslr"
 # exactly. tests/unit/test_view_warning_categories.py fails when a code in gate/ is missing here.
 CODE_CATEGORY: dict[str, str] = {
     **dict.fromkeys(MACHINE_CODES, "machine"),
+    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config_source.py)
+    **dict.fromkeys(("head_config_change", "head_calibration_change", "config_chosen_by_head"), "config"),
     # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
     **dict.fromkeys(
         (
@@ -66,6 +75,7 @@ CODE_CATEGORY: dict[str, str] = {
     **dict.fromkeys(
         (
             "one_version_only",
+            "in_no_version",
             "version_mismatch",
             "identical_values",
             "calibration_coverage",
@@ -81,7 +91,7 @@ CODE_CATEGORY: dict[str, str] = {
             "empty_log",
             "unreadable_log",
             "meta_unreadable",
-            "meta_malformed",
+            "meta_invalid",
             "missing_name",
             "duplicate_trials",
             "cut_off_row",
@@ -243,6 +253,9 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
                 for p in preds
                 if type(p) is dict
             ][:5],
+            "carryover_note": carryover_note(
+                [p for p in preds if type(p) is dict][:5], carry.get("predecessor_test")
+            ),
             "position_p": position.get("p"),
             "position_significant": bool(position.get("significant")),
             "dissimilar": [str(d) for d in dissimilar],
@@ -258,6 +271,29 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
             "n_warnings": len(warnings),
             "n_label": _n_label(base, head),
         }
+    )
+
+
+def carryover_note(predecessors: Sequence[Mapping[str, Any]], omnibus: Any) -> str:
+    """Why some predecessors have no adjusted p (shown as "not tested"): the post-hoc tests run
+    only after the overall Kruskal-Wallis test of all predecessors is significant, and Holm's
+    step-down stops at the first predecessor that is not (gate/analysis/carryover.py)."""
+    if not any(p.get("p_adj") is None for p in predecessors):
+        return ""
+    omnibus = omnibus if isinstance(omnibus, Mapping) else {}
+    p_overall = omnibus.get("p_adj", omnibus.get("p"))
+    if not isinstance(p_overall, int | float):
+        note = str(omnibus.get("note") or "too few trials after each predecessor")
+        return f"Not tested: the overall test of all predecessors could not run ({note}), so no predecessor is singled out."
+    if not omnibus.get("significant"):
+        return (
+            "Not tested: the overall test of all predecessors (Kruskal-Wallis, Holm-adjusted p = "
+            f"{fmt_p(p_overall)}) finds no difference between them, so no predecessor is tested on its "
+            "own; the effects shown are within the noise."
+        )
+    return (
+        "Not tested: predecessors are tested one at a time, strongest first (Holm's step-down), and "
+        "the testing stops at the first one that is not significant."
     )
 
 

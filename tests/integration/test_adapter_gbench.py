@@ -74,7 +74,7 @@ def test_errors_and_match_count(binary: Path) -> None:
     adapter = get_adapter("gbench")
     version = context(binary.parent, binary.parent / "scratch")
     settings = {"binary": "./bench", "min_time": "0.01"}
-    cases = [("BM_Fill", "no benchmark matched"), ("BM_Fails", "input missing")]
+    cases = [("BM_Fill", "a family of 2 (BM_Fill/8, BM_Fill/64)"), ("BM_Fails", "input missing")]
     for name, words in cases:
         with pytest.raises(TrialFailure) as err:
             adapter.run_trial(trial(BenchmarkSpec(name=name), version, 1, settings), real_runner())

@@ -97,7 +97,12 @@ def test_discover_runs_and_leaves_the_worktree_clean(worktree: Path) -> None:
     ("name", "status", "words"),
     [
         ("test_bench.py::test_param", TrialStatus.INVALID, "2 benchmarks matched"),
-        ("test_bench.py::test_missing", TrialStatus.INVALID, "no test"),
+        (
+            "test_bench.py::test_missing",
+            TrialStatus.SKIPPED,
+            "no such benchmark in this version (pytest: not found",
+        ),
+        ("test_other.py::test_missing", TrialStatus.SKIPPED, "pytest: file or directory not found"),
         ("test_bench.py::test_fails", TrialStatus.ERROR, "test_fails"),
         ("test_bench.py::test_plain", TrialStatus.INVALID, "measured nothing"),
     ],

@@ -150,4 +150,4 @@ def test_a_damaged_meta_json_is_reported_and_the_log_analyzed(tmp_path, change):
     for w in doc["warnings"]:
         assert all(isinstance(w[k], str) for k in ("code", "message", "action"))
     if "warnings" in change:
-        assert "warning [meta_malformed]" in proc.stderr and "restore meta.json" in proc.stderr
+        assert "warning [meta_invalid]" in proc.stderr and "restore meta.json" in proc.stderr

@@ -25,7 +25,8 @@ from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
 pytestmark = [pytest.mark.podman, pytest.mark.slow]
 
 SCRIPT = REPO_ROOT / "scripts" / "container-test.sh"
-IMAGE = "localhost/ordertrap-gate:test"
+# the tag scripts/container-test.sh builds (ORDERTRAP_IMAGE, as there)
+IMAGE = os.environ.get("ORDERTRAP_IMAGE", "localhost/ordertrap-gate:test")
 HEAD = "a1" * 20
 BASE = "b2" * 20
 PR = 7
@@ -154,3 +155,26 @@ def test_container_without_trial_logs_sets_status_error(image, tmp_path):
         assert "no trial log matches" in result.stderr and "download the trial artifacts" in result.stderr
         assert fake.statuses_for(HEAD)[-1]["state"] == "error"
         assert outputs_of(tmp_path)["decision"] == "error"
+
+
+def test_container_runs_its_installed_gate_not_a_gate_package_in_the_workspace(image, tmp_path):
+    """The workspace (the working directory of the entrypoint) holds a top-level `gate` package,
+    as a repository may, or a PR may plant: the image's installed gate runs all the same."""
+    shadow = tmp_path / "workspace" / "gate"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text(
+        "import pathlib, sys\n"
+        "pathlib.Path(__file__).resolve().parents[1].joinpath('SHADOW-gate-RAN').write_text('ran')\n"
+        "sys.exit('the workspace gate package was imported')\n"
+    )
+    with FakeGitHub() as fake:
+        pull = fake.add_pull(PR, HEAD, BASE)
+        event = {"action": "synchronize", "number": PR, "pull_request": pull}
+        write_trial_log(tmp_path / "workspace" / "ordertrap-trials" / "runner-1" / "trials.csv", slowdown=1.0)
+        result = run_action(image, fake, tmp_path, event, {"trials": "ordertrap-trials/**/trials.csv",
+                                                           "base": "main", "head": "HEAD"})  # fmt: skip
+        log = result.stdout + result.stderr
+        assert not (tmp_path / "workspace" / "SHADOW-gate-RAN").exists(), log
+        assert result.returncode == 0, log
+        assert outputs_of(tmp_path)["decision"] == "pass"
+        assert fake.statuses_for(HEAD)[-1]["state"] == "success"

@@ -71,7 +71,8 @@ def _setup(tmp_path: Path, codes: dict[str, str], versions=("base", "head"), s=1
     return ctx, specs, schedule
 
 
-def test_faults_are_recorded_and_the_run_goes_on(tmp_path):
+def test_faults_are_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")  # failure output is fenced on GitHub
     codes = {
         "ok": "print(0.5)",
         "crash": "import sys; print('Traceback: bad'); sys.exit(3)",

@@ -81,7 +81,7 @@ def load(out: Path) -> tuple[pd.DataFrame, dict]:
 
 
 def test_two_version_run_end_to_end(tmp_path, capsys):
-    build = 'echo "$PWD" >> ../../builds.log'
+    build = f'echo "$PWD" >> {tmp_path}/builds.log'  # outside --out: the sandbox keeps that read-only
     repo = make_repo(tmp_path, config(f"build = '{build}'\nreset = 'echo r >> {tmp_path}/resets.log'"))
     out = tmp_path / "out"
     assert run_cli(repo, out, "--seed", "42") == 0
@@ -128,7 +128,7 @@ def test_two_version_run_end_to_end(tmp_path, capsys):
         meta["environment"]
     )
     # build once per version inside its worktree; reset before each of the 2 suite runs
-    builds = (out / "builds.log").read_text().split()
+    builds = (tmp_path / "builds.log").read_text().split()
     assert len(builds) == 2 and all("/worktrees/" in b for b in builds)
     assert (tmp_path / "resets.log").read_text().split() == ["r", "r"]
     # worktrees removed after a complete run; the user's checkout untouched
@@ -151,8 +151,9 @@ def test_resume_refuses_a_different_seed_or_config(tmp_path, capsys):
     assert run_cli(repo, out, "--seed", "2") == 2
     err = capsys.readouterr().err
     assert "different seed" in err and "--out" in err
+    # the file on disk is read only with --config-from worktree (by default base's committed file)
     (repo / ".ordertrap.toml").write_text(config(s=1, i=1) + "# changed\n")
-    assert run_cli(repo, out) == 2
+    assert run_cli(repo, out, "--config-from", "worktree") == 2
     assert "config_hash" in capsys.readouterr().err
     with (out / ".lock").open("a") as held:  # a concurrent run on the same --out
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
@@ -268,7 +269,8 @@ def test_prefix_and_python_are_per_version(tmp_path):
     assert (df.status == "ok").all() and len(df) == 2
 
 
-def test_build_failure_and_bad_revision_name_the_fix(tmp_path, capsys):
+def test_build_failure_and_bad_revision_name_the_fix(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")  # the build output is fenced on GitHub
     repo = make_repo(tmp_path, config("build = 'echo ::error::pwned; exit 7'", s=1, i=1))
     out = tmp_path / "out"
     assert run_cli(repo, out) == 2
@@ -328,14 +330,39 @@ def _wait_rows(path: Path, rows: int, proc: subprocess.Popen) -> None:
 
 
 def _wait_for_pid(path: Path, proc: subprocess.Popen) -> int:
-    """The first pid a build or reset command wrote to ``path``, once it has started."""
+    """The pid (here, outside the sandbox) of the build or reset command that wrote its ``$$`` to
+    ``path`` first, once it has started."""
     for _ in range(600):
         if path.exists() and path.read_text().strip():
-            return int(path.read_text().split()[0])
+            return _host_pid(int(path.read_text().split()[0]), proc.pid)
         if proc.poll() is not None:
             pytest.fail(f"run ended early: {proc.communicate()}")
         time.sleep(0.05)
     pytest.fail(f"nothing wrote {path}")
+
+
+def _host_pid(inner: int, ancestor: int) -> int:
+    """In the sandbox's PID namespace ``$$`` is that namespace's number: the process is the
+    descendant of ``ancestor`` whose last NSpid entry (proc(5)) is ``inner``."""
+    parent: dict[int, int] = {}
+    candidates = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = dict(line.split(":", 1) for line in (entry / "status").read_text().splitlines())
+        except (OSError, ValueError):
+            continue
+        parent[int(entry.name)] = int(fields["PPid"])
+        if int(fields["NSpid"].split()[-1]) == inner:
+            candidates.append(int(entry.name))
+    for pid in candidates:
+        up = parent.get(pid, 0)
+        while up > 1 and up != ancestor:
+            up = parent.get(up, 0)
+        if up == ancestor:
+            return pid
+    pytest.fail(f"no descendant of {ancestor} is process {inner} of its namespace")
 
 
 def _gone(pid: int) -> bool:
@@ -374,11 +401,11 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_the_build_kills_the_build_and_exits_130(tmp_path, sig):
-    build = "echo $$ > ../../build.pid; exec sleep 60"
+    build = f"echo $$ > {tmp_path}/build.pid; exec sleep 60"
     repo = make_repo(tmp_path, config(f"build = '{build}'", s=1, i=1))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
-    build_pid = _wait_for_pid(out / "build.pid", proc)
+    build_pid = _wait_for_pid(tmp_path / "build.pid", proc)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
@@ -413,7 +440,7 @@ def test_a_signal_during_the_reset_kills_it_at_once_and_the_run_resumes(tmp_path
 
 @pytest.mark.slow
 def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
-    repo = make_repo(tmp_path, config("build = 'echo $PWD >> ../../builds.log'", sleep=0.3, s=1, i=2))
+    repo = make_repo(tmp_path, config(f"build = 'echo $PWD >> {tmp_path}/builds.log'", sleep=0.3, s=1, i=2))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
     _wait_rows(out / "trials.csv", 1, proc)
@@ -425,14 +452,14 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     assert 1 <= len(df) < len(meta["schedule"])  # the trial running at Ctrl-C completed, then it stopped
     assert (df.status == "ok").all()
     assert (out / "worktrees").is_dir()
-    assert len((out / "builds.log").read_text().split()) == 2
+    assert len((tmp_path / "builds.log").read_text().split()) == 2
     # a checkout that a kill interrupted (no completion marker) is redone, and rebuilt
     (out / "worktrees" / "head-HEAD.checked-out").unlink()
     proc = _spawn(repo, out)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     _check_complete(out)
-    builds = (out / "builds.log").read_text().split()
+    builds = (tmp_path / "builds.log").read_text().split()
     assert len(builds) == 3 and builds[-1].endswith("head-HEAD")  # base was reused, not rebuilt
 
 
@@ -591,7 +618,8 @@ def test_on_github_a_benchmark_name_cannot_issue_a_workflow_command(tmp_path, ca
     (repo / ".ordertrap.toml").write_text(toml)
     git(repo, "add", "fail_at_head.py")
     git(repo, "commit", "-qam", "spoofing name")
-    run_cli(repo, tmp_path / "out")
+    # head's file (base's has no such name); the warning that says so quotes the names too
+    run_cli(repo, tmp_path / "out", "--config-from", "head")
     out, err = capsys.readouterr()
     assert "gate passed" in err and "from-output" in err  # the name and the output are shown...
     assert set(runner_commands(out + "\n" + err)) <= {"warning", "stop-commands"}  # ...but inert

@@ -81,7 +81,18 @@ def test_the_marker_alone_does_not_change_a_good_parse(tmp_path: Path) -> None:
 def test_hand_written_cut_output_without_any_name(tmp_path: Path) -> None:
     stdout = f"{HEADER}xxx\n[ordertrap-gate: 40000000 bytes of output dropped here]\nxxx\nPASS\n"
     assert CUT in reason(tmp_path, stdout, 1)
-    assert "no benchmark matched" in reason(tmp_path, f"{HEADER}xxx\nPASS\n", 1)
+    # not cut: the adapter asks Go (one -v run) whether the benchmark exists; here it does not
+    work = tmp_path / "wt"
+    req = TrialRequest(
+        benchmark=BenchmarkSpec(name="BenchmarkBig", unit="ns/op"),
+        version=VersionContext(name="HEAD", workdir=work, scratch=tmp_path / "scratch"),
+        measurements=1,
+        timeout=60.0,
+        settings={"prebuild": False},
+    )
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("go").run_trial(req, FakeRunner([ok(f"{HEADER}xxx\nPASS\n"), ok(f"{HEADER}PASS\n")]))
+    assert err.value.status == TrialStatus.SKIPPED and CUT not in err.value.reason
 
 
 @pytest.mark.parametrize("settings", [{}, {"binary": "./big.test"}], ids=["go-test", "binary"])

@@ -70,3 +70,9 @@ def test_missing_files_are_unknown_not_a_crash(tmp_path):
     env["loadavg"] = None
     # nothing can be verified, and the gate says so (a VM or container without cpufreq)
     assert [w["code"] for w in environment.check(env)] == ["cpufreq_unknown"]
+
+
+def test_tool_versions_are_probed_outside_the_checkout(tmp_path, monkeypatch):
+    # a PR's go.mod can name a toolchain that `go version` would fetch and run: probe from "/" only
+    monkeypatch.chdir(tmp_path)
+    assert environment._tool_version(["sh", "-c", 'echo "$(pwd) $GOTOOLCHAIN"']) == "/ local"

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from gate.github.workflow_commands import InertText, emit, inert_output, print_untrusted
+from gate.github.workflow_commands import InertText, emit, group, inert_output, print_untrusted
 
 
 def runner_commands(log: str) -> list[str]:
@@ -81,8 +81,9 @@ def test_ordinary_text_is_unchanged() -> None:
 
 
 def test_on_github_the_gates_own_commands_pass_and_everything_else_is_inert(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
     with inert_output({"GITHUB_ACTIONS": "true"}):
         print("progress ##[error]from a benchmark name", file=sys.stderr)
         emit("warning", "the gate's own annotation", {"title": "ordertrap-gate"})
@@ -98,3 +99,14 @@ def test_off_github_output_is_untouched(capsys: pytest.CaptureFixture[str]) -> N
     with inert_output({}):
         print("::error::local terminal")
     assert capsys.readouterr().out == "::error::local terminal\n"
+
+
+def test_off_github_benchmark_output_is_printed_without_fences(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A terminal reads no workflow command: the fence and group lines would only be noise."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    with group("build"):
+        print_untrusted("::error::benchmark output", stream=sys.stderr)
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "::error::benchmark output\n")

@@ -271,6 +271,8 @@ def test_comment_merges_warnings_with_the_same_action() -> None:
     text = render(a, "comment")
     lines = [line for line in text.splitlines() if line.endswith("→ **do:** quiet it")]
     assert len(lines) == 1
-    assert "and 4 more: " in lines[0] and "(10 warnings like this)" in lines[0]
+    assert "and 4 more: " in lines[0] and ": 10 warnings like “" in lines[0]
     summary = render(a, "summary")
-    assert summary.count("→ **do:** quiet it") == 10  # the summary keeps every warning
+    # the summary keeps every warning, below the action they share
+    assert summary.count("- **do:** quiet it — for these 10:") == 1 and "→ **do:**" not in summary
+    assert len([line for line in summary.splitlines() if line.startswith("  - `")]) == 10

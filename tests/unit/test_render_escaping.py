@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 
 from gate.render import COMMENT_MARKER, RenderContext, render
-from gate.render.filters import ZWSP, md_code, md_escape
+from gate.render.filters import ZWSP, md_code, md_escape, shorten_middle
 from tests.fakes.analyses import HOSTILE, hostile_names
 from tests.unit.mdcheck import split_cells, strip_code_spans, tables
 
@@ -100,13 +100,13 @@ def test_no_markup_outside_code_spans(markdown: dict[str, str], fmt: str) -> Non
 @pytest.mark.parametrize(("fmt", "width"), [("comment", 80), ("summary", 200)])
 def test_every_hostile_name_is_shown(markdown: dict[str, str], fmt: str, width: int) -> None:
     for name in HOSTILE:
-        shown = name if len(name) <= width else name[: width - 1] + "…"
+        shown = shorten_middle(name, width)
         assert md_code(shown) in markdown[fmt] or md_code(shown, table=False) in markdown[fmt], name
 
 
 def test_long_names_are_cut_in_the_comment(markdown: dict[str, str]) -> None:
     assert "x" * 400 not in markdown["comment"]
-    assert "x" * 79 + "…" in markdown["comment"]
+    assert "x" * 39 + "…" + "x" * 40 + "`" in markdown["comment"]  # cut in the middle
     rows = [row for table in tables(markdown["summary"]) for row in table]
     assert not [row for row in rows if "x" * 200 in row]  # the summary table cuts names at 200
 

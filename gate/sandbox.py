@@ -1,0 +1,337 @@
+"""Builds, benchmarks and resets run in a bubblewrap sandbox: their own PID and mount namespace.
+
+What the sandbox guarantees, for every process :class:`~gate.driver.SubprocessRunner` starts
+while it is on (``[suite] sandbox``, default ``"auto"``):
+
+* **No ancestor is visible.** A new PID namespace with its own ``/proc`` (bwrap ``--unshare-pid
+  --proc /proc``): the gate, the step's shell and the runner are not in it, so their
+  ``/proc/<pid>/environ`` (the job's tokens, the names the driver scrubbed) cannot be read, nor
+  their memory or open files: a ``/proc`` shows only the processes of the PID namespace that
+  mounted it and of the namespaces below (``pid_namespaces(7)``). PID 1 inside is bwrap itself,
+  started with the scrubbed environment.
+* **Read-only by default.** ``/`` is bound read-only; writable are only ``$HOME``, ``/tmp``,
+  ``/var/tmp`` and ``$TMPDIR`` (build caches: Go's GOCACHE, pip, Maven), and the version's own
+  worktree and scratch directory (``OUT/worktrees/<v>``, ``OUT/scratch/<v>``) for a process
+  started there, or the repository's work tree for a process started there (``[suite].reset``).
+  Read-only again inside those, whatever their place: the gate's own files (its venv or install
+  prefix, its interpreter, its package), the runner's tool cache (``RUNNER_TOOL_CACHE``, where
+  ``run/action.yml`` caches the gate's venv for later jobs, which hold write tokens), the
+  runner's temp directory (``RUNNER_TEMP``: the step scripts and the file commands
+  ``GITHUB_ENV``/``GITHUB_PATH`` that set later steps' environment), the runner's work root
+  (``_work``: the checked-out actions that later steps run), the runner's installation, the
+  repository's git directory (hooks and config run by later git commands), the other
+  version's worktree and ``OUT`` itself (the trial log). The runner's credential files
+  (``.credentials*``) read as empty. ``/dev`` is a fresh minimal one (bwrap ``--dev``).
+* **No privileges.** bwrap sets ``PR_SET_NO_NEW_PRIVS`` (setuid programs do not gain
+  privileges); a gate running as root drops every capability (``--cap-drop ALL``), so a
+  read-only mount cannot be remounted writable.
+* **Process control holds.** bwrap stays in the process group the driver made, and in the gate's
+  session: not ``--new-session``, whose new session is a new scheduler autogroup (``sched(7)``),
+  a CPU share of its own that an unsandboxed benchmark does not get (measured here: the median
+  ``/bin/true`` took 2.4 ms longer). Killing that
+  group (a timeout, a stop signal, a resume's reap) or the gate itself (SIGKILL) ends bwrap,
+  which takes the namespace's PID 1 with it (``--die-with-parent``), and the kernel then kills
+  every process left in the namespace (``pid_namespaces(7)``), daemons that left the group
+  included.
+
+Not covered: the network (shared: builds download dependencies), reading files this user can
+read (``~/.ssh``, other repositories), the terminal a local run is started from (TIOCSTI, as
+without the sandbox; kernels from 6.2 refuse it with ``dev.tty.legacy_tiocsti = 0``), and what persists in the writable places (``$HOME``
+caches, ``~/.gitconfig``, ``/tmp``) for later jobs on a persistent runner: that is what an
+ephemeral runner is for (README, runner checklist).
+
+Timing: the sandbox is set up before the command starts and torn down after it ended. A shell
+inside sends one datagram before it starts the command and one when the command has exited,
+stamped by the kernel when sent; :class:`~gate.driver.SubprocessRunner` measures the process's wall time
+(``ProcessResult.elapsed_s``, the command adapter's ``value = "wall"``) between the two, so
+neither bwrap's set-up nor the namespace's teardown is measured. Frameworks that time
+themselves (Go, Google Benchmark, pytest-benchmark, JMH, hyperfine's runs of its command) run
+entirely inside and are not affected.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gate
+from gate.errors import RunError
+
+# Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, driver._Marks) says
+# "set up, starting the command now", a second one "the command has ended"; the command gets /dev/null as stdin, as
+# without the sandbox, and its exit status is passed on.
+_STARTER = 'printf . >&0; "$@" </dev/null; s=$?; printf . >&0; exit $s'
+
+_OFF_FIX = 'or, if only trusted code ever runs on this machine, set [suite] sandbox = "off"'
+
+
+@dataclass(frozen=True)
+class Area:
+    """Paths a process may write when it starts inside one of them (its working directory)."""
+
+    paths: tuple[Path, ...]
+
+
+class Sandbox:
+    """The bwrap command line for one run. ``wrap`` is called for every spawn; the argument list
+    for each area is built once (the paths exist by then: a version's worktree and scratch are
+    made before its first process)."""
+
+    def __init__(
+        self,
+        bwrap: str,
+        *,
+        writable: Iterable[Path],
+        read_only: Iterable[Path],
+        hidden: Iterable[Path] = (),
+        areas: Iterable[Area] = (),
+        drop_caps: bool | None = None,
+    ) -> None:
+        self.bwrap = bwrap
+        self.writable = tuple(_real(p) for p in writable)
+        self.read_only = tuple(_real(p) for p in read_only)
+        self.hidden = tuple(_real(p) for p in hidden)
+        # deepest first, so that a worktree inside the repository wins over the repository
+        self.areas = sorted(
+            (Area(tuple(_real(p) for p in a.paths)) for a in areas),
+            key=lambda a: -max(len(p.parts) for p in a.paths),
+        )
+        self.drop_caps = os.geteuid() == 0 if drop_caps is None else drop_caps
+        self._cache: dict[str, list[str]] = {}
+
+    def _area_of(self, cwd: str) -> Area | None:
+        for area in self.areas:
+            for p in area.paths:
+                text = str(p)
+                if cwd == text or cwd.startswith(text.rstrip("/") + "/"):
+                    return area
+        return None
+
+    def options(self, area: Area | None = None) -> list[str]:
+        """bwrap's options (everything before the command) for a process started in ``area``."""
+        # One mount per path, applied parents first (bwrap mounts in argument order, a later mount
+        # covers an earlier one): the most specific rule wins; for the same path, the area's
+        # writable bind over the run's read-only one, a read-only one over a plain writable one.
+        rules: dict[Path, int] = {}  # path -> 0 writable, 1 read-only, 2 area-writable, 3 hidden
+        for p in self.writable:
+            rules[p] = 0
+        for p in self.read_only:
+            rules[p] = 1
+        for p in area.paths if area else ():
+            rules[p] = 2
+        for p in self.hidden:
+            rules[p] = 3
+        args = [
+            "--die-with-parent",
+            "--unshare-pid",
+            *(["--cap-drop", "ALL"] if self.drop_caps else []),
+            "--ro-bind",
+            "/",
+            "/",
+        ]
+        for path, kind in sorted(rules.items(), key=lambda item: (len(item[0].parts), str(item[0]))):
+            if path == Path("/") or not os.path.lexists(path):
+                continue
+            if kind == 3:
+                if path.is_file():
+                    args += ["--ro-bind", "/dev/null", str(path)]
+            elif kind == 1:
+                args += ["--ro-bind", str(path), str(path)]
+            elif path.is_dir():
+                args += ["--bind", str(path), str(path)]
+        return [*args, "--proc", "/proc", "--dev", "/dev"]
+
+    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
+        """``argv`` as run inside the sandbox; its stdin must be the timing socket (driver._Marks)."""
+        key = os.path.realpath(cwd)
+        prefix = self._cache.get(key)
+        if prefix is None:
+            prefix = [self.bwrap, *self.options(self._area_of(key)), "--", "/bin/sh", "-c", _STARTER, "sh"]
+            self._cache[key] = prefix
+        return [*prefix, *argv]
+
+
+def _real(path: Path | str) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _git_dir(repo: Path) -> Path | None:
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else None
+
+
+def runner_installation(pid: int | None = None) -> Path | None:
+    """The GitHub Actions runner's installation directory (``<root>/bin/Runner.Worker``), found
+    from the ancestor process that runs the job, or None outside a runner."""
+    current = os.getppid() if pid is None else pid
+    for _ in range(64):
+        if current <= 1:
+            return None
+        try:
+            with open(f"/proc/{current}/stat", "rb") as f:
+                stat = f.read()
+            name = stat[stat.index(b"(") + 1 : stat.rindex(b")")]
+            if name == b"Runner.Worker":
+                exe = Path(os.readlink(f"/proc/{current}/exe"))
+                return exe.parent.parent if exe.parent.name == "bin" else exe.parent
+            current = int(stat.rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return None
+    return None
+
+
+def gate_files() -> list[Path]:
+    """The gate's own code and interpreter: what later jobs run with their tokens."""
+    prefix = Path(sys.prefix)
+    paths = [prefix, Path(sys.base_prefix), Path(gate.__file__).resolve().parent]
+    if prefix.parent.name == "ordertrap-gate":  # run/action.yml's cache: <cache>/ordertrap-gate/venv-<key>
+        paths.append(prefix.parent)
+    return paths
+
+
+def plan(
+    *,
+    repo: Path,
+    out: Path,
+    versions: Sequence[tuple[Path, Path]],
+    bwrap: str,
+    env: Mapping[str, str] = os.environ,
+) -> Sandbox:
+    """The sandbox of one ``run``: ``versions`` are (worktree, scratch) pairs."""
+    writable = [Path(p) for p in ("/tmp", "/var/tmp") if os.path.isdir(p)]
+    writable.append(Path(tempfile.gettempdir()))
+    home = env.get("HOME", "")
+    if home and _real(home) != Path("/"):
+        writable.append(Path(home))
+    read_only = [*gate_files(), out, repo]
+    git_dir = _git_dir(repo)
+    if git_dir is not None:
+        read_only.append(git_dir)
+    for name in ("RUNNER_TOOL_CACHE", "RUNNER_TEMP", "AGENT_TOOLSDIRECTORY"):
+        if env.get(name):
+            read_only.append(Path(env[name]))
+    if env.get("RUNNER_WORKSPACE"):  # <work root>/<repository>: the work root holds _actions, _temp, _tool
+        read_only.append(Path(env["RUNNER_WORKSPACE"]).parent)
+    hidden: list[Path] = []
+    installation = runner_installation()
+    if installation is not None:
+        read_only.append(installation)
+        hidden += sorted(installation.glob(".credentials*"))
+    areas = [Area((wt, scratch)) for wt, scratch in versions] + [Area((repo,))]
+    return Sandbox(bwrap, writable=writable, read_only=read_only, hidden=hidden, areas=areas)
+
+
+@dataclass(frozen=True)
+class Decision:
+    sandbox: Sandbox | None
+    meta: dict[str, Any]  # for meta.json: {"kind": "bwrap", "version": ...} or {"kind": "none", ...}
+    warning: dict[str, str] | None = None
+
+
+def probe(sandbox: Sandbox, cwd: Path) -> str:
+    """ "" when the sandbox starts here, else why not (bwrap's own message)."""
+    try:
+        proc = subprocess.run(
+            [sandbox.bwrap, *sandbox.options(), "--", "/bin/true"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return "bwrap did not start /bin/true within 60 s"
+    except OSError as exc:
+        return f"bwrap cannot be started: {exc.strerror or exc}"
+    if proc.returncode != 0:
+        message = " ".join(proc.stderr.split())[:300] or f"exit status {proc.returncode}"
+        return f"bwrap cannot create the sandbox here: {message}"
+    return ""
+
+
+def _version(bwrap: str) -> str:
+    try:
+        proc = subprocess.run(
+            [bwrap, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return proc.stdout.strip().rpartition(" ")[2] or "unknown"
+
+
+def decide(
+    mode: str,
+    make: Callable[[str], Sandbox],
+    *,
+    cwd: Path,
+    env: Mapping[str, str] = os.environ,
+) -> Decision:
+    """Apply ``[suite] sandbox``: ``"off"`` runs without; ``"on"`` refuses to run without one;
+    ``"auto"`` (the default) refuses on GitHub Actions (``GITHUB_ACTIONS=true``: the job holds
+    tokens and the runner is shared with later jobs) and elsewhere falls back with a warning."""
+    on_github = env.get("GITHUB_ACTIONS") == "true"
+    if mode == "off":
+        warning = None
+        if on_github:
+            warning = {
+                "code": "sandbox_off",
+                "message": '[suite] sandbox = "off": builds and benchmarks can read the environment of the gate '
+                "and of the job's shell through /proc, and write to the gate's venv and the runner's files",
+                "action": 'remove sandbox = "off" unless only trusted code ever runs on this runner',
+            }
+        return Decision(None, {"kind": "none", "reason": "[suite] sandbox = off"}, warning)
+    bwrap = shutil.which("bwrap", path=env.get("PATH"))
+    if bwrap is None:
+        reason = "bubblewrap (bwrap) is not installed"
+        fix = (
+            "install it: sudo apt-get install -y bubblewrap (Fedora: sudo dnf install bubblewrap), "
+            + _OFF_FIX
+        )
+    else:
+        sandbox = make(bwrap)
+        reason = probe(sandbox, cwd)
+        if not reason:
+            return Decision(sandbox, {"kind": "bwrap", "version": _version(bwrap)})
+        fix = (
+            "let unprivileged users create user namespaces (sysctl user.max_user_namespaces > 0; Debian: "
+            "sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10+: an AppArmor profile that allows "
+            "bwrap userns, or sysctl kernel.apparmor_restrict_unprivileged_userns=0), run the runner on "
+            "the host rather than in a container that forbids namespaces, " + _OFF_FIX
+        )
+    if mode == "on" or on_github:
+        why = "[suite] sandbox = on" if mode == "on" else "on GitHub Actions the sandbox is required"
+        raise RunError(
+            f"builds and benchmarks cannot run in a sandbox: {reason} ({why}; without it they can read "
+            "the job's tokens through /proc/<pid>/environ of the gate and its shell)",
+            fix,
+        )
+    warning = {
+        "code": "no_sandbox",
+        "message": f"builds and benchmarks run without a sandbox: {reason}; they can read this process's "
+        "environment through /proc and write wherever this user can",
+        "action": fix,
+    }
+    return Decision(None, {"kind": "none", "reason": reason}, warning)

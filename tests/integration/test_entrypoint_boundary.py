@@ -1,0 +1,164 @@
+"""The Docker action's entrypoint: every failure still publishes something (status `error` with a
+one-line reason, the job summary, the outputs, a non-zero exit), and malformed meta.json beside a
+trial log is reported instead of crashing. In process and as a real subprocess, against the fake
+GitHub server with the real PyGithub client."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gate.commands import publish as publish_module
+from gate.github import entrypoint
+from gate.github.client import make_client, make_retry
+from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
+from tests.integration.test_container import write_trial_log
+from tests.integration.test_publish import BASE, HEAD, PR, Job, _workflow_run
+
+
+@pytest.fixture
+def fake():
+    with FakeGitHub() as server:
+        yield server
+
+
+@pytest.fixture
+def job(tmp_path, monkeypatch, fake):
+    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=2, backoff_factor=0.01))
+    monkeypatch.setattr(publish_module, "make_client", fast)
+    monkeypatch.setattr(entrypoint, "make_client", fast)
+    return Job(tmp_path, monkeypatch, fake)
+
+
+def workspace(job: Job, monkeypatch: pytest.MonkeyPatch, meta: dict[str, Any] | None = None) -> Path:
+    """A workspace with one trial log (parse 25 % slower in HEAD) and, if given, its meta.json."""
+    ws = job.tmp / "ws"
+    write_trial_log(ws / "t" / "trials.csv", slowdown=1.25)
+    if meta is not None:
+        (ws / "t" / "meta.json").write_text(json.dumps({"schema_version": 1, **meta}))
+    for key, value in {
+        "GITHUB_WORKSPACE": str(ws),
+        "INPUT_TRIALS": "t/trials.csv",
+        "INPUT_BASE": "main",
+        "INPUT_HEAD": "HEAD",
+    }.items():
+        monkeypatch.setenv(key, value)
+    return ws
+
+
+# ---- meta.json of the wrong shape: reported where it is read ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("meta", "named"),
+    [
+        ({"warnings": [{}]}, "1 of 1 warnings (not objects with string code, message, action)"),
+        ({"environment": "x"}, "environment (str, not an object)"),
+        ({"warnings": "abc", "environment": [1], "full": 3}, "environment (list, not an object); full (int"),
+    ],
+)
+def test_meta_json_of_the_wrong_shape_is_a_warning_not_a_crash(job, fake, monkeypatch, capsys, meta, named):
+    job.pull_request()
+    ws = workspace(job, monkeypatch, meta)
+    assert entrypoint.main() == 1  # the regression is still found and fails the step
+    assert fake.statuses_for(HEAD)[-1]["state"] == "failure" and job.outputs()["decision"] == "fail"
+    analysis = json.loads((ws / "ordertrap-report" / "analysis.json").read_text())
+    assert analysis["environment"] is None
+    (warning,) = [w for w in analysis["warnings"] if w["code"] == "meta_invalid"]
+    assert named in warning["message"] and "ordertrap-gate run" in warning["action"]
+    assert "Traceback" not in capsys.readouterr().err
+
+
+# ---- the last-resort boundary ----------------------------------------------------------------------
+
+
+def test_an_unexpected_exception_still_publishes_with_the_token_masked(job, fake, monkeypatch, capsys):
+    job.pull_request()
+    workspace(job, monkeypatch)
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise RuntimeError(f"boom {ACTIONS_TOKEN}\n  second line")
+
+    monkeypatch.setattr(publish_module, "publish", crash)
+    assert entrypoint.main() == entrypoint.EXIT_INTERNAL
+    captured = capsys.readouterr()
+    assert "Traceback (most recent call last)" in captured.err and "in crash" in captured.err  # the log
+    (status,) = fake.statuses_for(HEAD)
+    assert status["state"] == "error"
+    assert status["description"] == "internal error: RuntimeError: boom *** second line"
+    summary = job.summary.read_text()
+    assert summary.startswith("## ordertrap-gate: error") and "**Fix:**" in summary and "report it" in summary
+    outs = job.outputs()
+    assert outs["decision"] == "error" and outs["regressions"] == "0"
+    for text in (captured.out, captured.err, summary, job.output.read_text(), json.dumps(status)):
+        assert ACTIONS_TOKEN not in text
+
+
+def test_an_invalid_input_still_publishes_status_error(job, fake, monkeypatch, capsys):
+    job.pull_request()
+    workspace(job, monkeypatch)
+    monkeypatch.setenv("INPUT_FAIL_ON", "sometimes")
+    assert entrypoint.main() == 2
+    assert "fail_on is 'sometimes'" in capsys.readouterr().err
+    (status,) = fake.statuses_for(HEAD)
+    assert status["state"] == "error" and status["description"].startswith("invalid action input: fail_on")
+    assert job.outputs()["decision"] == "error" and "one of: regression" in job.summary.read_text()
+
+
+@pytest.mark.parametrize("pr_head", [HEAD, "9" * 40], ids=["verified", "not-at-the-run-head"])
+def test_the_boundary_sets_a_status_only_for_a_verified_workflow_run_pr(job, fake, monkeypatch, pr_head):
+    fake.add_pull(PR, pr_head, BASE, fork="outsider/widgets")
+    _workflow_run(job, None)
+    ws = workspace(job, monkeypatch)
+    (ws / "ordertrap-pr.json").write_text(
+        json.dumps({"schema_version": 1, "pr_number": PR, "head_sha": HEAD})
+    )
+    monkeypatch.setenv("INPUT_PR_INFO", "ordertrap-pr.json")
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise KeyError("code")
+
+    monkeypatch.setattr(publish_module, "publish", crash)
+    assert entrypoint.main() == entrypoint.EXIT_INTERNAL
+    statuses = fake.statuses_for(HEAD)
+    if pr_head == HEAD:
+        assert [s["description"] for s in statuses] == ["internal error: KeyError: 'code'"]
+    else:
+        assert statuses == [] and fake.statuses_for(pr_head) == []
+    assert job.outputs()["decision"] == "error" and fake.comments_on(PR) == []
+
+
+def test_a_csv_the_parser_rejects_still_publishes_status_error(job, fake, monkeypatch):
+    """A stray carriage return in the last line of a trial log (no line end after it) made the
+    csv module raise `_csv.Error` out of the entrypoint: no status, no summary, no outputs. Run as
+    the action runs it: a separate process with the workspace as working directory."""
+    job.pull_request()
+    ws = workspace(job, monkeypatch)
+    log = ws / "t" / "trials.csv"
+    rows, _, last = log.read_text().rstrip("\n").rpartition("\n")
+    log.write_text(rows + "\n" + last.replace("runner-1", "runner\r-1"))
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "INPUT_GITHUB_TOKEN": ACTIONS_TOKEN}
+    result = subprocess.run(
+        [sys.executable, "-m", "gate.github.entrypoint"],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    log_text = result.stdout + result.stderr
+    assert result.returncode not in (0, 1), log_text
+    (status,) = fake.statuses_for(HEAD)
+    assert status["state"] == "error", log_text
+    description = status["description"]
+    assert "\n" not in description and "Traceback" not in description and 'File "' not in description
+    assert job.outputs()["decision"] == "error"
+    assert job.summary.read_text().startswith("## ordertrap-gate: error")
+    assert ACTIONS_TOKEN not in log_text + job.summary.read_text() + description

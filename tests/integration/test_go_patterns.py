@@ -1,0 +1,82 @@
+"""Go sub-benchmark patterns with the real toolchain: ``[[benchmark]] name = "BenchmarkSum/*"``
+is expanded in each version by one listing run, the union of the versions' benchmarks runs (a
+sub-benchmark that one version lacks is ``skipped`` there), meta.json records the expansion, and
+the listing is cached for a resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gate.adapters.base import BenchmarkSpec
+from gate.adapters.registry import get_adapter
+from gate.cli import main
+from tests.integration.adapter_helpers import context, real_runner, trial
+from tests.integration.test_adapter_go import go_env
+from tests.integration.two_versions import GO_CONFIG, git, make_go_repo, run_and_analyze, statuses, use_go_env
+
+
+@pytest.fixture(scope="module")
+def go_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_go_repo(tmp_path_factory.mktemp("gomissing"))
+
+
+@pytest.fixture
+def go_environment(go_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    use_go_env(monkeypatch, go_repo.parent)
+
+
+def test_go_pattern_is_expanded_per_version_and_the_union_is_run(
+    go_repo: Path, go_environment: None, tmp_path: Path
+) -> None:
+    config = GO_CONFIG.format(benchmarks='[[benchmark]]\nname = "BenchmarkSum/*"\n')
+    trials, meta, analysis = run_and_analyze(go_repo, config, tmp_path / "out", "r1", "r3")
+    leaves = ["BenchmarkSum/16B", "BenchmarkSum/4B", "BenchmarkSum/64B"]
+    assert sorted(meta["benchmarks"]) == ["BenchmarkNew", "BenchmarkOld", *leaves]
+    for leaf in leaves:
+        assert meta["benchmarks"][leaf]["pattern"] == "BenchmarkSum/*"
+    assert meta["benchmarks"]["BenchmarkSum/16B"]["versions"] == ["r3"]
+    assert meta["benchmarks"]["BenchmarkSum/4B"]["versions"] == ["r1", "r3"]
+    seen = statuses(trials)
+    assert seen[("BenchmarkSum/16B", "r1")] == seen[("BenchmarkOld", "r3")] == {"skipped"}
+    assert not any(b["verdict"] == "failed" for b in analysis["benchmarks"])
+    assert {b["benchmark"] for b in analysis["benchmarks"]} == {"BenchmarkSum/4B", "BenchmarkSum/64B"}
+    summary = analysis["summary"]
+    assert (summary["only_in_head"], summary["only_in_base"]) == (2, 1)
+    # BenchmarkOld ran in base only: removed by the change, so not compared; the README's policy
+    assert summary["decision"] == "inconclusive"
+
+
+def test_go_pattern_matching_nothing_in_either_version_stops_the_run(
+    go_repo: Path, go_environment: None, tmp_path: Path
+) -> None:
+    config_path = tmp_path / "c.toml"
+    config_path.write_text(GO_CONFIG.format(benchmarks='[[benchmark]]\nname = "BenchmarkSm/*"\n'))
+    argv = ["run", "--config", str(config_path), "--repo", str(go_repo), "--base", "r1", "--head", "r2"]
+    assert main([*argv, "--out", str(tmp_path / "out")]) != 0
+    assert not (tmp_path / "out" / "trials.csv").exists()
+
+
+def test_go_sub_benchmark_listing_is_cached_across_discoveries(go_repo: Path, tmp_path: Path) -> None:
+    log = tmp_path / "listing.log"
+    runner = real_runner({**go_env(go_repo.parent), "SUM_LISTING_LOG": str(log)})
+    worktree = tmp_path / "wt"
+    git(go_repo, "worktree", "add", "-q", "--detach", str(worktree), "r2")
+    version = context(worktree, tmp_path / "scratch")
+    settings = {"benchtime": "100x", "benchmarks": [{"name": "BenchmarkSum/*"}]}
+    adapter = get_adapter("go")
+    names = [s.name for s in adapter.discover(version, runner, settings)]
+    assert names == [
+        "BenchmarkOld",
+        "BenchmarkNew",
+        "BenchmarkSum/4B",
+        "BenchmarkSum/16B",
+        "BenchmarkSum/64B",
+    ]
+    assert log.read_text().count("started") == 1  # one listing run started the parent once
+    assert [s.name for s in adapter.discover(version, runner, settings)] == names  # as on resume
+    assert log.read_text().count("started") == 1  # the test binary is the same: the cache answered
+    # and the leaves run as benchmarks of their own
+    values = adapter.run_trial(trial(BenchmarkSpec(name="BenchmarkSum/16B"), version, 2, settings), runner)
+    assert len(values) == 2
