@@ -39,6 +39,11 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
         "Configuration",
         "the gate's configuration or calibration differs between base and head",
     ),
+    (
+        "isolation",
+        "Isolation",
+        "benchmarks ran without the sandbox: their code could read the gate's environment and files",
+    ),
     ("order", "Order effects", "results depend on the order or position benchmarks ran in"),
     ("carryover", "Carry-over", "a benchmark is faster or slower right after another one"),
     ("dissimilar", "Dissimilar runs", "some runs do not look like the others"),
@@ -56,6 +61,8 @@ CODE_CATEGORY: dict[str, str] = {
     **dict.fromkeys(MACHINE_CODES, "machine"),
     # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config_source.py)
     **dict.fromkeys(("head_config_change", "head_calibration_change", "config_chosen_by_head"), "config"),
+    # the trials ran without the bubblewrap sandbox (gate/sandbox.py)
+    **dict.fromkeys(("no_sandbox", "sandbox_off"), "isolation"),
     # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
     **dict.fromkeys(
         (
