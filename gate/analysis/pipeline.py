@@ -257,14 +257,23 @@ def time_summary(frame: pd.DataFrame, meta: dict[str, Any] | None) -> dict[str, 
     spent = float(trials["elapsed_s"].sum())
     rows = frame.groupby(["source", "trial"]).size().rename("rows")
     t = trials.join(rows, on=["source", "trial"])
-    full = 0.0
+    total = 0.0
     for _, g in t.groupby("benchmark"):
         per_measurement = float(g["elapsed_s"].sum()) / max(1, int(g["rows"].sum()))
-        full += per_measurement * full_n * g["version"].nunique()
-    saved = (1.0 - spent / full) * 100.0 if full > 0 else None
+        total += per_measurement * full_n * g["version"].nunique()
+    full: float | None = total
+    saved = (1.0 - spent / total) * 100.0 if total > 0 else None
+    configs = meta.get("benchmark_configs")
+    if isinstance(configs, dict) and not any(
+        isinstance(c, dict) and c.get("source") == "calibration" and c.get("never_stable") is not True
+        for c in configs.values()
+    ):
+        # every benchmark ran the full configuration: spent and estimate differ only by noise
+        # and by trials that ended early (a failure is faster), which is no saving
+        full, saved = None, None
     return {
         "spent_s": round(spent, 3),
-        "full_s": round(full, 3),
+        "full_s": None if full is None else round(full, 3),
         "saved_pct": None if saved is None else round(saved, 1),
     }
 
@@ -414,7 +423,14 @@ def build_analysis(
         meta_rows[name] = (str(units.get(name, "")), hib)
         items.append((name, sb, sh, hib))
         samples[name] = (sb, sh, seq_b, seq_h)
-    comparisons = compare_many(items, settings)
+    calibrated = {
+        n
+        for n in names
+        if (cfg := _config(logs.meta, n))
+        and cfg.get("source") == "calibration"
+        and cfg.get("never_stable") is not True
+    }
+    comparisons = compare_many(items, settings, calibrated)
     mismatched = _version_mismatches(pair, base, head)
     if mismatched:
         fix = (

@@ -157,7 +157,9 @@ def _level_configs(
     out: dict[str, LevelConfig] = {}
     for name in benchmarks:
         c = calibration.config_for(name) if calibration else None
-        if c is None:
+        if c is None or _never_stable(calibration, name):
+            # µOpTime §5: a benchmark no configuration made stable keeps the full configuration;
+            # it is labelled full, so no report counts it as a calibrated minimal one
             out[name] = full
         else:
             # calibration.json counts positions *after* the warm-up (docs/contracts.md): run the
@@ -169,6 +171,11 @@ def _level_configs(
                 ConfigSource.CALIBRATION.value,
             )
     return out
+
+
+def _never_stable(calibration: Calibration | None, name: str) -> bool:
+    entry = ((calibration.raw if calibration else {}).get("benchmarks") or {}).get(name)
+    return isinstance(entry, dict) and entry.get("never_stable") is True
 
 
 def check_calibration(calibration: Calibration, config: Config, names: Sequence[str]) -> list[dict[str, str]]:
@@ -543,6 +550,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "source": c.source,
                 "discard_warmup": warmup if c.source == ConfigSource.CALIBRATION.value else 0,
                 "warmup_level": warmup_level,
+                "never_stable": _never_stable(calibration, n),
             }
             for n, c in levels.items()
         },
