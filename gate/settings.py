@@ -41,6 +41,7 @@ SUITE_KEYS: dict[str, str] = {
     "exclude": "list of regexes: drop benchmarks whose name matches one of them",
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
     "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
+    "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/layout.py)",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
@@ -107,6 +108,9 @@ class SuiteConfig:
     exclude: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
     sandbox: str = "auto"
+    # Mytkowicz et al. (ASPLOS'09): environment size alone shifts timings; a random size per
+    # trial turns that bias into noise (gate/layout.py). On by default: it costs nothing.
+    randomise_layout: bool = True
 
 
 @dataclass(frozen=True)
@@ -261,6 +265,12 @@ def _string(value: Any, where: str) -> str:
     return value
 
 
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where} must be true or false, got {value!r}", f"write {where} = true")
+    return value
+
+
 def _regexes(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -326,6 +336,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         exclude=_regexes(table.get("exclude", []), "[suite].exclude"),
         pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
         sandbox=sandbox,
+        randomise_layout=_bool(table.get("randomise_layout", True), "[suite].randomise_layout"),
     )
 
 

@@ -27,6 +27,7 @@ from gate.calibration_file import Calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
+from gate.layout import Layout
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.settings import Config, substitute_worktree
@@ -174,8 +175,7 @@ def _level_configs(
 
 
 def _never_stable(calibration: Calibration | None, name: str) -> bool:
-    entry = ((calibration.raw if calibration else {}).get("benchmarks") or {}).get(name)
-    return isinstance(entry, dict) and entry.get("never_stable") is True
+    return calibration is not None and calibration.never_stable(name)
 
 
 def check_calibration(calibration: Calibration, config: Config, names: Sequence[str]) -> list[dict[str, str]]:
@@ -512,6 +512,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         levels = _level_configs(names, config, calibration)
         schedule = rmit_schedule(seed, names, [v.revision for v in versions], levels, instance)
     warmup_level, warmup = warmup_of(calibration)
+    layout = Layout(seed, enabled=config.suite.randomise_layout)
     meta: dict[str, Any] = {
         "schema_version": TRIAL_LOG_SCHEMA,
         "tool_version": __version__,
@@ -558,6 +559,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "schedule": [t.as_meta() for t in schedule],
         "environment": env,
         "sandbox": isolation.meta,
+        "layout": layout.meta([t.trial for t in schedule]),
         "warnings": warnings,
     }
     log = TrialLog(log_path)
@@ -596,6 +598,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         reset=reset,
         progress=sys.stderr,
         stop=StopFlag(),
+        layout=layout,
     )
     finished = result.skipped_done + result.ran
     if result.interrupted:

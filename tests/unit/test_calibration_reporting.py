@@ -3,6 +3,7 @@ was saved, and which advice can help an inconclusive benchmark that ran a calibr
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import pandas as pd
 from gate.analysis.compare import Sample, Settings, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
-from gate.calibration_file import Calibration
+from gate.calibration_file import Calibration, load_calibration
 from gate.commands.run import _level_configs
 from gate.render import render
 from gate.settings import load_config
@@ -20,23 +21,22 @@ from tests.fakes import analyses
 FULL = {"suite_run": 3, "iteration": 5, "measurement": 3}
 
 
-def _calibration(never: set[str]) -> Calibration:
+def _calibration(tmp_path: Path, never: set[str]) -> Calibration:
     minimal = {"suite_run": 1, "iteration": 3, "measurement": 2}
-    names = ["a", "b", "c"]
-    raw = {
+    doc = {
+        "schema_version": 1,
+        "metric": "cv",
+        "threshold": 0.01,
+        "levels": ["suite_run", "iteration", "measurement"],
+        "full": FULL,
         "benchmarks": {
-            n: {"config": dict(FULL if n in never else minimal), "never_stable": n in never} for n in names
-        }
+            n: {"config": dict(FULL if n in never else minimal), "never_stable": n in never}
+            for n in ("a", "b", "c")
+        },
     }
-    return Calibration(
-        path="calibration.json",
-        metric="cv",
-        threshold=0.01,
-        levels=("suite_run", "iteration", "measurement"),
-        full=FULL,
-        configs={n: e["config"] for n, e in raw["benchmarks"].items()},
-        raw=raw,
-    )
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(doc))
+    return load_calibration(path)
 
 
 def test_a_never_stable_benchmark_runs_and_is_labelled_as_the_full_configuration(tmp_path: Path) -> None:
@@ -46,7 +46,7 @@ def test_a_never_stable_benchmark_runs_and_is_labelled_as_the_full_configuration
         '[[benchmark]]\nname = "a"\ncommand = "true"\n'
     )
     config = load_config(cfg)
-    levels = _level_configs(["a", "b", "c"], config, _calibration(never={"c"}))
+    levels = _level_configs(["a", "b", "c"], config, _calibration(tmp_path, never={"c"}))
     assert levels["a"].source == "calibration" and levels["b"].source == "calibration"
     # never stable: the full configuration, and said so — not "minimal 3×5×3"
     assert levels["c"].source == "full"
