@@ -44,7 +44,14 @@ SUITE_KEYS: dict[str, str] = {
     "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/layout.py)",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
-BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
+BENCHMARK_CORE_KEYS: tuple[str, ...] = (
+    "name",
+    "command",
+    "value",
+    "unit",
+    "higher_is_better",
+    "threshold_pct",
+)
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
 SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/sandbox.py
 # [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
@@ -271,6 +278,21 @@ def _bool(value: Any, where: str) -> bool:
     return value
 
 
+def _threshold_pct(value: Any, where: str) -> float:
+    """A per-benchmark relevant change in % (gate/analysis/compare.py: the verdict's threshold)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ConfigError(
+            f"{where}: threshold_pct must be a positive number of percent, got {value!r}",
+            "write e.g. threshold_pct = 10 (a change below 10 % is then `unchanged`)",
+        )
+    return float(value)
+
+
 def _regexes(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -390,6 +412,8 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
             )
         options = {k: v for k, v in entry.items() if k not in ("name", "command", "unit", "higher_is_better")}
         options["value"] = value
+        if "threshold_pct" in entry:
+            options["threshold_pct"] = _threshold_pct(entry["threshold_pct"], f"benchmark {name!r}")
         specs.append(
             BenchmarkSpec(
                 name=name,

@@ -28,8 +28,8 @@ chosen by scripts/eval_verdicts.py on the µOpTime Go data (README "How the gate
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -429,6 +429,7 @@ def compare_many(
     items: Sequence[tuple[str, Sample, Sample, bool]],
     settings: Settings,
     calibrated: Collection[str] = (),
+    thresholds: Mapping[str, float] | None = None,
 ) -> list[Comparison]:
     """Compare every (benchmark, base, head, higher_is_better) item.
 
@@ -437,7 +438,15 @@ def compare_many(
     stream is derived from ``settings.seed`` and the benchmark's position, so a result does not
     depend on which other benchmarks were compared. ``calibrated``: the benchmarks that ran a
     calibrated minimal configuration (their advice names recalibration, not [full]).
+    ``thresholds``: a benchmark's own ``threshold_pct`` (its [[benchmark]] entry), used instead of
+    ``settings.threshold_pct`` for it.
     """
+    thresholds = thresholds or {}
+
+    def own(name: str) -> Settings:
+        t = thresholds.get(name)
+        return settings if t is None or t == settings.threshold_pct else replace(settings, threshold_pct=t)
+
     results: list[Comparison | None] = [None] * len(items)
     batch: dict[tuple[int, int], list[int]] = {}
     for i, (name, base, head, hib) in enumerate(items):
@@ -448,7 +457,7 @@ def compare_many(
             results[i] = _no_data(name, base, head)
         elif structured or settings.method == "bca":
             rng = np.random.default_rng([settings.seed, i])
-            results[i] = decide(name, base, head, hib, settings, rng, name in calibrated)
+            results[i] = decide(name, base, head, hib, own(name), rng, name in calibrated)
         else:
             batch.setdefault((base.n, head.n), []).append(i)
     for (nb, nh), members in batch.items():
@@ -469,7 +478,7 @@ def compare_many(
             for j, i in enumerate(rows):
                 name, base, head, hib = items[i]
                 results[i] = _verdict(
-                    name, base, head, hib, settings, (float(eb[j]), float(lo_b[j]), float(hi_b[j])),
+                    name, base, head, hib, own(name), (float(eb[j]), float(lo_b[j]), float(hi_b[j])),
                     (float(eh[j]), float(lo_h[j]), float(hi_h[j])), _change_reps(rb[j], rh[j]), False, [],
                     name in calibrated,
                 )  # fmt: skip

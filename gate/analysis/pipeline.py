@@ -228,6 +228,19 @@ def _config(meta: dict[str, Any] | None, benchmark: str) -> dict[str, Any] | Non
     return dict(entry) if isinstance(entry, dict) else None
 
 
+def _thresholds(meta: dict[str, Any] | None) -> dict[str, float]:
+    """Per-benchmark ``threshold_pct`` from meta.json ``thresholds`` (run writes what the
+    [[benchmark]] entries set); entries that are not positive finite numbers are ignored."""
+    raw = (meta or {}).get("thresholds")
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        str(n): float(t)
+        for n, t in raw.items()
+        if isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t) and t > 0
+    }
+
+
 def _full_measurements(meta: dict[str, Any]) -> int | None:
     full = meta.get("full")
     if not isinstance(full, dict):
@@ -430,7 +443,8 @@ def build_analysis(
         and cfg.get("source") == "calibration"
         and cfg.get("never_stable") is not True
     }
-    comparisons = compare_many(items, settings, calibrated)
+    thresholds = _thresholds(logs.meta)
+    comparisons = compare_many(items, settings, calibrated, thresholds)
     mismatched = _version_mismatches(pair, base, head)
     if mismatched:
         fix = (
@@ -526,6 +540,9 @@ def _benchmark_entry(
     warnings = list(c.warnings)
     entry: dict[str, Any] = {"benchmark": name, "unit": unit, "higher_is_better": hib}
     entry.update(comparison_dict(c))
+    own = _thresholds(logs.meta).get(name)
+    if own is not None:
+        entry["threshold_pct"] = own  # its [[benchmark]] threshold_pct, instead of the suite's
     entry["samples_needed"] = c.samples_needed
     entry["stability"] = {
         "base": _stability(sb.values, c.base.estimate, c.base.ci),

@@ -556,6 +556,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             for n, c in levels.items()
         },
         "benchmarks": _benchmark_meta(names, per_version),
+        "thresholds": _thresholds(config, names, per_version),
         "schedule": [t.as_meta() for t in schedule],
         "environment": env,
         "sandbox": isolation.meta,
@@ -635,6 +636,22 @@ def _report_changes(
         warnings.append(w)
         _warn(w)
     return changes_by_file
+
+
+def _thresholds(
+    config: Config, names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
+) -> dict[str, float]:
+    """``threshold_pct`` of each benchmark whose [[benchmark]] entry (its name, or the pattern it
+    was expanded from) sets one; analyze uses it instead of the suite-wide threshold."""
+    given = {b.name: b.options["threshold_pct"] for b in config.benchmarks if "threshold_pct" in b.options}
+    out: dict[str, float] = {}
+    for n in names:
+        spec = next((specs[n] for specs in per_version.values() if n in specs), None)
+        pattern = spec.options.get("pattern") if spec is not None else None
+        t = given.get(n, given.get(pattern) if isinstance(pattern, str) else None)
+        if t is not None:
+            out[n] = float(t)
+    return out
 
 
 def _benchmark_meta(

@@ -60,3 +60,12 @@ def test_a_non_boolean_setting_is_refused_with_the_fix(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="randomise_layout must be true or false"):
         parse_config(_config('randomise_layout = "yes"').encode(), tmp_path / ".ordertrap.toml")
+
+
+def test_run_records_each_benchmarks_threshold_for_analyze(tmp_path: Path) -> None:
+    text = _config() + '[[benchmark]]\nname = "fast"\ncommand = "echo 1"\nthreshold_pct = 8.5\n'
+    repo = make_repo(tmp_path, text)
+    out = tmp_path / "out"
+    assert run_cli(repo, out, "--seed", "7") == 0
+    _, meta = load(out)
+    assert meta["thresholds"] == {"fast": 8.5}
