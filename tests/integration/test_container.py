@@ -1,7 +1,7 @@
 """The root action's image, built and run with podman the way GitHub runs a Docker action.
 
 ``scripts/container-test.sh build`` builds the Dockerfile (base image debootstrapped once and
-cached, see ../shared/notes/container.md); the container then runs with the workspace at
+cached, see README "Running the image locally or behind a proxy"); the container then runs with the workspace at
 ``/github/workspace``, the runner's files under ``/github/file_commands`` and
 ``/github/workflow``, the inputs in ``INPUT_*``, against the fake GitHub server on the host.
 ``--network host`` lets the container reach the fake server on 127.0.0.1 (it binds loopback only).
