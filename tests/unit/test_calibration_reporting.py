@@ -132,3 +132,12 @@ def test_the_analysis_gives_calibration_advice_for_what_ran_calibrated(tmp_path:
     assert by["cal"]["verdict"] == by["never"]["verdict"] == "inconclusive"
     assert "ordertrap-gate calibrate" in by["cal"]["reason"] and "raise [full]" not in by["cal"]["reason"]
     assert "raise [full].iterations" in by["never"]["reason"]
+
+
+def test_the_html_calibration_view_does_not_call_a_never_stable_choice_minimal() -> None:
+    from gate.render import RenderContext
+
+    cal = analyses.calibration(["parse", "compress"])  # compress: never stable
+    cal["benchmarks"]["compress"]["config"] = {"suite_run": 3, "iteration": 5, "measurement": 1}
+    page = render(analyses.all_unchanged(), "html", RenderContext(calibration=cal))
+    assert "full 3×5×1 (never stable)" in page and "minimal 3×5×1" not in page
