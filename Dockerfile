@@ -2,7 +2,7 @@
 # on every job, so the dependency layer comes before the source and is cached by the builder.
 # Build elsewhere (no registry): --build-arg BASE=localhost/debian-base:bookworm (see
 # scripts/container-test.sh). Behind a TLS-intercepting proxy, mount the CA bundle and a pip
-# config for the build only (README, "Building the image behind a proxy").
+# config for the build only (README "Running the image locally or behind a proxy").
 ARG BASE=debian:bookworm-slim
 FROM ${BASE}
 
@@ -28,7 +28,7 @@ COPY pyproject.toml /src/pyproject.toml
 RUN python3 -m venv /opt/ordertrap \
  && python3 -c 'import tomllib; print("\n".join(tomllib.load(open("/src/pyproject.toml", "rb"))["project"]["dependencies"]))' \
     > /tmp/requirements.txt \
- && pip install -r /tmp/requirements.txt "setuptools>=68" wheel \
+ && pip install -r /tmp/requirements.txt "setuptools>=77" wheel \
  && rm /tmp/requirements.txt
 
 COPY README.md /src/README.md

@@ -27,11 +27,17 @@ class Calibration:
     configs: Mapping[str, Mapping[str, int]]  # benchmark -> level -> count
     discard_warmup: Mapping[str, Any] = field(default_factory=dict)  # {"level": ..., "count": N}
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+    never_stable_names: frozenset[str] = frozenset()
 
     def config_for(self, benchmark: str) -> Mapping[str, int] | None:
         """The benchmark's minimal configuration, or None for a benchmark the file does not know
         (a new benchmark): the caller then uses the full configuration."""
         return self.configs.get(benchmark)
+
+    def never_stable(self, benchmark: str) -> bool:
+        """Whether calibration found no stable configuration for it: its config is then the full
+        one (µOpTime §5), and runs label it so rather than as a minimal configuration."""
+        return benchmark in self.never_stable_names
 
 
 def load_calibration(path: str | Path, text: str | None = None) -> Calibration:
@@ -136,6 +142,11 @@ def parse_calibration(text: str, path: str | Path) -> Calibration:
         configs=configs,
         discard_warmup=_warmup(data.get("discard_warmup"), p, levels),
         raw=data,
+        never_stable_names=frozenset(
+            str(name)
+            for name, entry in data["benchmarks"].items()
+            if isinstance(entry, dict) and entry.get("never_stable") is True
+        ),
     )
 
 

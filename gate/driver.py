@@ -52,6 +52,7 @@ from gate.adapters.base import (
 )
 from gate.errors import DiskFullError, InputError, RunError
 from gate.github.workflow_commands import print_untrusted
+from gate.layout import Layout
 from gate.model import TRIAL_COLUMNS, TrialStatus
 from gate.schedule import Trial
 
@@ -888,11 +889,13 @@ def run_schedule(
     progress: TextIO | None = sys.stderr,
     progress_interval: float = 1.0,
     stop: StopFlag | None = None,
+    layout: Layout | None = None,
 ) -> DriverResult:
     """Run every trial of ``schedule`` not in ``finished``, appending its rows to ``log``.
 
     ``benchmarks[version][name]`` is the spec of a benchmark in that version; a benchmark absent
-    from a version is recorded as ``skipped`` without running anything.
+    from a version is recorded as ``skipped`` without running anything. ``layout``: every process
+    of a trial gets that trial's environment padding (gate/layout.py).
     """
     stop = stop or StopFlag()
     total = len(schedule)
@@ -918,8 +921,9 @@ def run_schedule(
                         result.interrupted = True
                         break
                 last_suite_run = trial.suite_run
+                trial_runner = runner if layout is None else layout.runner(trial.trial, runner)
                 rows, status, reason = _run_one(
-                    trial, adapter, runner, versions, benchmarks, settings, timeout
+                    trial, adapter, trial_runner, versions, benchmarks, settings, timeout
                 )
                 if status not in (TrialStatus.OK.value, TrialStatus.SKIPPED.value):
                     _stop_if_disk_full(trial, reason, log, versions)

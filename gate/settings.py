@@ -42,9 +42,17 @@ SUITE_KEYS: dict[str, str] = {
     "exclude": "list of regexes: drop benchmarks whose name matches one of them",
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
     "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
+    "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/layout.py)",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
-BENCHMARK_CORE_KEYS: tuple[str, ...] = ("name", "command", "value", "unit", "higher_is_better")
+BENCHMARK_CORE_KEYS: tuple[str, ...] = (
+    "name",
+    "command",
+    "value",
+    "unit",
+    "higher_is_better",
+    "threshold_pct",
+)
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
 SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/sandbox.py
 # [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
@@ -113,6 +121,9 @@ class SuiteConfig:
     exclude: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
     sandbox: str = "auto"
+    # Mytkowicz et al. (ASPLOS'09): environment size alone shifts timings; a random size per
+    # trial turns that bias into noise (gate/layout.py). On by default: it costs nothing.
+    randomise_layout: bool = True
 
 
 @dataclass(frozen=True)
@@ -272,6 +283,27 @@ def _string(value: Any, where: str) -> str:
     return value
 
 
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where} must be true or false, got {value!r}", f"write {where} = true")
+    return value
+
+
+def _threshold_pct(value: Any, where: str) -> float:
+    """A per-benchmark relevant change in % (gate/analysis/compare.py: the verdict's threshold)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise ConfigError(
+            f"{where}: threshold_pct must be a positive number of percent, got {value!r}",
+            "write e.g. threshold_pct = 10 (a change below 10 % is then `unchanged`)",
+        )
+    return float(value)
+
+
 def _regexes(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -339,6 +371,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         exclude=_regexes(table.get("exclude", []), "[suite].exclude"),
         pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
         sandbox=sandbox,
+        randomise_layout=_bool(table.get("randomise_layout", True), "[suite].randomise_layout"),
     )
 
 
@@ -400,6 +433,8 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
             )
         options = {k: v for k, v in entry.items() if k not in ("name", "command", "unit", "higher_is_better")}
         options["value"] = value
+        if "threshold_pct" in entry:
+            options["threshold_pct"] = _threshold_pct(entry["threshold_pct"], f"benchmark {name!r}")
         specs.append(
             BenchmarkSpec(
                 name=name,

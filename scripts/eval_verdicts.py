@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from gate.analysis.compare import Sample, Settings, compare_many  # noqa: E402
 from gate.model import Verdict  # noqa: E402
+from scripts.reference_data import require  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "uoptime_go"
 PROJECTS = ("prometheus-common", "toml")
@@ -111,9 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         "--schemes", default="all", help="comma list like flat/independent,two-level/suite-run"
     )
     args = parser.parse_args(argv)
-    if not args.data.exists():
-        print(f"{args.data} is absent (it lives in ../shared/data beside the repo)", file=sys.stderr)
-        return 2
+    for project in PROJECTS:  # every file, before minutes of work: a partial folder stops too
+        require(args.data / project / "measurements.csv", "uoptime_go")
     data = units(args.data, tuple(int(i) for i in args.instances.split(",")), args.split)
     schemes = SCHEMES if args.schemes == "all" else [tuple(s.split("/")) for s in args.schemes.split(",")]
     print(

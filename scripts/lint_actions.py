@@ -21,6 +21,7 @@ Usage: ``python scripts/lint_actions.py [FILES...]`` (default: examples/workflow
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import shutil
@@ -151,8 +152,28 @@ def self_hosted_labels() -> set[str]:
     return set((data.get("self-hosted-runner") or {}).get("labels") or [])
 
 
+def _arguments(argv: list[str]) -> list[Path]:
+    """The files named on the command line; an unknown flag or a missing file is a usage error
+    (exit 2), so a typo cannot pass as "0 problem(s)"."""
+    parser = argparse.ArgumentParser(
+        prog="lint_actions.py",
+        description="actionlint + action metadata rules for workflows and action.yml files",
+    )
+    parser.add_argument(
+        "files", nargs="*", metavar="FILE", help="workflow or action.yml files (default: all)"
+    )
+    files = [Path(a) for a in parser.parse_args(argv).files]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        parser.error(
+            f"no such file: {', '.join(missing)}; fix: pass existing workflow or action.yml files, "
+            "or none to lint all of the repository's"
+        )
+    return files
+
+
 def main(argv: list[str]) -> int:
-    files = [Path(a) for a in argv] or [
+    files = _arguments(argv) or [
         *sorted((ROOT / "examples" / "workflows").glob("*.yml")),
         *sorted((ROOT / ".github" / "workflows").glob("*.yml")),
         ROOT / "action.yml",
@@ -162,7 +183,7 @@ def main(argv: list[str]) -> int:
     docs: list[dict[str, str]] = []
     problems: list[str] = []
     for path in files:
-        if not path.is_file():
+        if not path.is_file():  # a default that this checkout does not have (named ones exist)
             continue
         shown = str(path.relative_to(ROOT)) if path.is_absolute() and path.is_relative_to(ROOT) else str(path)
         if path.name in ("action.yml", "action.yaml"):

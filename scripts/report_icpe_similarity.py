@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from gate.stats.similarity import MEASURE_NAMES, THETA, run_heuristic  # noqa: E402
+from scripts.reference_data import require  # noqa: E402
 
 DEFAULT = REPO.parent / "shared" / "data" / "icpe_jmh"
 
@@ -30,9 +31,7 @@ DEFAULT = REPO.parent / "shared" / "data" / "icpe_jmh"
 def main(argv: list[str]) -> int:
     data = Path(argv[0]) if argv else DEFAULT
     index = data / "index.csv"
-    if not index.is_file():
-        print(f"{index} not found: pass the icpe_jmh folder (it lives in ../shared/data)", file=sys.stderr)
-        return 2
+    require(index, "icpe_jmh")
     with index.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     short = {"correlation": "M1", "compression": "M2", "fourier": "M3", "cosine": "M4", "ks": "M5"}

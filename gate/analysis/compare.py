@@ -28,8 +28,8 @@ chosen by scripts/eval_verdicts.py on the µOpTime Go data (README "How the gate
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -45,6 +45,21 @@ Pairing = Literal["independent", "suite-run"]
 BOOTSTRAPS: tuple[str, ...] = ("flat", "two-level")
 PAIRINGS: tuple[str, ...] = ("independent", "suite-run")
 MIN_SAMPLES = 3
+# How to get more values per version: with the full configuration, more repetitions
+FULL_REMEDY = "raise [full].iterations or [full].suite_runs in .ordertrap.toml"
+
+
+def calibrated_remedy(needed: int | None) -> str:
+    """How to get more values for a benchmark that ran its calibrated minimal configuration:
+    [full] does not change what it runs, a calibration with a higher floor does."""
+    floor = f" --min-values {needed}" if needed else " --min-values N"
+    return (
+        "it ran its calibrated minimal configuration, which [full] does not change: recalibrate "
+        f"from a full-configuration log with `ordertrap-gate calibrate TRIALS.csv{floor}` (no "
+        "configuration with fewer values per version is chosen; if [full] itself gives fewer, "
+        "raise it first), or run this benchmark without --calibration"
+    )
+
 
 FloatArray = NDArray[np.float64]
 Warning_ = dict[str, str]
@@ -238,8 +253,10 @@ def decide(
     higher_is_better: bool,
     settings: Settings,
     rng: np.random.Generator,
+    calibrated: bool = False,
 ) -> Comparison:
-    """Compare one benchmark (for many benchmarks, :func:`compare_many` is faster)."""
+    """Compare one benchmark (for many benchmarks, :func:`compare_many` is faster).
+    ``calibrated``: it ran a calibrated minimal configuration (changes the advice only)."""
     if base.n == 0 or head.n == 0:
         return _no_data(benchmark, base, head)
     rb, rh, paired, warnings = _replicates(base, head, settings, rng)
@@ -250,7 +267,7 @@ def decide(
     change_reps = _change_reps(rb, rh)
     return _verdict(
         benchmark, base, head, higher_is_better, settings, (eb, lo_b, hi_b), (eh, lo_h, hi_h), change_reps,
-        paired, warnings,
+        paired, warnings, calibrated,
     )  # fmt: skip
 
 
@@ -293,8 +310,13 @@ def _verdict(
     change_reps: FloatArray | None,
     paired: bool,
     warnings: list[Warning_],
+    calibrated: bool = False,
 ) -> Comparison:
     thr = settings.threshold_pct
+
+    def remedy(needed: int | None) -> str:
+        return calibrated_remedy(needed) if calibrated else FULL_REMEDY
+
     conf_pct = f"{settings.confidence * 100:g}%"
     eb, lo_b, hi_b = b
     eh, lo_h, hi_h = h
@@ -333,7 +355,7 @@ def _verdict(
         return result(
             Verdict.INCONCLUSIVE,
             f"only {base.n} base and {head.n} head value(s); at least {MIN_SAMPLES} per version are "
-            f"needed — raise [full].iterations in .ordertrap.toml",
+            f"needed — {remedy(MIN_SAMPLES)}",
             MIN_SAMPLES,
         )
     if vb.ci is None or vh.ci is None or change_pct is None or change_ci is None:
@@ -361,8 +383,7 @@ def _verdict(
             f"the change ({_pct(change)}) looks real ({sig_text}) but {base.n}/{head.n} values are too "
             f"few to trust bootstrap CIs, and the exact rank test does not confirm it at {conf_pct} "
             f"(p = {p:.2g}{cannot}) — {needed} or more values per version would resolve it "
-            f"({limit} or more let the CIs decide alone): raise [full].iterations or [full].suite_runs, "
-            "or rerun",
+            f"({limit} or more let the CIs decide alone): {remedy(needed)}, or rerun",
             needed,
         )
     if -thr < change_ci[0] and change_ci[1] < thr:
@@ -395,7 +416,7 @@ def _verdict(
     return result(
         Verdict.INCONCLUSIVE,
         f"{why}; about {needed} values per version (now {base.n}/{head.n}) would resolve a {thr:g}% "
-        "change at this noise — raise [full].iterations or [full].suite_runs",
+        f"change at this noise — {remedy(needed)}",
         needed,
     )
 
@@ -404,14 +425,28 @@ def _verdict(
 # many benchmarks
 
 
-def compare_many(items: Sequence[tuple[str, Sample, Sample, bool]], settings: Settings) -> list[Comparison]:
+def compare_many(
+    items: Sequence[tuple[str, Sample, Sample, bool]],
+    settings: Settings,
+    calibrated: Collection[str] = (),
+    thresholds: Mapping[str, float] | None = None,
+) -> list[Comparison]:
     """Compare every (benchmark, base, head, higher_is_better) item.
 
     Flat + independent comparisons of benchmarks with the same sample sizes run as one
     vectorised batch (shared resample indices); other schemes run per benchmark. The random
     stream is derived from ``settings.seed`` and the benchmark's position, so a result does not
-    depend on which other benchmarks were compared.
+    depend on which other benchmarks were compared. ``calibrated``: the benchmarks that ran a
+    calibrated minimal configuration (their advice names recalibration, not [full]).
+    ``thresholds``: a benchmark's own ``threshold_pct`` (its [[benchmark]] entry), used instead of
+    ``settings.threshold_pct`` for it.
     """
+    thresholds = thresholds or {}
+
+    def own(name: str) -> Settings:
+        t = thresholds.get(name)
+        return settings if t is None or t == settings.threshold_pct else replace(settings, threshold_pct=t)
+
     results: list[Comparison | None] = [None] * len(items)
     batch: dict[tuple[int, int], list[int]] = {}
     for i, (name, base, head, hib) in enumerate(items):
@@ -422,7 +457,7 @@ def compare_many(items: Sequence[tuple[str, Sample, Sample, bool]], settings: Se
             results[i] = _no_data(name, base, head)
         elif structured or settings.method == "bca":
             rng = np.random.default_rng([settings.seed, i])
-            results[i] = decide(name, base, head, hib, settings, rng)
+            results[i] = decide(name, base, head, hib, own(name), rng, name in calibrated)
         else:
             batch.setdefault((base.n, head.n), []).append(i)
     for (nb, nh), members in batch.items():
@@ -443,8 +478,9 @@ def compare_many(items: Sequence[tuple[str, Sample, Sample, bool]], settings: Se
             for j, i in enumerate(rows):
                 name, base, head, hib = items[i]
                 results[i] = _verdict(
-                    name, base, head, hib, settings, (float(eb[j]), float(lo_b[j]), float(hi_b[j])),
+                    name, base, head, hib, own(name), (float(eb[j]), float(lo_b[j]), float(hi_b[j])),
                     (float(eh[j]), float(lo_h[j]), float(hi_h[j])), _change_reps(rb[j], rh[j]), False, [],
+                    name in calibrated,
                 )  # fmt: skip
     return [r for r in results if r is not None]
 

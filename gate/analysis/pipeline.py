@@ -228,6 +228,19 @@ def _config(meta: dict[str, Any] | None, benchmark: str) -> dict[str, Any] | Non
     return dict(entry) if isinstance(entry, dict) else None
 
 
+def _thresholds(meta: dict[str, Any] | None) -> dict[str, float]:
+    """Per-benchmark ``threshold_pct`` from meta.json ``thresholds`` (run writes what the
+    [[benchmark]] entries set); entries that are not positive finite numbers are ignored."""
+    raw = (meta or {}).get("thresholds")
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        str(n): float(t)
+        for n, t in raw.items()
+        if isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t) and t > 0
+    }
+
+
 def _full_measurements(meta: dict[str, Any]) -> int | None:
     full = meta.get("full")
     if not isinstance(full, dict):
@@ -257,14 +270,23 @@ def time_summary(frame: pd.DataFrame, meta: dict[str, Any] | None) -> dict[str, 
     spent = float(trials["elapsed_s"].sum())
     rows = frame.groupby(["source", "trial"]).size().rename("rows")
     t = trials.join(rows, on=["source", "trial"])
-    full = 0.0
+    total = 0.0
     for _, g in t.groupby("benchmark"):
         per_measurement = float(g["elapsed_s"].sum()) / max(1, int(g["rows"].sum()))
-        full += per_measurement * full_n * g["version"].nunique()
-    saved = (1.0 - spent / full) * 100.0 if full > 0 else None
+        total += per_measurement * full_n * g["version"].nunique()
+    full: float | None = total
+    saved = (1.0 - spent / total) * 100.0 if total > 0 else None
+    configs = meta.get("benchmark_configs")
+    if isinstance(configs, dict) and not any(
+        isinstance(c, dict) and c.get("source") == "calibration" and c.get("never_stable") is not True
+        for c in configs.values()
+    ):
+        # every benchmark ran the full configuration: spent and estimate differ only by noise
+        # and by trials that ended early (a failure is faster), which is no saving
+        full, saved = None, None
     return {
         "spent_s": round(spent, 3),
-        "full_s": round(full, 3),
+        "full_s": None if full is None else round(full, 3),
         "saved_pct": None if saved is None else round(saved, 1),
     }
 
@@ -414,7 +436,15 @@ def build_analysis(
         meta_rows[name] = (str(units.get(name, "")), hib)
         items.append((name, sb, sh, hib))
         samples[name] = (sb, sh, seq_b, seq_h)
-    comparisons = compare_many(items, settings)
+    calibrated = {
+        n
+        for n in names
+        if (cfg := _config(logs.meta, n))
+        and cfg.get("source") == "calibration"
+        and cfg.get("never_stable") is not True
+    }
+    thresholds = _thresholds(logs.meta)
+    comparisons = compare_many(items, settings, calibrated, thresholds)
     mismatched = _version_mismatches(pair, base, head)
     if mismatched:
         fix = (
@@ -510,6 +540,9 @@ def _benchmark_entry(
     warnings = list(c.warnings)
     entry: dict[str, Any] = {"benchmark": name, "unit": unit, "higher_is_better": hib}
     entry.update(comparison_dict(c))
+    own = _thresholds(logs.meta).get(name)
+    if own is not None:
+        entry["threshold_pct"] = own  # its [[benchmark]] threshold_pct, instead of the suite's
     entry["samples_needed"] = c.samples_needed
     entry["stability"] = {
         "base": _stability(sb.values, c.base.estimate, c.base.ci),

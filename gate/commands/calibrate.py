@@ -11,6 +11,7 @@ from typing import Any
 
 from gate import __version__, jsontext
 from gate.calibrate import (
+    AUDIT_RULES,
     AUDIT_THRESHOLD_PCT,
     DEFAULT_SEED,
     DEFAULT_THRESHOLD,
@@ -24,7 +25,7 @@ from gate.calibrate import (
     select,
 )
 from gate.errors import ConfigError, InputError
-from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp
+from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 
 NAME = "calibrate"
@@ -83,6 +84,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=AUDIT_THRESHOLD_PCT,
         help="relevant change for the audit's verdicts, in %% (default: 3, µOpTime §4.5)",
+    )
+    parser.add_argument(
+        "--audit-rule",
+        choices=AUDIT_RULES,
+        default="gate",
+        help="verdict rule of the audit: gate (default) decides as `analyze` does with its default "
+        "settings, so the audit says whether the gate's own verdicts hold with the minimal "
+        "configurations; uoptime is the paper's §4.5 rule (reproduces the published counts)",
     )
     parser.add_argument(
         "--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level (default: 0.99)"
@@ -204,8 +213,23 @@ def run(args: argparse.Namespace) -> int:
                 warmup, exhaustive=args.exhaustive, plan=plan, min_values=args.min_values,
             )  # fmt: skip
         configs = {name: choice.config for name, choice in audited.choices.items()}
-        audit_json = audit(datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence)
+        audit_json = audit(
+            datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence,
+            rule=args.audit_rule, seed=args.seed,
+        )  # fmt: skip
         audit_json["calibrated_on"] = first
+        if version != first:
+            body["warnings"].append(
+                warning(
+                    "audit-calibrated-elsewhere",
+                    f"the audit calibrated on {first} (the first version it replays: configurations "
+                    f"are chosen on the earlier version and reused for the later ones, µOpTime RQ4), "
+                    f"not on --version {version}, which this file is calibrated on; its agreement "
+                    "describes configurations chosen on " + first,
+                    f"to audit configurations chosen on {version}, replay from it: "
+                    f"--audit-versions {version},LATER_VERSION (a later full-configuration log)",
+                )
+            )
     instances = distinct(table, "instance")
     instance = args.instance or (instances[0] if instances else None)
     doc: dict[str, Any] = {
@@ -252,7 +276,15 @@ def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
         if w["code"] not in ("not-calibrated",):
             print(f"warning: {w['message']} — {w['action']}", file=stream)
     if doc["audit"]:
-        print("audit (minimal vs full configuration verdicts):", file=stream)
+        rule = doc["audit"]["rule"]
+        how = (
+            "analyze's verdict rule" if rule.get("name") == "gate" else "µOpTime §4.5 rule"
+        ) + f", {rule['threshold_pct']:g}%, {rule['confidence'] * 100:g}% CIs"
+        print(
+            f"audit (minimal vs full configuration verdicts; {how}; configurations chosen on "
+            f"{doc['audit']['calibrated_on']}):",
+            file=stream,
+        )
         for p in doc["audit"]["pairs"]:
             agreement = "n/a" if p["agreement_pct"] is None else f"{p['agreement_pct']:.1f}%"
             print(

@@ -27,6 +27,7 @@ from gate.calibration_file import Calibration
 from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
 from gate.errors import ConfigError, InputError, RunError
 from gate.github.workflow_commands import emit, print_untrusted
+from gate.layout import Layout
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.settings import Config, substitute_worktree
@@ -157,7 +158,9 @@ def _level_configs(
     out: dict[str, LevelConfig] = {}
     for name in benchmarks:
         c = calibration.config_for(name) if calibration else None
-        if c is None:
+        if c is None or _never_stable(calibration, name):
+            # µOpTime §5: a benchmark no configuration made stable keeps the full configuration;
+            # it is labelled full, so no report counts it as a calibrated minimal one
             out[name] = full
         else:
             # calibration.json counts positions *after* the warm-up (docs/contracts.md): run the
@@ -169,6 +172,10 @@ def _level_configs(
                 ConfigSource.CALIBRATION.value,
             )
     return out
+
+
+def _never_stable(calibration: Calibration | None, name: str) -> bool:
+    return calibration is not None and calibration.never_stable(name)
 
 
 def check_calibration(calibration: Calibration, config: Config, names: Sequence[str]) -> list[dict[str, str]]:
@@ -516,6 +523,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         levels = _level_configs(names, config, calibration)
         schedule = rmit_schedule(seed, names, [v.revision for v in versions], levels, instance)
     warmup_level, warmup = warmup_of(calibration)
+    layout = Layout(seed, enabled=config.suite.randomise_layout)
     meta: dict[str, Any] = {
         "schema_version": TRIAL_LOG_SCHEMA,
         "tool_version": __version__,
@@ -554,13 +562,16 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "source": c.source,
                 "discard_warmup": warmup if c.source == ConfigSource.CALIBRATION.value else 0,
                 "warmup_level": warmup_level,
+                "never_stable": _never_stable(calibration, n),
             }
             for n, c in levels.items()
         },
         "benchmarks": _benchmark_meta(names, per_version),
+        "thresholds": _thresholds(config, names, per_version),
         "schedule": [t.as_meta() for t in schedule],
         "environment": env,
         "sandbox": isolation.meta,
+        "layout": layout.meta([t.trial for t in schedule]),
         "warnings": warnings,
     }
     log = TrialLog(log_path)
@@ -599,6 +610,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         reset=reset,
         progress=sys.stderr,
         stop=StopFlag(),
+        layout=layout,
     )
     finished = result.skipped_done + result.ran
     if result.interrupted:
@@ -635,6 +647,22 @@ def _report_changes(
         warnings.append(w)
         _warn(w)
     return changes_by_file
+
+
+def _thresholds(
+    config: Config, names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
+) -> dict[str, float]:
+    """``threshold_pct`` of each benchmark whose [[benchmark]] entry (its name, or the pattern it
+    was expanded from) sets one; analyze uses it instead of the suite-wide threshold."""
+    given = {b.name: b.options["threshold_pct"] for b in config.benchmarks if "threshold_pct" in b.options}
+    out: dict[str, float] = {}
+    for n in names:
+        spec = next((specs[n] for specs in per_version.values() if n in specs), None)
+        pattern = spec.options.get("pattern") if spec is not None else None
+        t = given.get(n, given.get(pattern) if isinstance(pattern, str) else None)
+        if t is not None:
+            out[n] = float(t)
+    return out
 
 
 def _benchmark_meta(

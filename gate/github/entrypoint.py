@@ -221,5 +221,13 @@ def _main(settings: ActionSettings) -> int:
     return result.outcome.exit_code
 
 
+def dispatch(argv: list[str]) -> int:
+    """The image's ENTRYPOINT runs this module. GitHub runs it without arguments (action.yml sets
+    no ``runs.args``; tests/unit/test_entrypoint_dispatch.py keeps it so): the action. With
+    arguments, ``docker run IMAGE --help`` or ``docker run IMAGE analyze …``, it is the CLI
+    ``ordertrap-gate`` itself, still under the ENTRYPOINT's ``python -I``."""
+    return cli.main(argv) if argv else main()
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    raise SystemExit(dispatch(sys.argv[1:]))

@@ -485,7 +485,14 @@ def _calibration_view(calibration: Any) -> dict[str, Any] | None:
                 "cost": cost,
                 "instability": instab,
                 "stable": bool(entry.get("stable", True)),
-                "config": view.config_label({"source": "calibration", **(entry.get("config") or {})}),
+                # a never-stable benchmark keeps the full configuration (µOpTime §5): not "minimal"
+                "config": view.config_label(
+                    {
+                        "source": "full" if entry.get("never_stable") is True else "calibration",
+                        "never_stable": entry.get("never_stable") is True,
+                        **(entry.get("config") or {}),
+                    }
+                ),
                 "curve": curve,
             }
         )

@@ -116,6 +116,7 @@ CODE_CATEGORY: dict[str, str] = {
             "gaps",
             "bad-values-as-gaps",
             "no-durations",
+            "audit-calibrated-elsewhere",
         ),
         "log",
     ),
@@ -196,7 +197,8 @@ def config_label(config: Any) -> str:
         return "—"
     g = config.get
     try:
-        return _config_label(g("source"), g("suite_run", "?"), g("iteration", "?"), g("measurement", "?"))
+        label = _config_label(g("source"), g("suite_run", "?"), g("iteration", "?"), g("measurement", "?"))
+        return label + " (never stable)" if g("never_stable") is True else label
     except TypeError:  # unhashable junk in the file: format it directly
         return f"{g('suite_run', '?')}×{g('iteration', '?')}×{g('measurement', '?')}"
 
@@ -251,7 +253,11 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
             "rciw_base": sb.get("rciw"),
             "rciw_head": sh.get("rciw"),
             "config": config_label(config),
-            "minimal": type(config) is dict and config.get("source") == "calibration",
+            "minimal": type(config) is dict
+            and config.get("source") == "calibration"
+            and config.get("never_stable") is not True,
+            # calibrated, but µOpTime found no stable configuration: it ran the full one (§5)
+            "never_stable": type(config) is dict and config.get("never_stable") is True,
             "order": order,
             "order_significant": bool(order and order.get("significant")),
             # the analysis sorts significant predecessors first; a detail view shows the top 5
@@ -460,9 +466,14 @@ def order_tests(order_check: Any) -> list[dict[str, Any]]:
     return out
 
 
-def time_view(time: Any) -> dict[str, Any] | None:
+def time_view(time: Any, n_minimal: int) -> dict[str, Any] | None:
+    """Time spent; the comparison with the full configuration only when a calibrated minimal
+    configuration ran: otherwise every benchmark ran the full configuration and a difference
+    between estimate and spent time is noise (failed trials end early), not a saving."""
     if not isinstance(time, Mapping) or time.get("spent_s") is None:
         return None
+    if n_minimal == 0:
+        return {"spent_s": time.get("spent_s"), "full_s": None, "saved_pct": None}
     return {"spent_s": time.get("spent_s"), "full_s": time.get("full_s"), "saved_pct": time.get("saved_pct")}
 
 
@@ -502,7 +513,7 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
         "unchanged": [r for r in rows if not r["attention"]],
         "notes": [r for r in rows if r["verdict"] in ("failed", "inconclusive") and r["reason"]],
         "warning_groups": collect_warnings(analysis, rows),
-        "time": time_view(summary.get("time")),
+        "time": time_view(summary.get("time"), sum(1 for r in rows if r["minimal"])),
         "confidence": conf_label,
         "threshold_pct": settings.get("threshold_pct"),
         "statistic": str(settings.get("statistic") or "median"),
@@ -518,4 +529,21 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
             if not isinstance(v, Mapping | list)
         },
         "n_minimal": sum(1 for r in rows if r["minimal"]),
+        "n_never_stable": sum(1 for r in rows if r["never_stable"]),
+        "config_note": config_note(rows, n),
     }
+
+
+def config_note(rows: list[Row], n: int) -> str:
+    """Which configurations ran, counted from what each benchmark actually ran."""
+    minimal = sum(1 for r in rows if r["minimal"])
+    never = sum(1 for r in rows if r["never_stable"])
+    if minimal == 0 and never == 0:
+        return "every benchmark ran the full configuration"
+    text = f"{minimal} of {n} benchmarks ran a calibrated minimal configuration"
+    if never:
+        text += (
+            f"; {never} ran the full configuration because calibration found no stable "
+            "configuration for them (never stable)"
+        )
+    return text

@@ -143,7 +143,8 @@ def test_planted_changes_get_the_right_verdicts_and_the_contract_shape(tmp_path:
     assert doc["settings"]["bootstrap"] == "flat" and doc["settings"]["resamples"] == 2000
     time = doc["summary"]["time"]
     assert time["spent_s"] == pytest.approx(4 * 2 * 15 * 0.2)
-    assert time["full_s"] == pytest.approx(time["spent_s"])  # it ran the full configuration
+    # it ran the full configuration: nothing to compare the time with, no saving claimed
+    assert time["full_s"] is None and time["saved_pct"] is None
     assert doc["environment"]["governor"] == "performance"
     assert set(doc) >= {"order_check", "carryover_matrix", "similarity", "warnings", "schema_version"}
     assert "regression" in proc.stdout and "decision: fail" in proc.stdout

@@ -199,6 +199,7 @@ def test_one_version_run_and_calibration(tmp_path):
         "source": "calibration",
         "discard_warmup": 0,
         "warmup_level": "measurement",
+        "never_stable": False,
     }
     assert meta["calibration"]["metric"] == "cv"
     # 1-2 values per version cannot make a verdict at 99 % (rank test): the run says so

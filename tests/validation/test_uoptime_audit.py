@@ -48,7 +48,7 @@ def replay(project: str, metric: str) -> tuple[list[dict], pd.DataFrame]:
     first = next(iter(datasets.values()))
     plan = make_plan(first.full, 1, 10_000)
     cal = calibrate(first, metric, plan=plan)
-    result = audit(datasets, {n: c.config for n, c in cal.choices.items()}, metric, plan)
+    result = audit(datasets, {n: c.config for n, c in cal.choices.items()}, metric, plan, rule="uoptime")
     expected = pd.read_csv(root / "expected_rq4_change_detection.csv")
     expected = expected[expected["method"] == METHOD[metric]].rename(columns=str.lower)
     return result["pairs"], expected
@@ -101,6 +101,8 @@ def test_cli_audit_on_the_published_data(tmp_path, capsys) -> None:  # type: ign
         "--metric",
         "rmad",
         "--audit",
+        "--audit-rule",
+        "uoptime",  # the paper's §4.5 rule; the CLI's default is analyze's rule
         "--min-values",
         "3",  # µOpTime as published (the gate's default floor of 5 is for its own verdicts)
         "--out",

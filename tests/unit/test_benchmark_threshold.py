@@ -1,0 +1,49 @@
+"""A [[benchmark]] threshold_pct: run records it, analyze decides that benchmark with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gate.analysis.compare import Settings
+from gate.analysis.load import TrialLogs
+from gate.analysis.pipeline import build_analysis
+from gate.errors import ConfigError
+from gate.settings import parse_config
+
+
+def _analysis(thresholds: object) -> dict[str, dict]:
+    rng = np.random.default_rng(11)
+    rows = [
+        {"benchmark": b, "version": v, "value": float(rng.normal(mu, 0.05)), "status": "ok"}
+        for b in ("tiny", "other")
+        for v, mu in (("base", 10.0), ("head", 10.5))  # +5 %, clearly significant
+        for _ in range(15)
+    ]
+    df = pd.DataFrame(rows).assign(source=0, row=range(2, 2 + len(rows)), kind="ok")
+    meta = {"base": "base", "head": "head", "thresholds": thresholds}
+    doc = build_analysis(TrialLogs(df, metas=[meta]), base=None, head=None, settings=Settings(resamples=500))
+    return {b["benchmark"]: b for b in doc["benchmarks"]}
+
+
+def test_a_benchmark_is_judged_by_its_own_threshold() -> None:
+    by = _analysis({"tiny": 10})
+    assert by["other"]["verdict"] == "regression"  # the suite's 3 %
+    assert by["tiny"]["verdict"] == "unchanged" and "±10%" in by["tiny"]["reason"]
+    assert by["tiny"]["threshold_pct"] == 10 and "threshold_pct" not in by["other"]
+
+
+def test_bad_thresholds_in_meta_are_ignored_not_trusted() -> None:
+    by = _analysis({"tiny": -1, "other": "x"})
+    assert by["tiny"]["verdict"] == by["other"]["verdict"] == "regression"
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", '"ten"', "true", "nan"])
+def test_threshold_pct_must_be_a_positive_number(tmp_path: Path, bad: str) -> None:
+    text = f'[[benchmark]]\nname = "a"\ncommand = "true"\nthreshold_pct = {bad}\n'
+    with pytest.raises(ConfigError, match="threshold_pct must be a positive number") as err:
+        parse_config(text.encode(), tmp_path / ".ordertrap.toml")
+    assert "threshold_pct = 10" in err.value.fix
