@@ -153,6 +153,7 @@ def test_pytest_benchmark_rules_run_on_saved_runs_it_reads_itself(peers: ModuleT
         capture_output=True,
         text=True,
         check=False,
+        cwd=tmp_path,  # the CLI creates its storage folder (./.benchmarks) in the working directory
     )
     assert done.returncode == 0, done.stderr
     assert "test_b" in done.stdout and "0001_base" in done.stdout and "0002_head" in done.stdout
