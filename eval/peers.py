@@ -13,16 +13,15 @@ Peers and the rule each one applies (implemented as its own documentation and co
   inconclusive (benchstat's own words).
 * **pytest-benchmark** ``--benchmark-compare-fail=EXPR``: the comparison of a saved run with
   the current one fails when ``current[field] / saved[field] * 100 - 100 > N`` for ``field:N%``
-  (``PercentageRegressionCheck`` in pytest_benchmark/utils.py; pytest-benchmark.readthedocs.io,
-  "Comparing past runs"). It has no default expression; the docs' example is ``min:5%``, and
-  ``median:5%`` is shown too. It needs saved runs: this script writes each version's values as
+  (``PercentageRegressionCheck`` in pytest_benchmark/utils.py). It has no default expression; the
+  option's help gives ``min:5%`` as its example (``pytest --help``), and ``median:5%`` is shown too. It needs saved runs: this script writes each version's values as
   a saved-run JSON file (stats computed by pytest-benchmark's own ``Stats``), loads both through
   pytest-benchmark's ``FileStorage`` (what ``pytest-benchmark compare`` uses) and applies the
   real ``parse_compare_fail(EXPR).fails``. It never says "improvement" or "inconclusive".
 * **github-action-benchmark**: each run stores one value per benchmark (the value the tool
   printed, one ``go test -bench`` run); an alert is raised when ``current / previous >
   alert-threshold`` for smaller-is-better tools such as ``go`` (``findAlerts``/``getRatio`` in
-  src/write.ts; ``alert-threshold`` defaults to ``200%``, README "Action inputs"). Strictly
+  src/write.ts; the ``alert-threshold`` input defaults to ``'200%'`` in its action.yml). Strictly
   greater, as the code does. Alerts only: it never says "improvement" or "inconclusive".
 * **CodSpeed**: one value per benchmark per commit; a benchmark fails the check when its
   performance degradation relative to the base exceeds the regression threshold, **10 %** by
