@@ -494,8 +494,11 @@ def make_module_repo(module: Path, root: Path) -> Path:
 
 def gate_config(benchtime: str, suite_runs: int, iterations: int, measurements: int) -> str:
     benches = "".join(f'[[benchmark]]\nname = "{b}"\n' for b in REAL_BENCHMARKS)
+    tops = "|".join(sorted({b.split("/")[0] for b in REAL_BENCHMARKS}))
     return (
-        f'[suite]\nadapter = "go"\ntimeout = 300\n{benches}\n[go]\nbenchtime = "{benchtime}"\n\n'
+        f'[suite]\nadapter = "go"\ntimeout = 300\n{benches}\n[go]\nbenchtime = "{benchtime}"\n'
+        # [[benchmark]] entries add to what discovery lists; include narrows it (README, [go]).
+        f'include = "^({tops})$"\n\n'
         f"[full]\nsuite_runs = {suite_runs}\niterations = {iterations}\nmeasurements = {measurements}\n"
     )
 
@@ -537,6 +540,9 @@ def gate_verdicts(
         fix=f"see {out}",
     )
     analysis = json.loads((out / "analysis.json").read_text())
+    measured = sorted(b["benchmark"] for b in analysis["benchmarks"])
+    if measured != sorted(REAL_BENCHMARKS):
+        raise PeersError(f"the gate measured {measured}, not {sorted(REAL_BENCHMARKS)}; fix gate_config()")
     return {b["benchmark"]: (b["verdict"], b.get("change_pct")) for b in analysis["benchmarks"]}
 
 
