@@ -22,8 +22,8 @@ test: $(STAMP) system-deps
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check gate tests scripts
-	$(VENV)/bin/ruff format --check gate tests scripts
+	$(VENV)/bin/ruff check gate tests scripts eval
+	$(VENV)/bin/ruff format --check gate tests scripts eval
 	$(VENV)/bin/mypy
 	$(PY) scripts/lint_actions.py
 	$(VENV)/bin/hadolint Dockerfile
