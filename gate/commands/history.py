@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -106,7 +105,9 @@ def _add(args: argparse.Namespace) -> int:
     from gate.history.add import entries_from_trials
     from gate.history.store import Store
 
-    event = os.environ.get("GITHUB_EVENT_NAME", "")
+    from gate.github.context import from_env
+
+    event = from_env().event_name
     if args.pr is None and event.startswith("pull_request"):
         # A PR's head is not the branch: its measurements never enter the history unmarked.
         raise ConfigError(
