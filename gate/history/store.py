@@ -250,7 +250,7 @@ class Store:
         if not entries:
             return {}
         for e in entries:
-            entry_from_json(json.loads(_line(e)), f"new entry {e.benchmark!r}@{e.commit!r}")
+            entry_from_json(e.to_json(), f"new entry {e.benchmark!r} at {e.commit!r}")
         present = self.runs() if self.exists() else set()
         again = sorted({e.run for e in entries} & present)
         if again:
