@@ -237,8 +237,25 @@ class Store:
                     out.append(entry_from_json(doc, where))
         return out
 
-    def runs(self) -> set[str]:
-        return {e.run for e in self.read()}
+    def runs(self, months: Iterable[str] | None = None) -> set[str]:
+        """The run ids in the store, or in the month files ``months`` (``YYYY-MM``) only.
+
+        A run's entries all carry its date, so they sit in that date's month file: checking a new
+        run against its own month finds every duplicate without reading the whole history."""
+        if months is None:
+            return {e.run for e in self.read()}
+        found: set[str] = set()
+        for month in months:
+            path = self.root / DATA_DIR / f"{month}.jsonl"
+            if path.is_file():
+                with path.open(encoding="utf-8") as fh:
+                    for i, raw in enumerate(fh, 1):
+                        if raw.strip():
+                            try:
+                                found.add(str(json.loads(raw)["run"]))
+                            except (ValueError, KeyError, TypeError) as exc:
+                                raise _fail(f"{path}:{i}", f"not a history line ({exc})") from exc
+        return found
 
     def append(self, entries: Sequence[Entry]) -> dict[str, int]:
         """Append ``entries`` (one or more whole runs) to the month files of their dates.
@@ -251,7 +268,9 @@ class Store:
             return {}
         for e in entries:
             entry_from_json(e.to_json(), f"new entry {e.benchmark!r} at {e.commit!r}")
-        present = self.runs() if self.exists() else set()
+        if self.exists():
+            self._check_manifest()
+        present = self.runs({e.date[:7] for e in entries}) if self.exists() else set()
         again = sorted({e.run for e in entries} & present)
         if again:
             raise InputError(
