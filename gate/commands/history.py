@@ -102,10 +102,9 @@ def _write(text: str, out: str | None) -> None:
 
 
 def _add(args: argparse.Namespace) -> int:
+    from gate.github.context import from_env
     from gate.history.add import entries_from_trials
     from gate.history.store import Store
-
-    from gate.github.context import from_env
 
     event = from_env().event_name
     if args.pr is None and event.startswith("pull_request"):
