@@ -2,7 +2,8 @@
 
 Verbs: ``add`` (a nightly trial log), ``import`` (github-action-benchmark, pytest-benchmark, asv),
 ``changes`` (change points as JSON), ``report`` (the HTML trend page), ``issue`` (open or update
-the one GitHub issue that lists new change points). Each takes ``--store DIR``: the checkout of
+the one GitHub issue that lists new change points), ``bisect`` (the commits inside a change
+point's range and the gate runs that name the one). Each takes ``--store DIR``: the checkout of
 the history branch (docs/history.md).
 """
 
@@ -77,6 +78,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--repo-url", metavar="URL", help="https://github.com/OWNER/REPO: links commits and ranges"
     )
     rep.add_argument("--title", metavar="TEXT")
+    bis = verbs.add_parser(
+        "bisect", help="the commits inside a change point's range and the gate runs that name the one"
+    )
+    bis.add_argument("before", metavar="BEFORE", help="the change point's `before` commit")
+    bis.add_argument("after", metavar="AFTER", help="the change point's `after` commit")
+    bis.add_argument("--repo", default=".", metavar="DIR", help="a clone with both commits (default: .)")
     iss = verbs.add_parser(
         "issue", help="open or update the one issue listing new change points (needs GITHUB_TOKEN)"
     )
@@ -194,7 +201,24 @@ def _issue(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bisect(args: argparse.Namespace) -> int:
+    from gate.history.bisect import commands, plan
+
+    p = plan(Path(args.repo), args.before, args.after)
+    print(
+        f"{len(p.candidates)} commit(s) after {p.before[:12]} up to {p.after[:12]} (first parent, oldest first):"
+    )
+    for c in p.candidates:
+        print(f"  {c}")
+    print(
+        f"bisect: measure the middle one against {p.before[:12]} first; keep the half whose verdict holds the step:"
+    )
+    for line in commands(p):
+        print(f"  {line}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    return {"add": _add, "import": _import, "changes": _changes, "report": _report, "issue": _issue}[
-        args.verb
-    ](args)
+    verbs = {"add": _add, "import": _import, "changes": _changes, "report": _report, "issue": _issue}
+    verbs["bisect"] = _bisect
+    return verbs[args.verb](args)
