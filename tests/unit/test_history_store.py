@@ -103,3 +103,33 @@ def test_without_otava_the_error_says_what_to_install(monkeypatch: pytest.Monkey
     with pytest.raises(ConfigError) as err:
         find_changes([_entry()])
     assert "pip install 'ordertrap-gate[history]'" in err.value.fix
+
+
+def test_a_log_of_three_versions_gives_one_entry_each_in_commit_order(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    rows = ["benchmark,version,suite_run,order_type,position,measurement,value,unit,higher_is_better,status"]
+    level = {"v1": 100.0, "v2": 100.0, "v3": 110.0}
+    for run in (1, 2, 3):
+        for pos, v in enumerate(rng.permutation(list(level)), start=1):
+            for m in range(1, 6):
+                value = level[v] * (1 + 0.01 * rng.standard_normal())
+                rows.append(f"b,{v},{run},random,{pos},{m},{value:.4f},ns/op,false,ok")
+    trials = tmp_path / "trials.csv"
+    trials.write_text("\n".join(rows) + "\n")
+    args = ["history", "add", str(trials), "--store", str(tmp_path / "s"), "--date", "2026-11-26T02:17:00Z"]
+    assert main([*args, "--versions", "v1,v2,v3"]) == 0
+    entries = Store(tmp_path / "s").read()
+    assert [(e.seq, e.commit) for e in entries] == [(0, "v1"), (1, "v2"), (2, "v3")]
+    assert entries[0].step is None
+    assert entries[1].step is not None and entries[1].step.previous == "v1"
+    step = entries[2].step
+    assert step is not None and step.previous == "v2" and step.change_ci is not None
+    assert step.change_ci[0] > 5  # v3 is 10 % slower than v2, measured in the same suite runs
+
+
+def test_versions_not_in_the_log_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trials = write_night(tmp_path / "n1", 1, {"b": {}}, np.random.default_rng(1))
+    args = ["history", "add", str(trials), "--store", str(tmp_path / "s"), "--versions", "main,feature"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "not in the log: main, feature" in err and "--versions OLDEST" in err
