@@ -144,8 +144,10 @@ def find_changes(
                 }
             )
     groups: dict[tuple[str, str], list[str]] = {}
+    dates: dict[tuple[str, str], str] = {}
     for cp in found:
         groups.setdefault((cp["before"], cp["after"]), []).append(cp["benchmark"])
+        dates[(cp["before"], cp["after"])] = cp["after_date"]
     for cp in found:
         cp["moved_together"] = sorted(groups[(cp["before"], cp["after"])])
     found.sort(key=lambda cp: (cp["after_date"], cp["benchmark"]))
@@ -154,7 +156,9 @@ def find_changes(
         "detector": {"library": "apache-otava", "window": window, "max_pvalue": max_pvalue},
         "n_series": len(all_series),
         "change_points": found,
+        # newest commit range first: the one a reader (and the issue) looks at
         "groups": [
-            {"before": b, "after": a, "benchmarks": sorted(names)} for (b, a), names in sorted(groups.items())
+            {"before": b, "after": a, "after_date": dates[(b, a)], "benchmarks": sorted(names)}
+            for (b, a), names in sorted(groups.items(), key=lambda kv: (dates[kv[0]], kv[0]), reverse=True)
         ],
     }

@@ -21,6 +21,8 @@ from gate.render.render import _environments
 
 WIDTH, HEIGHT = 760, 220
 PAD_L, PAD_R, PAD_T, PAD_B = 64, 12, 12, 28
+GROUPS_SHOWN = 20  # newest commit ranges listed at the top; older ones behind a <details>
+MAX_MARKED_POINTS = 120  # longer series are drawn as a line without a dot (and link) per commit
 
 
 def _fmt(x: float) -> str:
@@ -60,6 +62,11 @@ def _chart(s: Series, cps: list[dict[str, Any]], repo_url: str | None) -> dict[s
         }
         for i, p in enumerate(pts)
     ]
+    line = " ".join(f"{q['x']},{q['y']}" for q in points)
+    if n > MAX_MARKED_POINTS:
+        # a dot, tooltip and commit link per night cost ~300 bytes each: a year of 500 benchmarks
+        # would make a page of tens of MB; the line, band and change points carry the trend
+        points = []
     marks = []
     for cp in cps:
         xm = (x(cp["index"] - 1) + x(cp["index"])) / 2
@@ -84,7 +91,7 @@ def _chart(s: Series, cps: list[dict[str, Any]], repo_url: str | None) -> dict[s
     return {
         "width": WIDTH,
         "height": HEIGHT,
-        "line": " ".join(f"{p['x']},{p['y']}" for p in points),
+        "line": line,
         "band": band,
         "points": points,
         "marks": marks,
@@ -129,6 +136,7 @@ def history_view(
             "before": g["before"],
             "after": g["after"],
             "benchmarks": g["benchmarks"],
+            "date": str(g.get("after_date", ""))[:10],
             "href": filters.safe_url(f"{repo_url}/compare/{g['before']}...{g['after']}")
             if repo_url
             else None,
@@ -139,7 +147,8 @@ def history_view(
         "title": title or "ordertrap-gate: benchmark history",
         "created_at": utc_timestamp(),
         "benchmarks": benches,
-        "groups": groups,
+        "groups": groups[:GROUPS_SHOWN],
+        "groups_more": groups[GROUPS_SHOWN:],
         "n_changes": len(changes["change_points"]),
         "detector": changes["detector"],
     }

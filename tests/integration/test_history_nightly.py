@@ -70,7 +70,10 @@ def test_planted_steps_are_found_with_their_commit_range(history: Path, tmp_path
     planted = {("alloc_a", 30), ("alloc_b", 30), ("parse", 42), ("tiny_step", tiny[0]["index"])}
     false = [cp for cp in cps if (cp["benchmark"], cp["index"]) not in planted]
     assert 100.0 * len(false) / (NIGHTS * len(PLAN)) < 1.0, false
-    assert {"before": commit(29), "after": commit(30), "benchmarks": ["alloc_a", "alloc_b"]} in doc["groups"]
+    groups = {(g["before"], g["after"]): g["benchmarks"] for g in doc["groups"]}
+    assert groups[(commit(29), commit(30))] == ["alloc_a", "alloc_b"]
+    dates = [g["after_date"] for g in doc["groups"]]
+    assert dates == sorted(dates, reverse=True)  # newest commit range first
 
 
 def test_adding_the_same_log_twice_is_refused_and_loses_nothing(
