@@ -57,6 +57,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "gate.commands.publish",
         "publish analysis.json to GitHub: PR comment, commit status, job summary, outputs",
     ),
+    (
+        "history",
+        "gate.commands.history",
+        "keep nightly results on a history branch: add, import, change points (Apache Otava), trend page, issue",
+    ),
 )
 
 EXIT_INTERRUPTED = 130

@@ -338,7 +338,7 @@ def _suite_test(
     if n_benchmarks < 2:
         return None
     flip = table["benchmark"].map(lambda b: hib.get(str(b)) is True).to_numpy(dtype=bool)
-    norm = table["norm"].to_numpy(dtype=float)
+    norm: np.ndarray = table["norm"].to_numpy(dtype=float)
     inverse = np.divide(1.0, norm, out=np.full_like(norm, np.nan), where=norm > 0)
     norm = np.where(flip, inverse, norm)
     keep = np.isfinite(norm)

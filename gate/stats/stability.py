@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -172,7 +172,7 @@ def _row_sum(x: FloatArray) -> FloatArray:
 
 
 def _row_mean(x: FloatArray) -> FloatArray:
-    return _row_sum(x) / x.shape[-1]
+    return cast(FloatArray, _row_sum(x) / x.shape[-1])
 
 
 def _resample_moments(
@@ -234,7 +234,7 @@ def _exact_sum_of_squares(weights: FloatArray, y: FloatArray, means: FloatArray)
 def cv_batch(x: FloatArray) -> FloatArray:
     """CV per row: population standard deviation (ddof 0) / mean (µOpTime §2)."""
     mean = _row_mean(x)
-    return np.sqrt(_row_mean((x - mean[..., None]) ** 2)) / mean
+    return cast(FloatArray, np.sqrt(_row_mean(cast(FloatArray, (x - mean[..., None]) ** 2))) / mean)
 
 
 def rmad_batch(x: FloatArray) -> FloatArray:
@@ -296,7 +296,7 @@ def bootstrap_t_mean_ci_batch(
     n = x.shape[-1]
     mean, diff, bs_sd = _resample_moments(x, plan, with_sd=True)
     assert bs_sd is not None
-    se = np.sqrt(_row_sum((x - mean[:, None]) ** 2) / (n - 1)) / np.sqrt(n)
+    se = np.sqrt(_row_sum(cast(FloatArray, (x - mean[:, None]) ** 2)) / (n - 1)) / np.sqrt(n)
     bs_sd /= np.sqrt(n)  # the resamples' standard errors
     with np.errstate(divide="ignore", invalid="ignore"):
         t = diff / bs_sd
@@ -372,7 +372,7 @@ def rciw_batch(
     with np.errstate(invalid="ignore"):
         width = np.abs(hi - lo)
     width = np.where(np.isnan(width), np.inf, width)
-    return width / centre
+    return cast(FloatArray, width / centre)
 
 
 def metric_batch(

@@ -12,6 +12,8 @@ reads (``X-RateLimit-*``, ``Link`` for pagination, ``Retry-After``):
 * ``GET /repos/{o}/{r}/commits/{sha}``, ``POST /repos/{o}/{r}/statuses/{sha}``,
   ``GET /repos/{o}/{r}/commits/{ref}/statuses``
 * ``GET /repos/{o}/{r}/collaborators/{user}/permission``
+* ``GET|POST /repos/{o}/{r}/issues`` (plain issues, paginated, ``state`` filter), ``PATCH
+  /repos/{o}/{r}/issues/{n}``: what `history issue` uses
 
 Tokens (``Authorization: token X`` / ``Bearer X``) select the identity: :data:`ACTIONS_TOKEN`
 behaves like the default ``GITHUB_TOKEN`` (writes allowed, ``/user`` forbidden),
@@ -78,6 +80,7 @@ class State:
     label_events: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> comment (+ "_issue")
     statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    issues: dict[int, dict[str, Any]] = field(default_factory=dict)  # plain issues (not pulls)
     permissions: dict[str, str] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     injected: list[Injected] = field(default_factory=list)
@@ -196,7 +199,40 @@ class FakeGitHub:
                 )
             )
 
+    def add_issue(self, number: int, title: str, body: str, login: str = "someone") -> dict[str, Any]:
+        user = BOT if login == BOT["login"] else (OCTOCAT if login == "octocat" else _user(login, 900))
+        with self.lock:
+            return self._new_issue(title, body, user, number)
+
+    def _new_issue(
+        self, title: str, body: str, user: dict[str, Any], number: int | None = None
+    ) -> dict[str, Any]:
+        number = number or max([*self.state.issues, *self.state.pulls, 0]) + 1
+        base = f"{self.url}/repos/{self.full_name}"
+        issue = {
+            "id": 7000 + number,
+            "node_id": f"I_{number}",
+            "number": number,
+            "title": title,
+            "body": body,
+            "state": "open",
+            "url": f"{base}/issues/{number}",
+            "html_url": f"https://github.com/{self.full_name}/issues/{number}",
+            "comments_url": f"{base}/issues/{number}/comments",
+            "user": dict(user),
+            "labels": [],
+            "comments": 0,
+            "created_at": NOW,
+            "updated_at": NOW,
+        }
+        self.state.issues[number] = issue
+        return issue
+
     # ---- inspection ----
+    def issues(self) -> list[dict[str, Any]]:
+        with self.lock:
+            return [dict(i) for i in self.state.issues.values()]
+
     def comments_on(self, number: int) -> list[dict[str, Any]]:
         with self.lock:
             return [dict(c) for c in self.state.comments.values() if c["_issue"] == number]
@@ -349,6 +385,38 @@ class FakeGitHub:
             pull["url"] = f"{self.url}{prefix}/pulls/{number}"
             pull["html_url"] = f"https://github.com/{self.full_name}/pull/{number}"
             return 200, pull, {}
+        if rest == "/issues":
+            if method == "GET":
+                want = (query.get("state") or ["open"])[0]
+                listed = [i for i in self.state.issues.values() if want == "all" or i["state"] == want]
+                return self._paginate(path, query, [dict(i) for i in listed])
+            if method == "POST":
+                data = body or {}
+                if not data.get("title"):
+                    return (
+                        422,
+                        {
+                            "message": "Validation Failed",
+                            "errors": [{"field": "title", "code": "missing_field"}],
+                        },
+                        {},
+                    )
+                if len(data.get("body") or "") > COMMENT_LIMIT:
+                    return (
+                        422,
+                        {"message": "Validation Failed", "errors": [{"field": "body", "code": "custom"}]},
+                        {},
+                    )
+                user = OCTOCAT if kind == "pat" else BOT
+                return 201, dict(self._new_issue(data["title"], data.get("body") or "", user)), {}
+        if (m := re.fullmatch(r"/issues/(\d+)", rest)) and int(m[1]) in self.state.issues:
+            issue = self.state.issues[int(m[1])]
+            if method == "PATCH":
+                for key in ("title", "body", "state"):
+                    if key in (body or {}):
+                        issue[key] = body[key]
+                issue["updated_at"] = NOW
+            return 200, dict(issue), {}
         if m := re.fullmatch(r"/issues/(\d+)", rest):
             number = int(m[1])
             return (

@@ -34,7 +34,17 @@ SUFFIXES = {".py", ".j2", ".md", ".yml", ".yaml", ".toml", ".sh", ".txt", ""}
 def _options() -> dict[str, set[str]]:
     parser = build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return {name: {o for act in p._actions for o in act.option_strings} for name, p in sub.choices.items()}
+
+    def options(p: argparse.ArgumentParser) -> set[str]:
+        # a command with verbs (`history add …`): the options of all its verbs
+        found = {o for act in p._actions for o in act.option_strings}
+        for act in p._actions:
+            if isinstance(act, argparse._SubParsersAction):
+                for verb in act.choices.values():
+                    found |= options(verb)
+        return found
+
+    return {name: options(p) for name, p in sub.choices.items()}
 
 
 def _files() -> list[Path]:

@@ -1,0 +1,117 @@
+"""`history add`: one nightly trial log into history entries, one per version it measured.
+
+The nightly workflow runs base = previous commit, head = current commit in RMIT order
+(examples/workflows/perf-nightly.yml). Each version is summarised by the gate's own analysis
+(``build_analysis``: warm-up discarded, random-order rows only in an order-check log, the same
+statistic and bootstrap CI as a PR verdict), and the paired base→head change of the night is
+kept with the head entry as ``step``: it is the most precise number the night has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gate.analysis.compare import Settings
+from gate.analysis.load import load_trials
+from gate.analysis.pipeline import build_analysis
+from gate.errors import ConfigError
+from gate.history.store import Entry, Source, Step
+from gate.model import utc_timestamp
+
+
+def run_id_of(paths: Sequence[str | Path]) -> str:
+    """The same log always gets the same id, so adding it twice is refused by the store."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(Path(p).read_bytes())
+    return "log-" + h.hexdigest()[:16]
+
+
+def _order(meta: dict[str, Any], present: list[str], versions: Sequence[str] | None) -> list[str]:
+    if versions:
+        order = list(versions)
+    elif meta.get("base") and meta.get("head"):
+        order = [str(meta["base"]), str(meta["head"])]
+    else:
+        raise ConfigError(
+            f"the commit order of the log's versions is unknown (no meta.json with base/head); versions: "
+            f"{', '.join(present[:10])}",
+            "pass --versions OLDEST,...,NEWEST in commit order",
+        )
+    missing = [v for v in order if v not in present]
+    if missing or len(set(order)) != len(order) or len(order) < 2:
+        raise ConfigError(
+            f"--versions must name two or more distinct versions of the log in commit order; "
+            f"not in the log: {', '.join(missing) or '-'}; in the log: {', '.join(present[:10])}",
+            "pass --versions OLDEST,...,NEWEST with names from the log's version column",
+        )
+    return order
+
+
+def entries_from_trials(
+    paths: Sequence[str | Path],
+    *,
+    versions: Sequence[str] | None = None,
+    run_id: str | None = None,
+    date: str | None = None,
+    source: Source = "nightly",
+    pr: int | None = None,
+    runner: str | None = None,
+    settings: Settings | None = None,
+) -> list[Entry]:
+    logs = load_trials(paths)
+    meta = logs.meta or {}
+    present = sorted(str(v) for v in logs.frame["version"].unique())
+    order = _order(meta, present, versions)
+    settings = settings or Settings()
+    run = run_id or run_id_of(paths)
+    when = date or str(meta.get("created_at") or "") or utc_timestamp()
+    shas = {str(k): v.get("sha") for k, v in (meta.get("versions") or {}).items() if isinstance(v, dict)}
+    runner = runner or (str(meta["instance"]) if meta.get("instance") else None)
+    config = str(meta["config_hash"]) if meta.get("config_hash") else None
+    common: dict[str, Any] = {
+        "run": run,
+        "date": when,
+        "source": source,
+        "pr": pr,
+        "runner": runner,
+        "config": config,
+        "statistic": settings.statistic,
+        "confidence": settings.confidence,
+    }
+    out: list[Entry] = []
+    for k in range(len(order) - 1):
+        doc = build_analysis(logs, base=order[k], head=order[k + 1], settings=settings, created_at=when)
+        for b in doc["benchmarks"]:
+            sides = (
+                [("base", order[k], k), ("head", order[k + 1], k + 1)]
+                if k == 0
+                else [("head", order[k + 1], k + 1)]
+            )
+            for role, version, seq in sides:
+                v = b[role]
+                step = None
+                if role == "head":
+                    ci = b.get("change_ci")
+                    step = Step(
+                        str(shas.get(order[k]) or order[k]), b.get("change_pct"), tuple(ci) if ci else None
+                    )
+                out.append(
+                    Entry(
+                        seq=seq,
+                        commit=str(shas.get(version) or version),
+                        benchmark=str(b["benchmark"]),
+                        unit=str(b.get("unit") or ""),
+                        higher_is_better=bool(b.get("higher_is_better")),
+                        estimate=v.get("estimate"),
+                        ci=tuple(v["ci"]) if v.get("ci") else None,
+                        n=int(v.get("n") or 0),
+                        n_failed=int(v.get("n_failed") or 0),
+                        step=step,
+                        **common,
+                    )
+                )
+    return out

@@ -1,0 +1,301 @@
+"""The history store: the only reader and writer of the files on the history branch.
+
+Layout of a store folder (the checkout of the ``ordertrap-history`` branch)::
+
+    ordertrap-history.json      {"schema_version": 1, "format": "ordertrap-history"}
+    data/2026-11.jsonl          one line per (run, version, benchmark), appended in commit order
+
+Why this shape: JSON Lines (https://jsonlines.org) appended to one file per calendar month keeps
+every night a pure addition (``git diff`` shows only new lines, merges of two appends conflict
+only at the file end), bounds each file (a month), and lets an old month be dropped or archived
+by deleting one file. Every line is self-describing (commit, date, runner, configuration, source)
+so a line never depends on its neighbours. A line is written with sorted keys and no spaces, so
+the same entry always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from gate.errors import InputError
+
+HISTORY_SCHEMA = 1
+FORMAT = "ordertrap-history"
+MANIFEST = "ordertrap-history.json"
+DATA_DIR = "data"
+Source = Literal["nightly", "pr", "import"]
+SOURCES: tuple[str, ...] = ("nightly", "pr", "import")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
+
+
+@dataclass(frozen=True)
+class Step:
+    """The paired comparison with the version measured just before in the same run (RMIT)."""
+
+    previous: str
+    change_pct: float | None
+    change_ci: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One benchmark's summary for one version in one run."""
+
+    run: str  # identifies the run (the nightly log, or the imported file and its run)
+    date: str  # UTC, ISO 8601 with a Z: when the run was measured
+    seq: int  # position of the version within its run, in commit order (0-based)
+    commit: str  # the version (a commit SHA for nightly runs)
+    benchmark: str
+    unit: str
+    higher_is_better: bool
+    estimate: float | None
+    ci: tuple[float, float] | None
+    n: int
+    source: Source = "nightly"
+    statistic: str = "median"
+    confidence: float | None = None
+    n_failed: int = 0
+    step: Step | None = None
+    pr: int | None = None  # the pull request of a `pr` entry: a PR's head is not the branch
+    runner: str | None = None
+    config: str | None = None  # configuration hash (meta.json) or the importer's description
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ci"] = list(self.ci) if self.ci else None
+        if self.step is not None:
+            d["step"] = {
+                "previous": self.step.previous,
+                "change_pct": self.step.change_pct,
+                "change_ci": list(self.step.change_ci) if self.step.change_ci else None,
+            }
+        return {k: v for k, v in d.items() if v is not None and v != {}}
+
+
+def _fail(where: str, what: str) -> InputError:
+    return InputError(
+        f"{where}: {what}",
+        "restore the file from the history branch (`git checkout -- FILE` or `git log -p FILE`); the "
+        "store is written only by `ordertrap-gate history add/import`",
+    )
+
+
+def _float(v: Any, where: str, key: str) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(float(v)):
+        raise _fail(where, f"{key} must be a finite number, got {v!r}")
+    return float(v)
+
+
+def _pair(v: Any, where: str, key: str) -> tuple[float, float] | None:
+    if v is None:
+        return None
+    if not isinstance(v, list) or len(v) != 2:
+        raise _fail(where, f"{key} must be [low, high], got {v!r}")
+    lo, hi = _float(v[0], where, key), _float(v[1], where, key)
+    assert lo is not None and hi is not None
+    return (lo, hi)
+
+
+def _str(d: dict[str, Any], key: str, where: str, required: bool = True) -> str | None:
+    v = d.get(key)
+    if v is None and not required:
+        return None
+    if not isinstance(v, str) or (required and not v):
+        raise _fail(where, f"{key} must be a non-empty string, got {v!r}")
+    return v
+
+
+def entry_from_json(d: Any, where: str) -> Entry:
+    """Validate one line; every problem names the file and line."""
+    if not isinstance(d, dict):
+        raise _fail(where, "a line must be a JSON object")
+    date = _str(d, "date", where)
+    assert date is not None
+    if not _DATE.match(date):
+        raise _fail(where, f"date must be UTC ISO 8601 like 2026-11-26T02:17:00Z, got {date!r}")
+    source = d.get("source", "nightly")
+    if source not in SOURCES:
+        raise _fail(where, f"source must be one of {', '.join(SOURCES)}, got {source!r}")
+    pr = d.get("pr")
+    if source == "pr" and (not isinstance(pr, int) or isinstance(pr, bool)):
+        raise _fail(where, "a `pr` entry must name its pull request number (pr)")
+    seq, n, n_failed = d.get("seq"), d.get("n"), d.get("n_failed", 0)
+    for key, v in (("seq", seq), ("n", n), ("n_failed", n_failed)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise _fail(where, f"{key} must be a non-negative integer, got {v!r}")
+    hib = d.get("higher_is_better")
+    if not isinstance(hib, bool):
+        raise _fail(where, f"higher_is_better must be true or false, got {hib!r}")
+    step = None
+    if d.get("step") is not None:
+        s = d["step"]
+        if not isinstance(s, dict):
+            raise _fail(where, "step must be an object")
+        previous = _str(s, "previous", where)
+        assert previous is not None
+        step = Step(
+            previous,
+            _float(s.get("change_pct"), where, "step.change_pct"),
+            _pair(s.get("change_ci"), where, "step.change_ci"),
+        )
+    extra = d.get("extra", {})
+    if not isinstance(extra, dict):
+        raise _fail(where, "extra must be an object")
+    return Entry(
+        run=str(_str(d, "run", where)),
+        date=date,
+        seq=int(seq),  # type: ignore[arg-type]
+        commit=str(_str(d, "commit", where)),
+        benchmark=str(_str(d, "benchmark", where)),
+        unit=str(d.get("unit") or ""),
+        higher_is_better=hib,
+        estimate=_float(d.get("estimate"), where, "estimate"),
+        ci=_pair(d.get("ci"), where, "ci"),
+        n=int(n),  # type: ignore[arg-type]
+        source=source,
+        statistic=str(d.get("statistic") or "median"),
+        confidence=_float(d.get("confidence"), where, "confidence"),
+        n_failed=int(n_failed),
+        step=step,
+        pr=pr if source == "pr" else None,
+        runner=_str(d, "runner", where, required=False),
+        config=_str(d, "config", where, required=False),
+        extra=extra,
+    )
+
+
+def _line(e: Entry) -> str:
+    return json.dumps(e.to_json(), sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+class Store:
+    """A history folder. ``read()`` returns every entry in stored order; ``append()`` adds runs."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / MANIFEST
+
+    def exists(self) -> bool:
+        return self.manifest.is_file()
+
+    def _check_manifest(self) -> None:
+        try:
+            doc = json.loads(self.manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(
+                f"{self.manifest}: unreadable ({exc})",
+                "point --store at the checkout of the history branch (it holds ordertrap-history.json)",
+            ) from exc
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise InputError(
+                f"{self.manifest} is not an ordertrap history manifest",
+                "point --store at the checkout of the history branch, or at an empty folder to start one",
+            )
+        version = doc.get("schema_version")
+        if version != HISTORY_SCHEMA:
+            raise InputError(
+                f"{self.manifest}: history schema_version {version!r}; this ordertrap-gate reads {HISTORY_SCHEMA}",
+                "use the ordertrap-gate release that wrote the history (pip install the matching version)",
+            )
+
+    def files(self) -> list[Path]:
+        return sorted((self.root / DATA_DIR).glob("*.jsonl"))
+
+    def read(self) -> list[Entry]:
+        if not self.exists():
+            if self.root.is_dir() and not any(self.root.iterdir()):
+                return []
+            raise InputError(
+                f"{self.root} holds no history ({MANIFEST} is missing)",
+                "pass --store with the checkout of the history branch; `history add` or `history import` "
+                "into an empty folder starts a new history",
+            )
+        self._check_manifest()
+        out: list[Entry] = []
+        for path in self.files():
+            with path.open(encoding="utf-8") as fh:
+                for i, raw in enumerate(fh, 1):
+                    if not raw.strip():
+                        continue
+                    where = f"{path}:{i}"
+                    try:
+                        doc = json.loads(raw)
+                    except ValueError as exc:
+                        raise _fail(where, f"not JSON ({exc})") from exc
+                    out.append(entry_from_json(doc, where))
+        return out
+
+    def runs(self, months: Iterable[str] | None = None) -> set[str]:
+        """The run ids in the store, or in the month files ``months`` (``YYYY-MM``) only.
+
+        A run's entries all carry its date, so they sit in that date's month file: checking a new
+        run against its own month finds every duplicate without reading the whole history."""
+        if months is None:
+            return {e.run for e in self.read()}
+        found: set[str] = set()
+        for month in months:
+            path = self.root / DATA_DIR / f"{month}.jsonl"
+            if path.is_file():
+                with path.open(encoding="utf-8") as fh:
+                    for i, raw in enumerate(fh, 1):
+                        if raw.strip():
+                            try:
+                                found.add(str(json.loads(raw)["run"]))
+                            except (ValueError, KeyError, TypeError) as exc:
+                                raise _fail(f"{path}:{i}", f"not a history line ({exc})") from exc
+        return found
+
+    def append(self, entries: Sequence[Entry]) -> dict[str, int]:
+        """Append ``entries`` (one or more whole runs) to the month files of their dates.
+
+        A run already in the store is refused as a whole, so adding the same log twice never
+        doubles it. Lines are validated before anything is written: bad input loses nothing.
+        Returns the lines written per file name.
+        """
+        if not entries:
+            return {}
+        for e in entries:
+            entry_from_json(e.to_json(), f"new entry {e.benchmark!r} at {e.commit!r}")
+        if self.exists():
+            self._check_manifest()
+        present = self.runs({e.date[:7] for e in entries}) if self.exists() else set()
+        again = sorted({e.run for e in entries} & present)
+        if again:
+            raise InputError(
+                f"run(s) already in the history: {', '.join(again[:5])}",
+                "nothing to do: that log was added before (pass --run-id to store a different run under a new id)",
+            )
+        self.root.mkdir(parents=True, exist_ok=True)
+        if not self.exists():
+            self.manifest.write_text(
+                json.dumps({"format": FORMAT, "schema_version": HISTORY_SCHEMA}, indent=2) + "\n",
+                encoding="utf-8",
+            )
+        by_file: dict[str, list[str]] = {}
+        for e in entries:
+            by_file.setdefault(f"{e.date[:7]}.jsonl", []).append(_line(e))
+        (self.root / DATA_DIR).mkdir(exist_ok=True)
+        for name, lines in by_file.items():
+            path = self.root / DATA_DIR / name
+            with path.open("a", encoding="utf-8") as fh:
+                fh.write("".join(line + "\n" for line in lines))
+        return {name: len(lines) for name, lines in by_file.items()}
+
+
+def branch_entries(entries: Iterable[Entry], include_pr: bool = False) -> list[Entry]:
+    """The entries that describe the branch: PR measurements only when asked for (a PR's head is
+    not the branch), ordered by date then stored order (a stable sort keeps a run's commit order)."""
+    kept = [e for e in entries if include_pr or e.source != "pr"]
+    return sorted(kept, key=lambda e: (e.date, e.run, e.seq))

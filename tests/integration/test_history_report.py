@@ -1,0 +1,84 @@
+"""`history report`: the trend page, rendered by the CLI and checked in headless Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gate.cli import main
+from gate.history.store import Entry, Store
+from tests.fakes.nightly import commit, night_date
+from tests.integration.test_html_chromium import _chromium
+
+HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>"'
+NIGHTS = 24
+
+
+def _history(store: Path) -> None:
+    rng = np.random.default_rng(3)
+    entries = []
+    for k in range(NIGHTS):
+        for name, step_at in (("json_parse", 12), ("json_dump", 12), ("steady", None), (HOSTILE, None)):
+            level = 100.0 * (1.10 if step_at is not None and k >= step_at else 1.0)
+            v = level * (1 + 0.004 * rng.standard_normal())
+            entries.append(
+                Entry(
+                    run=f"night-{k}",
+                    date=night_date(k),
+                    seq=0,
+                    commit=commit(k),
+                    benchmark=name,
+                    unit="ns/op",
+                    higher_is_better=False,
+                    estimate=v,
+                    ci=(v * 0.99, v * 1.01),
+                    n=15,
+                )
+            )
+    Store(store).append(entries)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    _history(root / "store")
+    out = root / "history.html"
+    args = ["history", "report", "--store", str(root / "store"), "--out", str(out)]
+    assert main([*args, "--repo-url", "https://github.com/acme/widgets"]) == 0
+    return out
+
+
+def test_page_is_self_contained_and_escapes_names(page: Path) -> None:
+    html = page.read_text()
+    assert "<script>alert(1)" not in html and "<img src=x" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    # no external resource: every src/href is a link for the reader, not a fetch
+    assert " src=" not in html.replace("src=x", "") and "<link" not in html and "@import" not in html
+
+
+@pytest.mark.chromium
+def test_page_renders_in_chromium_with_charts_and_marked_change_points(page: Path, tmp_path: Path) -> None:
+    proc = _chromium(tmp_path, "--dump-dom", page.as_uri())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    dom = proc.stdout
+    assert 'id="js-error"' not in dom, dom[dom.find("js-error") - 200 :][:600]
+    assert 'data-ready="1"' in dom  # the filter script ran to its end
+    assert "4 of 4 shown" in dom
+    assert dom.count('<svg class="trend"') == 4
+    compare = f"https://github.com/acme/widgets/compare/{commit(11)}...{commit(12)}"
+    # both benchmarks that stepped carry a marked change point linked to the commit range
+    assert dom.count(f'<g class="cp regression"><a href="{compare}">') == 2
+    assert "moved together with 1 other(s)" in dom
+    assert "<script>alert(1)" not in dom and "&lt;script&gt;alert(1)&lt;/script&gt;" in dom
+
+
+@pytest.mark.chromium
+def test_filter_hides_unchanged_benchmarks(page: Path, tmp_path: Path) -> None:
+    html = page.read_text().replace('id="changed">', 'id="changed" checked>')
+    checked = tmp_path / "checked.html"
+    checked.write_text(html)
+    proc = _chromium(tmp_path, "--dump-dom", checked.as_uri())
+    assert proc.returncode == 0 and 'data-ready="1"' in proc.stdout
+    assert "2 of 4 shown" in proc.stdout
