@@ -9,6 +9,7 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q --no-deps apache-otava==0.8.0  # history change points (docs/history.md)
 	touch $@
 
 # Debian packages the tests need (Go, Google Benchmark, hyperfine, Chromium, podman, ...).

@@ -26,7 +26,9 @@ CHANGES_SCHEMA = 1
 WINDOW = 30
 MAX_PVALUE = 0.001
 MIN_POINTS = 6  # fewer nights cannot hold two segments Otava would test
-INSTALL_FIX = "pip install 'ordertrap-gate[history]' (that is: pip install apache-otava==0.8.0)"
+# --no-deps: only otava.analysis is used, which needs numpy and scipy (already the gate's); the
+# package's metadata would pin numpy 2.2.0 and install ~40 service clients (docs/history.md)
+INSTALL_FIX = "pip install --no-deps apache-otava==0.8.0"
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def test_without_otava_the_error_says_what_to_install(monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "otava.analysis", None)
     with pytest.raises(ConfigError) as err:
         find_changes([_entry()])
-    assert "pip install 'ordertrap-gate[history]'" in err.value.fix
+    assert "pip install --no-deps apache-otava==0.8.0" in err.value.fix
 
 
 def test_a_log_of_three_versions_gives_one_entry_each_in_commit_order(tmp_path: Path) -> None:
