@@ -26,7 +26,15 @@ from typing import Any
 from gate.adapters.base import BenchmarkSpec
 from gate.errors import ConfigError
 
-ADAPTERS: tuple[str, ...] = ("command", "pytest-benchmark", "go", "gbench", "hyperfine", "jmh")
+ADAPTERS: tuple[str, ...] = (
+    "command",
+    "pytest-benchmark",
+    "go",
+    "gbench",
+    "hyperfine",
+    "jmh",
+    "criterion",
+)
 
 SUITE_KEYS: dict[str, str] = {
     "adapter": "framework adapter: " + " | ".join(ADAPTERS),
@@ -69,6 +77,16 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
         "warmup_iterations",
         "iteration_time",
         "warmup_time",
+        "args",
+        "include",
+    ),
+    "criterion": (
+        "cargo",
+        "bench",
+        "package",
+        "cargo_args",
+        "warm_up_time",
+        "measurement_time",
         "args",
         "include",
     ),
@@ -215,7 +233,8 @@ def _top_level(raw: Mapping[str, Any], path: Path) -> None:
             shown = f"table [[{key}]]"
         else:
             shown = f"top-level key `{key}`"
-        close = _closest(key, TOP_LEVEL_TABLES)
+        # a [suite]/[full] key is moved, not renamed (`iterations` is not a misspelt [criterion])
+        close = None if key in SUITE_KEYS or key in FULL_KEYS else _closest(key, TOP_LEVEL_TABLES)
         if close:
             action = (
                 f"did you mean [[{close}]]? rename it"
