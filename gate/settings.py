@@ -34,6 +34,7 @@ ADAPTERS: tuple[str, ...] = (
     "hyperfine",
     "jmh",
     "criterion",
+    "tinybench",
 )
 
 SUITE_KEYS: dict[str, str] = {
@@ -90,6 +91,7 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
         "args",
         "include",
     ),
+    "tinybench": ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include"),
 }
 # Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config_source.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)

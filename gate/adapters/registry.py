@@ -17,6 +17,7 @@ _ADAPTERS: Final[dict[str, tuple[str, str]]] = {
     "hyperfine": ("gate.adapters.hyperfine", "HyperfineAdapter"),
     "jmh": ("gate.adapters.jmh", "JmhAdapter"),
     "criterion": ("gate.adapters.criterion", "CriterionAdapter"),
+    "tinybench": ("gate.adapters.tinybench", "TinybenchAdapter"),
 }
 
 ADAPTER_NAMES: Final[tuple[str, ...]] = tuple(_ADAPTERS)

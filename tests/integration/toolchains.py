@@ -27,6 +27,11 @@ def maven_repo() -> Path:
     return cache_root() / "m2"
 
 
+def npm_cache() -> Path:
+    """npm's cache (``--cache``): ``npm ci --offline`` installs from it after the first download."""
+    return cache_root() / "npm"
+
+
 def cargo() -> str:
     """cargo from PATH, else rustup's default place (``~/.cargo/bin``): CI runs ``.ci/run`` with
     the machine's environment, where rustup's PATH line in a shell profile may not have been read."""
