@@ -6,7 +6,7 @@ of each one (cargo's ``compiler-artifact`` messages, "JSON messages" in the Carg
 executable is copied into the version's scratch directory (so base and head may share one
 ``CARGO_TARGET_DIR``), and its ``--list`` gives the benchmark ids. One trial runs that executable directly, not
 cargo: ``EXE --bench --exact ID --noplot --sample-size S [--warm-up-time W] [--measurement-time
-M]``, with ``CRITERION_HOME`` set to a fresh directory, so no baseline of an earlier trial is
+M]`` (Criterion 0.3, which has no ``--exact``, gets the anchored regex ``^ID$`` instead), with ``CRITERION_HOME`` set to a fresh directory, so no baseline of an earlier trial is
 read or compared. The values are Criterion's own samples from ``<home>/<id>/new/sample.json``:
 each sample ``i`` timed ``iters[i]`` iterations in ``times[i]`` nanoseconds, so its value is
 ``times[i] / iters[i]`` ns per iteration (Criterion.rs book, "Analysis Process"; the same
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
+    anchored,
     benchmark_missing,
     filter_discovered,
     read_text,
@@ -51,7 +52,8 @@ from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
 
 MIN_SAMPLES = 10  # Criterion.rs: "Sample size must be at least 10"
-_LISTED = ": benchmark"
+# `--list` prints "ID: benchmark" (0.4 and later) or "ID: bench" (0.3, libtest's wording)
+_LISTED = (": benchmark", ": bench")
 
 
 def _seconds(value: Any, key: str) -> str:
@@ -68,7 +70,8 @@ def _seconds(value: Any, key: str) -> str:
             f"[criterion] {key} must be a positive number of seconds, got {value!r}",
             f"write [criterion] {key} = 0.5",
         )
-    return repr(float(value))
+    # whole seconds as an integer: Criterion 0.3 parses these two flags as integers ("1.0" fails)
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 class CriterionAdapter:
@@ -77,6 +80,9 @@ class CriterionAdapter:
     def __init__(self) -> None:
         # bench executable per worktree, found by discover (one cargo call per version)
         self._executables: dict[Path, str] = {}
+        # whether that executable takes --exact (Criterion 0.4 and later); 0.3 has only its
+        # positional FILTER, a regex, which is then anchored to the one id
+        self._exact: dict[Path, bool] = {}
 
     def _settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -128,6 +134,8 @@ class CriterionAdapter:
                 f"cannot copy the bench executable {built} built in {version.name}: {exc}",
                 "check the disk space of the scratch directory (OUT/scratch)",
             ) from exc
+        usage = run([*version.prefix, str(executable), "--help"], cwd=version.workdir, timeout=300)
+        self._exact[version.workdir] = "--exact" in usage.stdout + usage.stderr
         self._executables[version.workdir] = str(executable)
         return str(executable)
 
@@ -195,7 +203,14 @@ class CriterionAdapter:
         executable = self._executable(version, run, s)
         what = f"criterion benchmark {spec.name!r}"
         samples = max(MIN_SAMPLES, request.measurements)
-        argv = [*version.prefix, executable, "--bench", "--exact", spec.name, "--noplot"]
+        exact = self._exact.get(version.workdir, True)
+        argv = [
+            *version.prefix,
+            executable,
+            "--bench",
+            *(["--exact", spec.name] if exact else [anchored(spec.name)]),
+        ]
+        argv.append("--noplot")
         argv += ["--sample-size", str(samples)]
         if s["warm_up_time"]:
             argv += ["--warm-up-time", s["warm_up_time"]]
@@ -212,8 +227,8 @@ class CriterionAdapter:
             if found is None:
                 if not _ran_any(result.stdout + result.stderr):
                     # criterion prints "Benchmarking ID" for each benchmark it starts and nothing,
-                    # with exit status 0, when --exact matches none of its ids
-                    raise benchmark_missing(what, "criterion ran nothing for --exact")
+                    # with exit status 0, when the filter matches none of its ids
+                    raise benchmark_missing(what, "criterion ran nothing for the exact name")
                 raise TrialFailure(
                     TrialStatus.INVALID,
                     f"{what}: criterion wrote no {spec.name}/new/sample.json under CRITERION_HOME; "
@@ -261,8 +276,14 @@ def bench_executables(stdout: str) -> dict[str, str]:
 
 
 def parse_list(stdout: str) -> list[str]:
-    """``EXE --bench --list`` prints ``ID: benchmark`` per benchmark (blank lines between)."""
-    return [line[: -len(_LISTED)] for line in stdout.splitlines() if line.endswith(_LISTED)]
+    """``EXE --bench --list`` prints ``ID: benchmark`` (``ID: bench`` before 0.4) per benchmark."""
+    names = []
+    for line in stdout.splitlines():
+        for suffix in _LISTED:
+            if line.endswith(suffix):
+                names.append(line[: -len(suffix)])
+                break
+    return names
 
 
 def find_result(home: Path, full_id: str) -> Path | None:

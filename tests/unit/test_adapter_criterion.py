@@ -17,6 +17,8 @@ from tests.fakes.process_runner import Call, FakeRunner, Responder, failed, ok
 from tests.unit.test_adapter_parsing import TESTDATA, request, version
 
 DATA = TESTDATA / "criterion"
+HELP_08 = "      --exact\n          Run benchmarks that exactly match the provided filter\n"
+HELP_03 = "        --list       List all benchmarks\n"
 
 
 def cargo_messages(executables: dict[str, str]) -> str:
@@ -64,6 +66,7 @@ def test_build_once_per_worktree_and_the_trial_runs_the_copied_executable(tmp_pa
         [
             ok(metadata(ctx.workdir / "target")),
             ok(cargo_messages({"sums": str(exe)})),
+            ok(HELP_08),
             ok((DATA / "list.txt").read_text()),
         ]
     )
@@ -75,7 +78,7 @@ def test_build_once_per_worktree_and_the_trial_runs_the_copied_executable(tmp_pa
         "--no-run",
         "--message-format=json",
     ]  # no clean: target inside
-    copied = runner.calls[2].argv[0]
+    copied = runner.calls[3].argv[0]
     assert Path(copied).parent == ctx.scratch and Path(copied).read_text() == exe.read_text()
     runner = FakeRunner([writes_result("group/sum 10")])
     values = adapter.run_trial(request(tmp_path, specs[1], 3, {"warm_up_time": 0.1}), runner)
@@ -95,6 +98,7 @@ def test_a_shared_target_directory_cleans_the_workspace_packages_first(tmp_path:
             ok(metadata(tmp_path / "shared")),
             ok(),
             ok(cargo_messages({"sums": str(exe)})),
+            ok(HELP_08),
             ok("a: benchmark\n"),
         ]
     )
@@ -109,7 +113,7 @@ def test_missing_benchmark_is_skipped_and_silence_after_running_is_invalid(tmp_p
     adapter = CriterionAdapter()
     ctx = version(tmp_path)
     runner = FakeRunner(
-        [ok(metadata(ctx.workdir)), ok(cargo_messages({"sums": str(exe)})), ok("a: benchmark\n")]
+        [ok(metadata(ctx.workdir)), ok(cargo_messages({"sums": str(exe)})), ok(HELP_08), ok("a: benchmark\n")]
     )
     adapter.discover(ctx, runner, {})
     spec = BenchmarkSpec(name="gone")
@@ -149,3 +153,25 @@ def test_sample_json_with_nan_or_mismatched_lengths_is_invalid(tmp_path: Path) -
         with pytest.raises(TrialFailure) as err:
             parse_sample(text, "b")
         assert err.value.status == TrialStatus.INVALID
+
+
+def test_criterion_0_3_lists_bench_and_gets_an_anchored_regex(tmp_path: Path) -> None:
+    """Criterion 0.3 (httparse 1.10's benches) prints libtest's ``ID: bench`` and has no --exact."""
+    exe = built(tmp_path)
+    adapter = CriterionAdapter()
+    ctx = version(tmp_path)
+    listing = "req/req: bench\n\nreq_short/req_short: bench\n\n"
+    runner = FakeRunner(
+        [ok(metadata(ctx.workdir)), ok(cargo_messages({"parse": str(exe)})), ok(HELP_03), ok(listing)]
+    )
+    specs = adapter.discover(ctx, runner, {})
+    assert [s.name for s in specs] == ["req/req", "req_short/req_short"]
+    runner = FakeRunner([writes_result("sum_1000")])
+    with pytest.raises(TrialFailure):  # the recorded result is sum_1000's, not req/req's
+        adapter.run_trial(
+            request(tmp_path, specs[0], 3, {"warm_up_time": 1, "measurement_time": 2.5}), runner
+        )
+    argv = runner.calls[0].argv
+    assert argv[1:4] == ["--bench", "^req/req$", "--noplot"]
+    # Criterion 0.3 parses these as integers: whole seconds are written without ".0"
+    assert argv[-4:] == ["--warm-up-time", "1", "--measurement-time", "2.5"]
