@@ -27,7 +27,16 @@ from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
 from gate.errors import ConfigError
 
-ADAPTERS: tuple[str, ...] = ("command", "pytest-benchmark", "go", "gbench", "hyperfine", "jmh")
+ADAPTERS: tuple[str, ...] = (
+    "command",
+    "pytest-benchmark",
+    "go",
+    "gbench",
+    "hyperfine",
+    "jmh",
+    "criterion",
+    "tinybench",
+)
 
 SUITE_KEYS: dict[str, str] = {
     "adapter": "framework adapter: " + " | ".join(ADAPTERS),
@@ -81,6 +90,17 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
         "args",
         "include",
     ),
+    "criterion": (
+        "cargo",
+        "bench",
+        "package",
+        "cargo_args",
+        "warm_up_time",
+        "measurement_time",
+        "args",
+        "include",
+    ),
+    "tinybench": ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include"),
 }
 # Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config_source.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)
@@ -233,7 +253,8 @@ def _top_level(raw: Mapping[str, Any], path: Path) -> None:
             shown = f"table [[{key}]]"
         else:
             shown = f"top-level key `{key}`"
-        close = _closest(key, TOP_LEVEL_TABLES)
+        # a [suite]/[full] key is moved, not renamed (`iterations` is not a misspelt [criterion])
+        close = None if key in SUITE_KEYS or key in FULL_KEYS else _closest(key, TOP_LEVEL_TABLES)
         if close:
             action = (
                 f"did you mean [[{close}]]? rename it"

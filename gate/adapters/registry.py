@@ -16,6 +16,8 @@ _ADAPTERS: Final[dict[str, tuple[str, str]]] = {
     "gbench": ("gate.adapters.gbench", "GoogleBenchmarkAdapter"),
     "hyperfine": ("gate.adapters.hyperfine", "HyperfineAdapter"),
     "jmh": ("gate.adapters.jmh", "JmhAdapter"),
+    "criterion": ("gate.adapters.criterion", "CriterionAdapter"),
+    "tinybench": ("gate.adapters.tinybench", "TinybenchAdapter"),
 }
 
 ADAPTER_NAMES: Final[tuple[str, ...]] = tuple(_ADAPTERS)

@@ -32,7 +32,7 @@ def git(repo: Path, *args: str) -> str:
 
 
 def make_repo(root: Path, revisions: list[dict[str, str | None]]) -> Path:
-    """One commit per item of ``revisions`` (file name -> text; None deletes), tagged r1, r2, ..."""
+    """One commit per item of ``revisions`` (file path -> text; None deletes), tagged r1, r2, ..."""
     require_tool("git")
     repo = root / "repo"
     repo.mkdir()
@@ -43,6 +43,7 @@ def make_repo(root: Path, revisions: list[dict[str, str | None]]) -> Path:
             if text is None:
                 path.unlink()
             else:
+                path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text)
         git(repo, "add", "-A")
         git(repo, "commit", "-qm", f"r{i}")

@@ -48,15 +48,16 @@ def request(
 
 
 def test_registry_builds_every_named_adapter() -> None:
-    assert ADAPTER_NAMES == ("command", "pytest-benchmark", "go", "gbench", "hyperfine", "jmh")
+    assert ADAPTER_NAMES[:6] == ("command", "pytest-benchmark", "go", "gbench", "hyperfine", "jmh")
+    assert {"criterion", "tinybench"} <= set(ADAPTER_NAMES)
     for name in ADAPTER_NAMES:
         assert get_adapter(name).name == name
 
 
 def test_registry_unknown_name_lists_the_valid_ones() -> None:
     with pytest.raises(ConfigError) as err:
-        get_adapter("criterion")
-    assert "criterion" in str(err.value)
+        get_adapter("nonesuch")
+    assert "nonesuch" in str(err.value)
     for name in ADAPTER_NAMES:
         assert name in err.value.fix
 
