@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gate import worktree
 from gate.calibration_file import Calibration, load_calibration
 from gate.errors import ConfigError, GateError, InputError, RunError
 from gate.model import LEVELS, warning
@@ -142,7 +143,8 @@ def repo_relative(given: str, repo: Path) -> str | None:
 def _git_bytes(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(
-            ["git", "--literal-pathspecs", "-C", str(repo), *args],
+            ["git", *worktree.GIT_OPTIONS, "--literal-pathspecs", "-C", str(repo), *args],
+            env=worktree.git_env(),
             capture_output=True,
             timeout=120,
             stdin=subprocess.DEVNULL,

@@ -62,6 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import gate
+from gate import worktree
 from gate.errors import RunError
 
 # Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, driver._Marks) says
@@ -165,7 +166,16 @@ def _real(path: Path | str) -> Path:
 def _git_dir(repo: Path) -> Path | None:
     try:
         proc = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "--path-format=absolute", "--git-common-dir"],
+            [
+                "git",
+                *worktree.GIT_OPTIONS,
+                "-C",
+                str(repo),
+                "rev-parse",
+                "--path-format=absolute",
+                "--git-common-dir",
+            ],
+            env=worktree.git_env(),
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,

@@ -8,6 +8,7 @@ a resume) cannot change what is measured.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -15,11 +16,23 @@ from pathlib import Path
 
 from gate.errors import RunError
 
+# The gate's own git commands run outside the sandbox, also after a PR's benchmarks ran inside
+# it, where $HOME stays writable for build caches: they must not execute anything a benchmark
+# could have configured there. So the user's global config (~/.gitconfig, ~/.config/git/config)
+# is not read (git-config(1), GIT_CONFIG_GLOBAL), and hooks and the fsmonitor are off whatever a
+# config says (githooks(5); core.fsmonitor runs a program on every status, add and checkout).
+GIT_OPTIONS = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+
+def git_env() -> dict[str, str]:
+    return {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull}
+
 
 def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
-            ["git", "-C", str(repo), *args],
+            ["git", *GIT_OPTIONS, "-C", str(repo), *args],
+            env=git_env(),
             capture_output=True,
             text=True,
             timeout=timeout,

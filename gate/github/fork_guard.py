@@ -54,6 +54,9 @@ from gate.github.context import from_env
 from gate.github.event import PR_EVENTS, load_payload
 
 WRITE_PERMISSIONS = ("admin", "maintain", "write")
+# Events only people with write access start (or GitHub itself, for the default branch and the
+# merge queue): the code they run is already in the repository.
+TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch", "merge_group")
 DEFAULT_FORK_LABEL = "ordertrap-run-fork"
 
 
@@ -72,8 +75,17 @@ def check(
     label: str,
     client: Github | None,
 ) -> Verdict:
-    if event_name not in PR_EVENTS:
+    if event_name in TRUSTED_EVENTS or not event_name:
         return Verdict(True, f"{event_name or 'this'} event: no fork code involved")
+    if event_name not in PR_EVENTS:
+        # issue_comment, pull_request_review, workflow_run, ...: anyone can start them, and a
+        # workflow that passes a PR's head on would run a fork's code with no check at all
+        return Verdict(
+            False,
+            f"the {event_name} event can be started by anyone and may name a fork's code; the benchmarks run "
+            f"only on {', '.join((*PR_EVENTS, *TRUSTED_EVENTS))}. Fix: trigger the benchmark workflow on one "
+            "of those (for a fork PR, a maintainer adds the opt-in label)",
+        )
     pr = payload.get("pull_request") or {}
     head_repo = ((pr.get("head") or {}).get("repo") or {}).get("full_name")
     if head_repo == repository:

@@ -60,9 +60,18 @@ def test_same_repo_pr_runs(fake, tmp_path, capsys):
     assert "allowed" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("event", ["push", "schedule", "workflow_dispatch"])
+@pytest.mark.parametrize("event", ["push", "schedule", "workflow_dispatch", "merge_group"])
 def test_events_without_fork_code_run(fake, tmp_path, event):
     assert guard(fake, tmp_path, {}, event=event) == 0
+
+
+@pytest.mark.parametrize(
+    "event", ["issue_comment", "pull_request_review", "workflow_run", "repository_dispatch"]
+)
+def test_events_anyone_can_start_are_refused(fake, tmp_path, capsys, event):
+    # a `/perf` comment workflow that passes the PR's head on would otherwise run a fork's code
+    assert guard(fake, tmp_path, {"issue": {"number": 7}}, event=event) == 1
+    assert f"the {event} event can be started by anyone" in capsys.readouterr().out
 
 
 def test_fork_pr_is_refused_and_says_how_to_opt_in(fake, tmp_path, capsys):

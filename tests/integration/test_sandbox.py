@@ -354,3 +354,48 @@ def test_wall_time_starts_once_the_sandbox_is_set_up(tmp_path):
     result = SubprocessRunner(sandbox=box)(["true"], cwd=tmp_path / "work", timeout=60)
     assert result.returncode == 0 and time.perf_counter() - started >= 3
     assert result.elapsed_s < 3
+
+
+# Plants a global git config in $HOME (writable in the sandbox for build caches) whose fsmonitor
+# and hooks would run a program the next time anyone runs git in this repository.
+PLANT = r"""
+import os, sys
+from pathlib import Path
+
+marker, home = Path(sys.argv[1]), Path(os.environ["HOME"])
+hook = Path("/tmp") / f"ordertrap-planted-{marker.name}"
+hook.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
+hook.chmod(0o755)
+hooks = Path("/tmp") / f"ordertrap-planted-hooks-{marker.name}"
+hooks.mkdir(exist_ok=True)
+for name in ("post-checkout", "reference-transaction"):
+    (hooks / name).write_text(hook.read_text())
+    (hooks / name).chmod(0o755)
+(home / ".gitconfig").write_text(f"[core]\n\tfsmonitor = {hook}\n\thooksPath = {hooks}\n")
+print(1)
+"""
+
+
+def test_a_git_config_planted_in_home_never_runs_in_the_gates_own_git(tmp_path, monkeypatch):
+    """The gate runs git outside the sandbox (worktree add/remove, reading base's config) after
+    the benchmarks ran: what they wrote into ~/.gitconfig must not execute there."""
+    require_tool("bwrap")
+    from gate.cli import main
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    marker = tmp_path / f"planted-{uuid.uuid4().hex}.log"
+    (tmp_path / "plant.py").write_text(PLANT)
+    toml = (
+        '[suite]\nadapter = "command"\ntimeout = 30\nsandbox = "on"\n'
+        f'[[benchmark]]\nname = "plant"\ncommand = "{PY} {tmp_path / "plant.py"} {marker}"\nunit = "x"\n'
+        "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
+    )
+    repo = make_repo(tmp_path, toml)
+    for out in ("out1", "out2"):  # the second run adds (and removes) worktrees under the planted config
+        argv = ["run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1", "--head", "HEAD"]
+        assert main([*argv, "--out", str(tmp_path / out), "--seed", "1"]) == 0
+    assert (home / ".gitconfig").is_file(), "the benchmark did not plant its config: the test proves nothing"
+    assert not marker.exists(), marker.read_text()
