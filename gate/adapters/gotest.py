@@ -12,9 +12,11 @@ when the benchmark prints nothing: see :func:`parse_results`.
 
 Go exits 0 and prints no result both for a ``-bench`` filter that matches nothing and for a
 benchmark that skipped itself; one ``-v`` run tells them apart (:meth:`GoTestAdapter._no_result`).
-Sub-benchmarks cannot be listed without running their parent: a ``[[benchmark]]`` pattern such
-as ``BenchmarkSum64/*`` is expanded by one ``-benchtime 1x -v`` run per version
-(:meth:`GoTestAdapter._expand`).
+Sub-benchmarks cannot be listed without running their parent (``-test.list`` names top-level
+benchmarks only): one ``-benchtime 1x -v`` run per version of the discovered benchmarks not named
+by a ``[[benchmark]]`` entry, and of the parents of ``[[benchmark]]`` patterns such as
+``BenchmarkSum64/*`` (:meth:`GoTestAdapter._listing`), gives every name; a discovered parent is
+replaced by its leaves and a pattern by the leaves it matches (:meth:`GoTestAdapter.discover`).
 """
 
 from __future__ import annotations
@@ -339,6 +341,22 @@ def _quiet(args: Sequence[str]) -> list[str]:
     return [a for a in args if not _VERBOSE_FLAG.fullmatch(a)]
 
 
+def _went_through(result: ProcessResult, parents: Sequence[str], names: Sequence[str]) -> bool:
+    """Whether a listing run that exited non-zero still ran every benchmark: one failed through
+    ``b.Fatal``/``b.Error`` (``--- FAIL: Name``) and Go went on, started every top-level benchmark
+    in ``parents`` and ended with its own ``FAIL`` line and status 1 (``testing.M.Run``), as
+    opposed to a crash (a panic, ``os.Exit``: status 2 or another, the names after it unknown).
+    Then the names are complete, and the failing benchmark gets failed trials of its own, as a
+    named one would."""
+    lines = result.stdout.splitlines()
+    return (
+        result.returncode == 1
+        and "FAIL" in (line.rstrip() for line in lines)
+        and not any(line.startswith("panic: ") for line in lines)
+        and set(parents) <= set(names)
+    )
+
+
 def _file_digest(path: Path | None) -> str | None:
     if path is None or not path.is_file():
         return None
@@ -404,8 +422,11 @@ class GoTestAdapter:
     def discover(
         self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        """``-test.list`` gives the top-level benchmarks; a ``[[benchmark]]`` name with ``*`` is
-        expanded into the benchmarks it matches in this version (see :meth:`_expand`)."""
+        """``-test.list`` gives the top-level benchmarks. A discovered one that turns out to have
+        sub-benchmarks is replaced by its leaves (Go reports no result of a parent's own, so
+        measuring it would give an invalid trial every time), unless a ``[[benchmark]]`` entry
+        names it or one of its sub-benchmarks; a ``[[benchmark]]`` name with ``*`` is expanded into
+        the benchmarks it matches in this version (see :meth:`_expand`)."""
         s = self._settings(settings)
         higher = s.metric.endswith("/s")  # MB/s and custom rates; ns/op, B/op, allocs/op are costs
         built = self._prebuild(version, run, s) if s.can_prebuild else None
@@ -437,50 +458,60 @@ class GoTestAdapter:
             settings, self.name, need_command=False, default_unit=s.metric, default_higher=higher
         )
         literal = [c for c in configured if not is_pattern(c.name)]
-        expanded = self._expand(
-            version, run, s, listed, [c for c in configured if is_pattern(c.name)], {c.name for c in literal}
-        )
-        # A parent whose sub-benchmarks are named (or expanded) would match all of them (an invalid
-        # trial every time): they replace it.
-        expanded_names = {e.name for e in expanded}
-        below = [c.name for c in literal if "/" in c.name] + [e.name for e in expanded]
-        names = [
+        patterns = [c for c in configured if is_pattern(c.name)]
+        literal_names = {c.name for c in literal}
+        named_below = [c.name for c in literal if "/" in c.name]
+        included = [
             n
             for n in filter_discovered(listed, settings, self.name)
-            if n not in expanded_names and not any(b.startswith(n + "/") for b in below)
+            if not any(b.startswith(n + "/") for b in named_below)
         ]
-        taken = {*names, *expanded_names}
-        found = [BenchmarkSpec(name=n, unit=s.metric, higher_is_better=higher) for n in names]
+        firsts = [_level(p.name.split("/")[0]) for p in patterns]
+        pattern_parents = {n for n in listed if any(f.fullmatch(n) for f in firsts)}
+        # One listing run per version covers the patterns' parents and every discovered benchmark
+        # not named by a [[benchmark]] entry: which of them have sub-benchmarks is only known once
+        # they run (see _listing).
+        to_list = [n for n in listed if n in pattern_parents or (n in included and n not in literal_names)]
+        below = self._listing(version, run, s, to_list) if to_list else []
+        expanded = self._expand(below, patterns, literal_names)
+        expanded_names = {e.name for e in expanded}
+        taken_below = [*named_below, *expanded_names]
+        found: list[BenchmarkSpec] = []
+        for n in included:
+            if n in expanded_names or any(b.startswith(n + "/") for b in taken_below):
+                # a parent whose sub-benchmarks are named (or matched by a pattern) would match all
+                # of them (an invalid trial every time): they replace it
+                continue
+            subs = [] if n in literal_names else [x for x in leaves(below) if x.startswith(n + "/")]
+            if not subs:
+                found.append(BenchmarkSpec(name=n, unit=s.metric, higher_is_better=higher))
+                continue
+            # a parent measures nothing of its own (Go reports only its sub-benchmarks): its leaves
+            # replace it, recorded as if from the pattern "Parent/*" (meta.json "pattern")
+            found.extend(
+                BenchmarkSpec(name=x, unit=s.metric, higher_is_better=higher, options={"pattern": f"{n}/*"})
+                for x in subs
+                if x not in literal_names
+            )
+        taken = {x.name for x in found} | expanded_names
         # an entry with a discovered name is applied by the run engine (Config.override)
         specs = [*found, *expanded, *(c for c in literal if c.name not in taken)]
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s.binary or s.package})")
         return specs
 
+    @staticmethod
     def _expand(
-        self,
-        version: VersionContext,
-        run: ProcessRunner,
-        s: GoSettings,
-        listed: Sequence[str],
-        patterns: Sequence[BenchmarkSpec],
-        literal: set[str],
+        listing: Sequence[str], patterns: Sequence[BenchmarkSpec], literal: set[str]
     ) -> list[BenchmarkSpec]:
-        """The benchmarks of this version that ``patterns`` match, each with its pattern's unit,
-        direction and options (and ``options["pattern"]``, which ``run`` records in meta.json).
-
-        Sub-benchmarks exist only once their parent runs, so ``-test.list`` cannot name them: one
-        ``-test.benchtime 1x -v`` run of the top-level benchmarks the patterns' first level
-        matches prints every name (:func:`chatty_names`), and its leaves are matched. A name
-        also configured literally keeps its own entry. A leaf missing here but present in the
-        other version is then ``skipped`` here."""
-        if not patterns:
-            return []
-        firsts = [_level(p.name.split("/")[0]) for p in patterns]
-        parents = [n for n in listed if any(f.fullmatch(n) for f in firsts)]
-        if not parents:
-            return []
+        """The leaves of ``listing`` (this version's benchmark names, :meth:`_listing`) that
+        ``patterns`` match, each with its pattern's unit, direction and options (and
+        ``options["pattern"]``, which ``run`` records in meta.json). A name also configured
+        literally keeps its own entry. A leaf missing here but present in the other version is then
+        ``skipped`` here."""
         out: list[BenchmarkSpec] = []
-        for leaf in leaves(self._listing(version, run, s, parents)):
+        if not patterns:
+            return out
+        for leaf in leaves(listing):
             pattern = next((p for p in patterns if pattern_matches(p.name, leaf)), None)
             if pattern is not None and leaf not in literal:
                 out.append(
@@ -496,9 +527,12 @@ class GoTestAdapter:
     def _listing(
         self, version: VersionContext, run: ProcessRunner, s: GoSettings, parents: list[str]
     ) -> list[str]:
-        """Every benchmark name below ``parents`` (one 1x ``-v`` run), cached in the version's
-        scratch directory: a resume of the same run (same worktree SHA, checked by ``run``) and the
-        same test binary (by content) reuse it instead of running the benchmarks again."""
+        """Every benchmark name below ``parents`` (top-level benchmarks), from one 1x ``-v`` run
+        of them all, cached in the version's scratch directory: a resume of the same run (same
+        worktree SHA, checked by ``run``) and the same test binary (by content) reuse it instead of
+        running the benchmarks again. A failing run stops the run with the command that reproduces
+        it: the names it would have given are unknown, so measuring a parent instead would give an
+        invalid trial every time."""
         regex = "^(?:" + "|".join(escape_regex(p) for p in parents) + ")$"
         flags = ["-run", "^$", "-bench", regex, "-benchtime", "1x", "-count", "1"]
         argv, cwd, path = self._invocation(version, s, flags, [*_quiet(s.args), "-v"])
@@ -517,16 +551,17 @@ class GoTestAdapter:
         what = f"listing the sub-benchmarks of {', '.join(parents[:3])}{' ...' if len(parents) > 3 else ''} in {version.name}"
         fix = (
             f"run `{shlex.join(argv[len(version.prefix) :])}` in {cwd} and make it pass (each benchmark "
-            "runs once), or name the sub-benchmarks as [[benchmark]] entries instead of a pattern "
-            "(then a crash is a failed trial, not a stopped run)"
+            "runs once), or name the benchmarks to run, sub-benchmarks included, as [[benchmark]] "
+            "entries instead of a pattern or discovery (then a crash is a failed trial, not a stopped "
+            "run), or leave the failing benchmark out with [go] include"
         )
-        if result.timed_out or result.returncode != 0:
-            problem = "timed out" if result.timed_out else telling_line(result.stderr + "\n" + result.stdout)
-            raise RunError(f"{what} failed ({problem})", fix)
         cut = cut_output(result.stdout, what)
         if cut:
             raise RunError(cut, fix)
         names = chatty_names(result.stdout, parents)
+        if result.timed_out or (result.returncode != 0 and not _went_through(result, parents, names)):
+            problem = "timed out" if result.timed_out else telling_line(result.stderr + "\n" + result.stdout)
+            raise RunError(f"{what} failed ({problem})", fix)
         version.scratch.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(".tmp")
         tmp.write_text(json.dumps({"key": key, "names": names}), encoding="utf-8")

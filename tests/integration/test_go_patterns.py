@@ -80,3 +80,46 @@ def test_go_sub_benchmark_listing_is_cached_across_discoveries(go_repo: Path, tm
     # and the leaves run as benchmarks of their own
     values = adapter.run_trial(trial(BenchmarkSpec(name="BenchmarkSum/16B"), version, 2, settings), runner)
     assert len(values) == 2
+
+
+def test_go_parents_are_expanded_to_their_leaves_without_any_benchmark_entry(
+    go_repo: Path, go_environment: None, tmp_path: Path
+) -> None:
+    """No [[benchmark]] entries, as a new user starts: BenchmarkSum has sub-benchmarks, so its
+    leaves are measured instead of it (a parent reports no result of its own: every trial of it
+    would be invalid)."""
+    trials, meta, analysis = run_and_analyze(
+        go_repo, GO_CONFIG.format(benchmarks=""), tmp_path / "out", "r1", "r2"
+    )
+    leaves = ["BenchmarkSum/16B", "BenchmarkSum/4B", "BenchmarkSum/64B"]
+    assert sorted(meta["benchmarks"]) == ["BenchmarkNew", "BenchmarkOld", *leaves]
+    for leaf in leaves:
+        assert meta["benchmarks"][leaf]["pattern"] == "BenchmarkSum/*"  # where the name came from
+    assert "pattern" not in meta["benchmarks"]["BenchmarkOld"]
+    assert meta["benchmarks"]["BenchmarkSum/16B"]["versions"] == ["r2"]
+    assert set(trials["status"]) == {"ok", "skipped"}  # no invalid trial
+    seen = statuses(trials)
+    assert seen[("BenchmarkSum/16B", "r1")] == seen[("BenchmarkNew", "r1")] == {"skipped"}
+    assert seen[("BenchmarkSum/4B", "r1")] == seen[("BenchmarkSum/64B", "r2")] == {"ok"}
+    compared = {b["benchmark"]: b["verdict"] for b in analysis["benchmarks"]}
+    assert sorted(compared) == ["BenchmarkOld", "BenchmarkSum/4B", "BenchmarkSum/64B"]
+    assert "failed" not in compared.values()
+
+
+def test_go_parent_listing_is_one_cached_run_and_a_named_parent_is_kept(
+    go_repo: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "listing.log"
+    runner = real_runner({**go_env(go_repo.parent), "SUM_LISTING_LOG": str(log)})
+    worktree = tmp_path / "wt"
+    git(go_repo, "worktree", "add", "-q", "--detach", str(worktree), "r1")
+    version = context(worktree, tmp_path / "scratch")
+    adapter = get_adapter("go")
+    names = [s.name for s in adapter.discover(version, runner, {"benchtime": "100x"})]
+    assert names == ["BenchmarkSum/4B", "BenchmarkSum/64B", "BenchmarkOld"]
+    assert adapter.discover(version, runner, {"benchtime": "100x"})  # as on resume
+    assert log.read_text().count("started") == 1  # one listing run, then the cache
+    # a [[benchmark]] entry naming the parent keeps it as it is (and [go] include avoids the listing)
+    settings = {"include": "Sum$", "benchmarks": [{"name": "BenchmarkSum"}]}
+    assert [s.name for s in adapter.discover(version, runner, settings)] == ["BenchmarkSum"]
+    assert log.read_text().count("started") == 1

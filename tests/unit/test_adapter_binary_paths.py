@@ -82,7 +82,7 @@ def test_gbench_prefix_stays_in_front_of_the_resolved_binary(tmp_path: Path) -> 
 )
 def test_go_binary_is_a_path_in_the_worktree(tmp_path: Path, binary: str, argv0: str) -> None:
     settings = {"binary": binary, "benchtime": "10x"}
-    runner = FakeRunner([ok("BenchmarkA\n")])
+    runner = FakeRunner([ok("BenchmarkA\n"), ok("BenchmarkA\n")])  # -test.list, then the -v listing
     get_adapter("go").discover(version(tmp_path, ("taskset", "-c", "1")), runner, settings)
     assert runner.calls[0].argv == ["taskset", "-c", "1", argv0, "-test.list", "^Benchmark"]
     assert runner.calls[0].cwd == tmp_path / "wt"
@@ -149,7 +149,7 @@ def test_a_binary_that_exists_and_fails_keeps_its_own_error(tmp_path: Path, adap
 
 def test_go_prebuilt_binary_in_scratch_is_not_resolved_against_the_worktree(tmp_path: Path) -> None:
     """The binary discovery builds (no [go] binary) is an absolute path in scratch: unchanged."""
-    runner = FakeRunner([go_test_c_writes_binary, ok("BenchmarkA\n")])
+    runner = FakeRunner([go_test_c_writes_binary, ok("BenchmarkA\n"), ok("BenchmarkA\n")])
     get_adapter("go").discover(version(tmp_path), runner, {"package": "./pkg"})
     assert not isinstance(runner.calls[0].argv, str)
     built = arg_value(runner.calls[0].argv, "-o")

@@ -78,7 +78,8 @@ def test_go_pattern_is_expanded_by_one_listing_run_and_cached(tmp_path: Path) ->
         ("BenchmarkSum/64B", "ns/op", None),
     ]
     listing = runner.calls[1].argv
-    assert arg_value(listing, "-bench") == "^(?:BenchmarkSum|BenchmarkSumString)$"
+    # one run lists the patterns' parents and the other discovered benchmarks (for sub-benchmarks)
+    assert arg_value(listing, "-bench") == "^(?:BenchmarkSum|BenchmarkSumString|BenchmarkPlain)$"
     assert arg_value(listing, "-benchtime") == "1x" and listing[-2:] == ["-v", "."] and "-benchmem" in listing
     # a resume of the same run discovers again: the listing comes from the cache, no benchmark runs
     again = FakeRunner([ok(LIST)])
@@ -102,7 +103,8 @@ def test_go_listing_cache_follows_the_binary_content(tmp_path: Path) -> None:
 
 def test_go_pattern_without_its_parent_in_this_version_adds_nothing(tmp_path: Path) -> None:
     settings = {**GO, "benchmarks": [{"name": "BenchmarkGone/*"}]}
-    specs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST)]), settings)
+    plain = f"{HEADER}BenchmarkSum\nBenchmarkSumString\nBenchmarkPlain\nPASS\n"  # no sub-benchmarks here
+    specs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST), ok(plain)]), settings)
     assert [s.name for s in specs] == ["BenchmarkSum", "BenchmarkSumString", "BenchmarkPlain"]
 
 
@@ -113,3 +115,42 @@ def test_go_failed_listing_run_stops_with_the_command_to_fix(tmp_path: Path) -> 
         get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST), crash]), settings)
     assert "BenchmarkSum" in err.value.message and "panic: index out of range" in err.value.message
     assert "-benchtime 1x" in err.value.fix and "[[benchmark]] entries instead of a pattern" in err.value.fix
+
+
+def test_go_discovered_parent_is_replaced_by_its_leaves(tmp_path: Path) -> None:
+    specs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST), ok(SUBS)]), GO)
+    assert [(s.name, s.options.get("pattern")) for s in specs] == [
+        ("BenchmarkSum/4B", "BenchmarkSum/*"),
+        ("BenchmarkSum/64B", "BenchmarkSum/*"),
+        ("BenchmarkSumString/4B", "BenchmarkSumString/*"),
+        ("BenchmarkPlain", None),
+    ]
+
+
+def test_go_failed_listing_of_discovered_benchmarks_stops_with_the_ways_out(tmp_path: Path) -> None:
+    crash = failed(2, stdout=f"{HEADER}BenchmarkSum\nBenchmarkPlain\npanic: boom\n", stderr="")
+    with pytest.raises(RunError) as err:
+        get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST), crash]), GO)
+    assert "panic: boom" in err.value.message and "-benchtime 1x" in err.value.fix
+    assert "[go] include" in err.value.fix and "[[benchmark]]" in err.value.fix
+
+
+FATAL = (
+    f"{HEADER}BenchmarkSum\nBenchmarkSum/4B\nBenchmarkSum/4B-2 \t 1 \t 3.0 ns/op\nBenchmarkSumString\n"
+    "    sum_test.go:9: needs a fixture\n--- FAIL: BenchmarkSumString\nBenchmarkPlain\n"
+    "BenchmarkPlain-2 \t 1 \t 2.0 ns/op\nFAIL\n"
+)
+
+
+def test_go_listing_with_a_failing_benchmark_lists_the_others_and_keeps_it(tmp_path: Path) -> None:
+    """b.Fatal in one benchmark: Go goes on, ends with FAIL and status 1; nothing is unknown."""
+    specs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST), failed(1, "", FATAL)]), GO)
+    assert [s.name for s in specs] == ["BenchmarkSum/4B", "BenchmarkSumString", "BenchmarkPlain"]
+
+
+def test_go_listing_that_stopped_before_the_last_benchmark_stops_the_run(tmp_path: Path) -> None:
+    """Status 1 but BenchmarkPlain never started (os.Exit(1) in BenchmarkSumString): its names are unknown."""
+    stopped = FATAL.split("BenchmarkPlain\n")[0]
+    with pytest.raises(RunError) as err:
+        get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST), failed(1, "", stopped)]), GO)
+    assert "listing the sub-benchmarks" in err.value.message and "[go] include" in err.value.fix

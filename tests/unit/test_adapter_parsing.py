@@ -381,7 +381,7 @@ def test_go_rejects_bad_output(tmp_path: Path, stdout: str, words: str) -> None:
 
 def test_go_discover_lists_benchmarks_and_rejects_duplicates(tmp_path: Path) -> None:
     listing = "BenchmarkA\nBenchmarkB\nok  \texample.com/x\t0.01s\n?   \texample.com/y\t[no test files]\n"
-    runner = FakeRunner([ok(listing)])
+    runner = FakeRunner([ok(listing), ok("BenchmarkA\n")])  # -list, then the -v listing of BenchmarkA
     specs = get_adapter("go").discover(version(tmp_path), runner, {"package": "./...", "include": "A$"})
     assert [(s.name, s.unit, s.higher_is_better) for s in specs] == [("BenchmarkA", "ns/op", False)]
     assert runner.calls[0].argv == ["go", "test", "-list", "^Benchmark", "./..."]
@@ -389,7 +389,7 @@ def test_go_discover_lists_benchmarks_and_rejects_duplicates(tmp_path: Path) -> 
     with pytest.raises(ConfigError):
         get_adapter("go").discover(version(tmp_path), dup, {"package": "./..."})
     settings = {"metric": "MB/s", "prebuild": False}
-    mbs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok("BenchmarkA\n")]), settings)
+    mbs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok("BenchmarkA\n")] * 2), settings)
     assert mbs[0].unit == "MB/s" and mbs[0].higher_is_better is True
 
 
@@ -399,7 +399,10 @@ def test_discovery_adds_configured_names_it_cannot_list(tmp_path: Path) -> None:
         "prebuild": False,
         "benchmarks": [{"name": "BenchmarkA"}, {"name": "BenchmarkB/small", "unit": "B/op"}],
     }
-    specs = get_adapter("go").discover(version(tmp_path), FakeRunner([ok(listing)]), settings)
+    runner = FakeRunner([ok(listing), ok("BenchmarkC\n")])
+    specs = get_adapter("go").discover(version(tmp_path), runner, settings)
+    # only the benchmark no entry names is run once to look for sub-benchmarks
+    assert arg_value(runner.calls[1].argv, "-bench") == "^(?:BenchmarkC)$"
     assert [(s.name, s.unit) for s in specs] == [
         ("BenchmarkA", "ns/op"),  # discovered; the run engine applies [[benchmark]] overrides
         # BenchmarkB is dropped: it would match all of its sub-benchmarks
@@ -415,7 +418,7 @@ def test_go_prebuilds_the_test_binary_once_and_trials_use_it(tmp_path: Path) -> 
         return ok()
 
     settings = {"package": "./pkg", "build_args": ["-tags=bench"], "args": ["-benchmem", "-test.cpu=1"]}
-    runner = FakeRunner([build, ok("BenchmarkA\nBenchmarkB\n")])
+    runner = FakeRunner([build, ok("BenchmarkA\nBenchmarkB\n"), ok("BenchmarkA\nBenchmarkB\n")])
     specs = get_adapter("go").discover(version(tmp_path), runner, settings)
     assert [s.name for s in specs] == ["BenchmarkA", "BenchmarkB"]
     build_argv, list_argv = runner.calls[0].argv, runner.calls[1].argv
