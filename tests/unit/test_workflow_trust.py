@@ -133,3 +133,16 @@ def test_the_docker_entrypoint_is_isolated_from_the_workspace():
     (entrypoint,) = [json.loads(line.split(None, 1)[1]) for line in lines if line.startswith("ENTRYPOINT ")]
     assert entrypoint[0].startswith("/") and "python" in entrypoint[0]
     assert "-I" in entrypoint[: entrypoint.index("-m")]
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_no_self_hosted_job_holds_a_write_permission(path: Path) -> None:
+    # The benchmark machine also runs pull requests' code, and what an earlier job left there can
+    # read a later job's token: pushing, commenting and opening pull requests happen on GitHub-hosted
+    # runners, from data the self-hosted jobs uploaded.
+    for name, job in load(path)["jobs"].items():
+        if "self-hosted" in runs_on(job):
+            permissions = job.get("permissions")
+            assert isinstance(permissions, dict), f"{path.name}: job {name} does not state its permissions"
+            writes = sorted(scope for scope, level in permissions.items() if level == "write")
+            assert writes == [], f"{path.name}: self-hosted job {name} holds write permissions {writes}"
