@@ -1,6 +1,6 @@
 """The gate and the tools people use today, on the same data, side by side (docs/peers.md).
 
-    .venv/bin/python eval/peers.py [--data ../shared/data/uoptime_go] [--cache DIR] [--part a|b|all]
+    .venv/bin/python -m eval.peers [--data DIR] [--cache DIR] [--part a|b|all]
 
 Peers and the rule each one applies (implemented as its own documentation and code state it):
 
@@ -37,8 +37,8 @@ values, so their rate is the exact expectation over which single run CI happened
 share of all (base value, head value) pairs that trigger the rule.
 
 Data:
-(a) µOpTime Go data (``../shared/data/uoptime_go``, read in place, never copied; the script stops
-    with exit 2 when it is absent). Units and the A/A split are those of scripts/eval_verdicts.py
+(a) µOpTime Go data (``uoptime_go`` in the reference data folder, eval/reference_data.py; read in place, never copied; the script stops
+    with exit 2 when it is absent). Units and the A/A split are those of eval/eval_verdicts.py
     (odd iterations of every suite run → base, even → head, as RMIT interleaves versions);
     3/5/10 % slowdowns multiply head's values. Every value is written as ``go test`` prints it
     (testing.prettyPrint's rounding) and every tool sees those same numbers.
@@ -69,12 +69,13 @@ from types import ModuleType
 
 import numpy as np
 
+from eval.reference_data import ENV as REFERENCE_ENV
+from eval.reference_data import reference_data
+from gate.analysis.compare import Sample, Settings, compare_many
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
 
-from gate.analysis.compare import Sample, Settings, compare_many  # noqa: E402
-
-DATA = REPO.parent / "shared" / "data" / "uoptime_go"
+DATA = reference_data("uoptime_go")
 BENCHSTAT = ("golang.org/x/perf/cmd/benchstat", "v0.0.0-20260908200009-22c9c6c9d4da")
 XXHASH = ("github.com/cespare/xxhash/v2", "v2.3.0")
 SLOWDOWNS = (0.0, 3.0, 5.0, 10.0)
@@ -333,13 +334,9 @@ def run_benchstat(
 
 
 def _eval_verdicts() -> ModuleType:
-    import importlib.util
+    import importlib
 
-    spec = importlib.util.spec_from_file_location("eval_verdicts", REPO / "scripts" / "eval_verdicts.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("eval.eval_verdicts")
 
 
 def recorded(data: Path, benchstat: Path, work: Path, resamples: int) -> dict[float, dict[str, Tally]]:
@@ -671,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         "--data",
         type=Path,
         default=DATA,
-        help="the µOpTime Go data folder (default ../shared/data/uoptime_go)",
+        help="the µOpTime Go data folder (default uoptime_go in $ORDERTRAP_REFERENCE_DATA, else ../shared/data)",
     )
     parser.add_argument(
         "--cache",
@@ -690,7 +687,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.part in ("a", "all") and not (args.data / "toml" / "measurements.csv").exists():
         print(
             f"error: the µOpTime Go data is not at {args.data}\n"
-            "fix: put the reference data in ../shared/data beside the repository or pass --data DIR",
+            f"fix: put the reference data in {reference_data()} (set {REFERENCE_ENV} to move it) or pass --data DIR",
             file=sys.stderr,
         )
         return 2

@@ -686,7 +686,7 @@ class TrialLog:
     :meth:`recover` cuts. ``os.fsync`` (what survives a power cut) is rate-limited
     to once per ``fsync_interval`` seconds and done on close: an fsync costs ~3.5 ms on this
     disk, more than a trivial benchmark, so fsyncing every trial would triple the driver's cost
-    (scripts/bench_driver.py). At most the last ``fsync_interval`` seconds of trials can be lost
+    (benchmarks/bench_driver.py). At most the last ``fsync_interval`` seconds of trials can be lost
     to a power cut; recovery cuts any torn tail either way.
     """
 
@@ -906,7 +906,7 @@ def run_schedule(
     started = time.monotonic()
     last_print = -math.inf
     last_suite_run: int | None = None
-    owns_log = not log.is_open  # a caller that opened the log closes it (scripts/bench_driver.py)
+    owns_log = not log.is_open  # a caller that opened the log closes it (benchmarks/bench_driver.py)
     log.open()
     try:
         with stop.installed():

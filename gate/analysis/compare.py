@@ -22,7 +22,7 @@ issue 3 item 2 for the other outcomes):
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level, ``pairing`` independent | suite-run) was
-chosen by scripts/eval_verdicts.py on the µOpTime Go data (README "How the gate decides").
+chosen by eval/eval_verdicts.py on the µOpTime Go data (README "How the gate decides").
 """
 
 from __future__ import annotations

@@ -412,7 +412,7 @@ def build_analysis(
         runs_b = set(cols.run[(cols.version == base) & cols.ok].tolist())
         runs_h = set(cols.run[(cols.version == head) & cols.ok].tolist())
         if runs_b and runs_h and not runs_b & runs_h:
-            # scripts/eval_verdicts.py --split suite-runs: with base and head from different suite
+            # eval/eval_verdicts.py --split suite-runs: with base and head from different suite
             # runs the flat bootstrap's A/A false-positive rate rose from 0 % to 8 % (README).
             top_warnings.append(
                 warning(

@@ -52,6 +52,8 @@ def _files() -> list[Path]:
         REPO_ROOT / "gate",
         REPO_ROOT / "docs",
         REPO_ROOT / "scripts",
+        REPO_ROOT / "benchmarks",
+        REPO_ROOT / "eval",
         REPO_ROOT / ".github",
         REPO_ROOT / "run",
     ]

@@ -209,7 +209,7 @@ def test_rank_floor_and_the_separation_shortcut_match_the_exact_test() -> None:
 
 def test_no_false_alarms_between_identical_distributions_at_three_values() -> None:
     """A/A at CV 5 % with 3 values per version: ~9 % regression/improvement verdicts before the
-    guard (scripts/eval_small_samples.py), none with it."""
+    guard (eval/eval_small_samples.py), none with it."""
     rng = np.random.default_rng(11)
     items = [
         (f"b{i}", Sample(rng.normal(1, 0.05, 3)), Sample(rng.normal(1, 0.05, 3)), False) for i in range(400)

@@ -167,5 +167,5 @@ def test_the_script_stops_with_a_fix_when_the_recorded_data_is_absent(
         == 2
     )
     err = capsys.readouterr().err
-    assert "not at" in err and "fix: put the reference data in ../shared/data" in err
+    assert "not at" in err and "fix: put the reference data in" in err and "ORDERTRAP_REFERENCE_DATA" in err
     assert not (tmp_path / "cache").exists()  # nothing installed before the check

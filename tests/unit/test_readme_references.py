@@ -11,6 +11,8 @@ FILES = [
     *sorted((REPO_ROOT / "gate").rglob("*.py")),
     *sorted((REPO_ROOT / "gate").rglob("*.j2")),
     *sorted((REPO_ROOT / "scripts").glob("*.*")),
+    *sorted((REPO_ROOT / "benchmarks").glob("*.py")),
+    *sorted((REPO_ROOT / "eval").glob("*.py")),
     *sorted((REPO_ROOT / "examples" / "workflows").glob("*.yml")),
     *[REPO_ROOT / p for p in ("Dockerfile", "Makefile", "action.yml", "run/action.yml", "guard/action.yml")],
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ import pytest
 from gate.errors import InputError
 from gate.render import COMMENT_LIMIT, COMMENT_MARKER, SUMMARY_LIMIT, RenderContext, render, validate_analysis
 from gate.render.render import load_analysis
-from scripts.regenerate_golden import FORMATS, GOLDEN_CONTEXT, golden_path
+from tests.conftest import FORMATS, GOLDEN_CONTEXT, REPO_ROOT, check_golden, golden_path
 from tests.fakes import analyses
 from tests.unit.mdcheck import split_cells, tables
 
@@ -20,13 +22,9 @@ from tests.unit.mdcheck import split_cells, tables
 
 @pytest.mark.parametrize("scenario", sorted(analyses.SCENARIOS))
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_golden(scenario: str, fmt: str) -> None:
-    path = golden_path(scenario, fmt)
-    assert path.exists(), f"{path} is missing: run `make golden`"
+def test_golden(scenario: str, fmt: str, update_golden: bool) -> None:
     rendered = render(analyses.SCENARIOS[scenario](), fmt, GOLDEN_CONTEXT)  # type: ignore[arg-type]
-    assert rendered == path.read_text(encoding="utf-8"), (
-        f"{path.name} differs from the rendering: if the change is intended run `make golden` and review the diff"
-    )
+    check_golden(golden_path(scenario, fmt), rendered, update_golden)
 
 
 def test_rendering_is_deterministic() -> None:
@@ -276,3 +274,40 @@ def test_comment_merges_warnings_with_the_same_action() -> None:
     # the summary keeps every warning, below the action they share
     assert summary.count("- **do:** quiet it — for these 10:") == 1 and "→ **do:**" not in summary
     assert len([line for line in summary.splitlines() if line.startswith("  - `")]) == 10
+
+
+def test_update_golden_rewrites_a_stale_golden_file_and_the_check_then_passes(tmp_path: Path) -> None:
+    path = tmp_path / "golden" / "x.comment.md"
+    with pytest.raises(AssertionError, match="is missing: run `make golden`"):
+        check_golden(path, "new\n", update=False)
+    path.parent.mkdir()
+    path.write_text("old\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match=r"pytest --update-golden"):
+        check_golden(path, "new\n", update=False)
+    check_golden(path, "new\n", update=True)
+    assert path.read_text(encoding="utf-8") == "new\n"
+    check_golden(path, "new\n", update=False)
+
+
+def test_pytest_accepts_the_update_golden_option() -> None:
+    """`make golden` runs the golden tests with --update-golden (tests/conftest.py)."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "--update-golden",
+            "-k",
+            "test_golden",
+            __file__,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "test_golden[" in proc.stdout

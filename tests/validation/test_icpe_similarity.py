@@ -2,7 +2,7 @@
 
 index.csv carries *steady-state* labels, not run-similarity labels (no public ground truth
 exists for the heuristic), so these tests check the heuristic's own properties on real data;
-scripts/report_icpe_similarity.py prints its verdicts next to the labels for the README.
+eval/report_icpe_similarity.py prints its verdicts next to the labels for the README.
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def test_steady_state_benchmark_has_no_odd_fork() -> None:
 def test_report_script_prints_all_five_next_to_labels() -> None:
     require_shared_data("icpe_jmh")
     out = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "report_icpe_similarity.py")],
+        [sys.executable, "-m", "eval.report_icpe_similarity"],
+        cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         check=True,

@@ -1,27 +1,24 @@
 """The default verdict rule meets the issue's targets on the real µOpTime Go data.
 
 A/A false positives ≤ 1 % of benchmarks and a 5 % slowdown detected in ≥ 90 % of benchmarks
-(split and injection exactly as scripts/eval_verdicts.py documents; data read from ../shared/data).
+(split and injection exactly as eval/eval_verdicts.py documents; data read from the reference data
+folder, eval/reference_data.py).
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from gate.analysis.compare import Settings
-from tests.conftest import REPO_ROOT, require_shared_data
+from tests.conftest import require_shared_data
 
 
 def _eval_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("eval_verdicts", REPO_ROOT / "scripts" / "eval_verdicts.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("eval.eval_verdicts")
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ interpreter, a JVM and its fork, the Node.js runtime), the framework's own set-u
 analysis, and writing and reading its output. The time the framework is told to spend measuring
 is printed beside it (``measuring``), so ``fixed ≈ median - measuring``. The trials run through
 the driver's real :class:`~gate.driver.SubprocessRunner` without the sandbox (bubblewrap adds its
-set-up, measured by ``scripts/bench_driver.py``). Each project is built once, before timing,
+set-up, measured by ``benchmarks/bench_driver.py``). Each project is built once, before timing,
 in a temporary directory; Maven, npm and cargo use the tests' caches
 (``tests/integration/toolchains.py``), so a second run is offline and quick.
 
-    .venv/bin/python scripts/bench_trial_cost.py --reps 5
-    .venv/bin/python scripts/bench_trial_cost.py --only jmh,criterion
+    .venv/bin/python -m benchmarks.bench_trial_cost --reps 5
+    .venv/bin/python -m benchmarks.bench_trial_cost --only jmh,criterion
 
 A framework whose toolchain is missing is reported as such, not timed.
 """
@@ -32,13 +32,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from gate.adapters.base import BenchmarkSpec, TrialRequest, VersionContext  # noqa: E402
-from gate.adapters.registry import get_adapter  # noqa: E402
-from gate.driver import SubprocessRunner  # noqa: E402
-from tests.integration.toolchains import cache_root, cargo, maven_repo, npm_cache  # noqa: E402
+from gate.adapters.base import BenchmarkSpec, TrialRequest, VersionContext
+from gate.adapters.registry import get_adapter
+from gate.driver import SubprocessRunner
+from tests.integration.toolchains import cache_root, cargo, maven_repo, npm_cache
 
 Setup = Callable[
     [Path], tuple[str, dict[str, Any], str, float]

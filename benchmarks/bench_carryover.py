@@ -1,7 +1,7 @@
 """Time the carry-over analysis on a synthetic log: 1,000 benchmarks × 30 random-order suite runs
 (30,000 trials), each suite run a fresh permutation, as `analyze` receives it.
 
-    .venv/bin/python scripts/bench_carryover.py [--benchmarks 1000] [--runs 30]
+    .venv/bin/python -m benchmarks.bench_carryover [--benchmarks 1000] [--runs 30]
 """
 
 from __future__ import annotations

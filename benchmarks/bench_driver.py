@@ -18,7 +18,7 @@ one run. Target for driver/plain: <= 1.10 over 1,000 trials. The median ``value 
 side logged shows what the benchmark's own measurement sees: the sandbox is set up before the
 timed part starts.
 
-    .venv/bin/python scripts/bench_driver.py --trials 1000
+    .venv/bin/python -m benchmarks.bench_driver --trials 1000
 """
 
 from __future__ import annotations
@@ -28,12 +28,9 @@ import csv
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gate import sandbox
 from gate.adapters.base import BenchmarkSpec, ProcessResult, VersionContext

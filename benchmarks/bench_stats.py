@@ -1,4 +1,4 @@
-"""Speed of the comparison core against scipy.stats.bootstrap doing the same work (issue 3 item 7).
+"""Speed of the comparison core against scipy.stats.bootstrap doing the same work.
 
 Work: B benchmarks × 2 versions × N samples, R resamples, 99 % percentile CIs of the median per
 version and of the relative change (head/base − 1). The gate does it with
@@ -8,20 +8,16 @@ two-sample ratio), vectorised over resamples; scipy is timed on ``--scipy-sample
 scaled linearly (its cost is per benchmark), so the run stays short. Both are timed in the same
 process, one after the other: the machine is shared, so read the *ratio*.
 
-    .venv/bin/python scripts/bench_stats.py [--benchmarks 1000] [--samples 75] [--resamples 10000]
+    .venv/bin/python -m benchmarks.bench_stats [--benchmarks 1000] [--samples 75] [--resamples 10000]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from scipy import stats
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gate.analysis.compare import Sample, Settings, compare_many
 

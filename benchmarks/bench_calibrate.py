@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of the µOpTime calibration: cost-ordered early-stopping search vs exhaustive search.
 
-Runs both on every project-version of ../shared/data/uoptime_go (instance 1) for every metric,
+Runs both on every project-version of ``uoptime_go`` in the reference data folder (``$ORDERTRAP_REFERENCE_DATA``, default ``../shared/data``; eval/reference_data.py) (instance 1) for every metric,
 in ONE process, checks that they choose identical configurations with identical metric values,
 and prints both times and their ratio.
 
@@ -11,22 +11,20 @@ within the configuration from the benchmark's table, computes the metric, and on
 filters the stable ones and picks the cheapest. It shares only the metric kernels and the seeded
 bootstrap plan with the product, which is what makes identical results possible.
 
-    .venv/bin/python scripts/bench_calibrate.py [--data ../shared/data/uoptime_go] [--metrics cv,rmad,...]
+    .venv/bin/python -m benchmarks.bench_calibrate [--data DIR] [--metrics cv,rmad,...]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from eval.reference_data import reference_data, require
 from gate.calibrate import (
     MIN_VALUES,
     build_dataset,
@@ -38,7 +36,6 @@ from gate.calibrate import (
     select,
 )
 from gate.stats.stability import METRICS, BootstrapPlan, metric_batch
-from scripts.reference_data import require
 
 LEVELS = ("suite_run", "iteration", "second")
 
@@ -94,8 +91,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    here = Path(__file__).resolve().parent.parent
-    parser.add_argument("--data", default=str(here.parent / "shared" / "data" / "uoptime_go"))
+    parser.add_argument("--data", default=str(reference_data("uoptime_go")))
     parser.add_argument("--metrics", default=",".join(METRICS))
     parser.add_argument("--threshold", type=float, default=0.01)
     parser.add_argument("--seed", type=int, default=1)

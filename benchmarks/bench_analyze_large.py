@@ -4,8 +4,8 @@ values in the minimal columns (benchmark, version, value), --resamples 1000, JSO
 Prints the wall time and the CPU time of the analyze process (it runs as a subprocess, so its CPU
 time is read from the children's rusage and does not depend on other jobs on the machine).
 
-    .venv/bin/python scripts/bench_analyze_large.py             # 100,000 benchmarks
-    .venv/bin/python scripts/bench_analyze_large.py --benchmarks 10000
+    .venv/bin/python -m benchmarks.bench_analyze_large             # 100,000 benchmarks
+    .venv/bin/python -m benchmarks.bench_analyze_large --benchmarks 10000
 """
 
 from __future__ import annotations

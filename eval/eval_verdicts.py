@@ -1,6 +1,6 @@
 """A/A false-positive and injected-slowdown detection rates of the verdict rule, per scheme.
 
-Data: the µOpTime Go data (../shared/data/uoptime_go/<project>/measurements.csv; read in place,
+Data: the µOpTime Go data (``uoptime_go/<project>/measurements.csv`` in the reference data folder (``$ORDERTRAP_REFERENCE_DATA``, default ``../shared/data``; eval/reference_data.py); read in place,
 never copied). Every (project, version, instance, benchmark) with the full configuration
 (3 suite runs × 5 iterations × 5 one-second measurements) is one unit.
 
@@ -14,27 +14,23 @@ split with head's values multiplied by 1.03 / 1.05 / 1.10 (a slowdown, lower is 
 Schemes: bootstrap flat | two-level (trials, then measurements) × pairing independent (disjoint
 CIs) | suite-run (shared suite-run draws; CI of the change excludes 0).
 
-    .venv/bin/python scripts/eval_verdicts.py [--resamples 10000] [--instances 1,2,3]
+    .venv/bin/python -m eval.eval_verdicts [--resamples 10000] [--instances 1,2,3]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from eval.reference_data import reference_data, require
+from gate.analysis.compare import Sample, Settings, compare_many
+from gate.model import Verdict
 
-from gate.analysis.compare import Sample, Settings, compare_many  # noqa: E402
-from gate.model import Verdict  # noqa: E402
-from scripts.reference_data import require  # noqa: E402
-
-DATA = REPO.parent / "shared" / "data" / "uoptime_go"
+DATA = reference_data("uoptime_go")
 PROJECTS = ("prometheus-common", "toml")
 SLOWDOWNS = (0.0, 3.0, 5.0, 10.0)
 SCHEMES = (

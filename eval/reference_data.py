@@ -1,18 +1,29 @@
-"""Where the reference data behind the documentation's tables comes from, and a loud stop when it
-is absent.
+"""Where the reference data behind the documentation's tables is, where it comes from, and a loud
+stop when it is absent.
 
-The data is third-party and carries no licence, so the repository holds none of it: the scripts
-read it in place from ``../shared/data/<folder>`` beside the repository
-(README "Reproducing the validation tables"). A script whose data is missing exits with status 2 and says where to get
-it; it never prints an empty table with status 0.
+The data is third-party and carries no licence, so the repository holds none of it: it is read in
+place from one folder, ``$ORDERTRAP_REFERENCE_DATA`` when that is set, else ``../shared/data``
+beside the repository (README "Reproducing the validation tables"). The evaluation scripts, the
+benchmarks of the gate and the tests (``tests/conftest.py``) all find it through
+:func:`reference_data`. A script whose data is missing exits with status 2 and says where to get it;
+it never prints an empty table with status 0.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+ENV = "ORDERTRAP_REFERENCE_DATA"
+DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+def reference_data(*parts: str) -> Path:
+    """The reference data folder (``$ORDERTRAP_REFERENCE_DATA`` or ``../shared/data``), joined with ``parts``."""
+    root = os.environ.get(ENV)
+    return (Path(root) if root else DEFAULT).joinpath(*parts)
+
 
 # folder -> (public source, files and layout the scripts read)
 SOURCES: dict[str, tuple[str, str]] = {
@@ -42,7 +53,8 @@ def missing_message(path: Path, folder: str) -> str:
         f"error: reference data {path} is missing.\n"
         f"  It is a copy, values unchanged, of {source}; expected layout: {layout}.\n"
         f"  It is not in this repository (no licence). fix: place the folder at "
-        f"{SHARED_DATA / folder} (beside the repository) or pass its path"
+        f"{reference_data(folder)} (set {ENV} to the folder holding it; default ../shared/data "
+        f"beside the repository) or pass its path"
     )
 
 

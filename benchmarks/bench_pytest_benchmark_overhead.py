@@ -12,7 +12,7 @@ of each variant and the ratio:
 * adapter: the exact argv and environment the pytest-benchmark adapter uses
 * adapter, plugin_autoload=false: the same, loading no third-party pytest plugins but pytest-benchmark
 
-    .venv/bin/python scripts/bench_pytest_benchmark_overhead.py [--trials 10] [--python PY]
+    .venv/bin/python -m benchmarks.bench_pytest_benchmark_overhead [--trials 10] [--python PY]
 """
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialRequest, VersionContext
 from gate.adapters.pytest_benchmark import PytestBenchmarkAdapter

@@ -1,6 +1,6 @@
 """Speed of the reports: render an analysis of N benchmarks (default 5,000) into all three formats.
 
-    .venv/bin/python scripts/bench_render.py [--benchmarks 5000] [--repeat 3]
+    .venv/bin/python -m benchmarks.bench_render [--benchmarks 5000] [--repeat 3]
 
 Prints the best wall (and CPU) time of ``repeat`` runs of comment + summary + HTML (the figure in the
 README). The analysis is built first (tests/fakes/analyses.large) and not timed; the first run
@@ -12,11 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main() -> int:

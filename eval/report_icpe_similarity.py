@@ -1,6 +1,7 @@
-"""What the ICPE'23 run-similarity heuristic says about the 5 JMH series in ../shared/data/icpe_jmh.
+"""What the ICPE'23 run-similarity heuristic says about the 5 JMH series of ``icpe_jmh`` in
+the reference data folder (``$ORDERTRAP_REFERENCE_DATA``, default ``../shared/data``; eval/reference_data.py).
 
-Usage: .venv/bin/python scripts/report_icpe_similarity.py [DATA_DIR]
+Usage: .venv/bin/python -m eval.report_icpe_similarity [DATA_DIR]
 
 For each benchmark (10 forks × 3,000 iterations) it prints Algorithm 1's verdict with the
 five averaged measures, the number of dissimilar fork pairs, and the forks flagged as unlike
@@ -19,13 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from eval.reference_data import reference_data, require
+from gate.stats.similarity import MEASURE_NAMES, THETA, run_heuristic
 
-from gate.stats.similarity import MEASURE_NAMES, THETA, run_heuristic  # noqa: E402
-from scripts.reference_data import require  # noqa: E402
-
-DEFAULT = REPO.parent / "shared" / "data" / "icpe_jmh"
+DEFAULT = reference_data("icpe_jmh")
 
 
 def main(argv: list[str]) -> int:

@@ -6,26 +6,21 @@ regression is a detection. One row per (distribution, CV, values per version); e
 ``--benchmarks`` benchmarks with the gate's default settings (median, 99 % percentile bootstrap,
 3 % threshold) through the same code path as `analyze` (``compare_many``).
 
-Why: an audit found that with 3 values per version the percentile bootstrap's "99 %" CI is about
+Why: with 3 values per version the percentile bootstrap's "99 %" CI is about
 the range of the values, so two samples of one distribution have disjoint intervals 10 % of the
 time (2·3!·3!/6!) and the 3 % threshold alone stood between noise and a verdict.
 
-    .venv/bin/python scripts/eval_small_samples.py [--benchmarks 2000] [--resamples 2000]
+    .venv/bin/python -m eval.eval_small_samples [--benchmarks 2000] [--resamples 2000]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from gate.analysis.compare import Sample, Settings, compare_many  # noqa: E402
-from gate.model import Verdict  # noqa: E402
+from gate.analysis.compare import Sample, Settings, compare_many
+from gate.model import Verdict
 
 CVS = (0.01, 0.03, 0.05)
 SIZES = (3, 4, 5, 8, 15)

@@ -1,0 +1,1 @@
+"""Speed benchmarks of the gate itself (README "Speed of the gate itself")."""
