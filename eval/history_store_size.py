@@ -6,7 +6,7 @@ current commit, with the paired step), commits each night to a git repository, a
 bytes per night, the files' size after a year, and the size of the git repository after
 ``git gc`` (``--aggressive`` needed over 3 GB of memory here). Values: medians between 1e3 and 1e6 ns with 0.5 % CIs, 40-character SHAs.
 
-    python eval/history_store_size.py --nights 365 --benchmarks 500 --dir /tmp/history-size
+    .venv/bin/python -m eval.history_store_size --nights 365 --benchmarks 500 --dir /tmp/history-size
 """
 
 from __future__ import annotations
