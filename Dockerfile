@@ -42,5 +42,9 @@ RUN pip install --no-deps --no-build-isolation /src \
 # repository's (or a PR's) files, and `python -m` puts the working directory first on sys.path:
 # -I (isolated mode) leaves it out, so a top-level gate/ there is never imported in place of
 # the installed gate. -I also ignores PYTHON* variables, hence -u and -B for the two set above.
+# The image is the CLI `ordertrap-gate`; CMD makes `action` its default subcommand. action.yml
+# sets no `runs.args`, so GitHub runs the action (`args` would replace CMD: docs.github.com,
+# "Metadata syntax for GitHub Actions", runs.args); `docker run IMAGE analyze ...` runs a verb.
 WORKDIR /github/workspace
-ENTRYPOINT ["/opt/ordertrap/bin/python", "-I", "-u", "-B", "-m", "gate.github.entrypoint"]
+ENTRYPOINT ["/opt/ordertrap/bin/python", "-I", "-u", "-B", "-m", "gate"]
+CMD ["action"]

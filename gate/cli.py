@@ -62,6 +62,32 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "gate.commands.history",
         "keep nightly results on a history branch: add, import, change points (Apache Otava), trend page, issue",
     ),
+    # the steps the GitHub actions and example workflows run (action.yml, guard/, run/, examples/)
+    (
+        "action",
+        "gate.commands.action",
+        "the Docker action (action.yml): analyze the trial logs, write the HTML report, publish; inputs from INPUT_*",
+    ),
+    (
+        "fork-guard",
+        "gate.commands.fork_guard",
+        "decide whether a pull request's code may run on the self-hosted runner (exit 0 go, 1 refused)",
+    ),
+    (
+        "pr-info",
+        "gate.commands.pr_info",
+        "write the pull request's number, head and base SHAs from the event to PATH (read by a workflow_run publisher)",
+    ),
+    (
+        "check-credentials",
+        "gate.commands.check_credentials",
+        "exit 3 if the repository's git config stores a token the benchmarks could read (checkout's persist-credentials)",
+    ),
+    (
+        "calibration-diff",
+        "gate.commands.calibration_diff",
+        "Markdown of what changed between two calibration files (the nightly recalibration PR's body)",
+    ),
 )
 
 EXIT_INTERRUPTED = 130

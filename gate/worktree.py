@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from gate.errors import RunError
@@ -108,20 +107,6 @@ def persisted_auth_headers(repo: Path) -> list[tuple[str, Path]]:
     return found
 
 
-def credential_check_main(argv: list[str] | None = None) -> int:
-    """``python -m gate.worktree [REPO]``: exit 3 and say where if a token is persisted (the run
-    action's check before it starts the gate; 1 would be a crash); the value is never printed."""
-    args = sys.argv[1:] if argv is None else argv
-    try:
-        found = persisted_auth_headers(Path(args[0] if args else "."))
-    except RunError as exc:
-        print(f"ordertrap-gate token check: error: {exc}", file=sys.stderr)
-        return 2
-    for key, config_file in found:
-        print(f"{key} in {config_file}", file=sys.stderr)
-    return 3 if found else 0
-
-
 def toplevel(start: Path) -> Path:
     proc = _git(start, "rev-parse", "--show-toplevel")
     if proc.returncode != 0:
@@ -193,7 +178,3 @@ def remove(repo: Path, path: Path) -> None:
 
         shutil.rmtree(path, ignore_errors=True)
     _git(repo, "worktree", "prune")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(credential_check_main())

@@ -1,16 +1,16 @@
 """What changed between two calibration files, as Markdown for the nightly recalibration PR.
 
-``python -m gate.github.calibration_diff OLD.json NEW.json`` (OLD may be missing: the first
+``ordertrap-gate calibration-diff OLD.json NEW.json`` (OLD may be missing: the first
 calibration). Used by examples/workflows/perf-nightly.yml as the pull request's body.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 from gate import jsontext
+from gate.errors import InputError
 from gate.github.workflow_commands import escape_data
 
 MAX_ROWS = 200
@@ -91,22 +91,12 @@ def diff_markdown(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print("usage: python -m gate.github.calibration_diff OLD.json NEW.json", file=sys.stderr)
-        return 2
-    new = _load(Path(args[1]))
-    if new is None:
-        print(
-            f"calibration_diff: error: {escape_data(args[1])} is not a calibration file\n"
-            "  fix: run `ordertrap-gate calibrate ... --out` first",
-            file=sys.stderr,
+def calibration_diff(old: Path, new: Path) -> str:
+    """The Markdown for ``ordertrap-gate calibration-diff OLD NEW``; OLD may be missing."""
+    current = _load(new)
+    if current is None:
+        raise InputError(
+            f"{escape_data(str(new))} is not a calibration file",
+            fix="run `ordertrap-gate calibrate TRIALS.csv --out NEW.json` first and pass the file it writes",
         )
-        return 2
-    sys.stdout.write(diff_markdown(_load(Path(args[0])), new))
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    return diff_markdown(_load(old), current)

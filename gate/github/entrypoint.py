@@ -1,4 +1,4 @@
-"""Entrypoint of the root Docker action: ``python -I -m gate.github.entrypoint`` (Dockerfile).
+"""The root Docker action, ``ordertrap-gate action`` (the image runs ``python -I -m gate action``).
 
 GitHub runs the image with the workspace mounted at ``/github/workspace`` (also the working
 directory) and the inputs in ``INPUT_*`` as mapped in ``action.yml``'s ``runs.env``. This maps
@@ -219,15 +219,3 @@ def _main(settings: ActionSettings) -> int:
         return exc.exit_code
     assert result.outcome is not None
     return result.outcome.exit_code
-
-
-def dispatch(argv: list[str]) -> int:
-    """The image's ENTRYPOINT runs this module. GitHub runs it without arguments (action.yml sets
-    no ``runs.args``; tests/unit/test_entrypoint_dispatch.py keeps it so): the action. With
-    arguments, ``docker run IMAGE --help`` or ``docker run IMAGE analyze …``, it is the CLI
-    ``ordertrap-gate`` itself, still under the ENTRYPOINT's ``python -I``."""
-    return cli.main(argv) if argv else main()
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(dispatch(sys.argv[1:]))

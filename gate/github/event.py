@@ -96,13 +96,13 @@ def _pr_event(name: str, payload: dict[str, Any], repository: str) -> EventInfo:
 def read_pr_info(path: Path) -> dict[str, Any]:
     """The PR info file, each field of the type :func:`pr_info_from_payload` writes (it comes from
     the PR's own run: any other shape is refused with a clear error, never a traceback)."""
-    fix = "re-run the first workflow; it writes the file with `python -m gate.github.event write-pr-info`"
+    fix = "re-run the first workflow; it writes the file with `ordertrap-gate pr-info PATH`"
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InputError(
             f"the PR info file {path} does not exist",
-            fix=f"the first workflow must write it with `python -m gate.github.event write-pr-info {PR_INFO_NAME}` "
+            fix=f"the first workflow must write it with `ordertrap-gate pr-info {PR_INFO_NAME}` "
             "and upload it with the trial logs; download that artifact before this step",
         ) from exc
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -224,26 +224,3 @@ def write_pr_info(settings: ActionSettings, path: Path) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     return info
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m gate.github.event write-pr-info PATH``, used by the first workflow."""
-    import sys
-
-    from gate.github.context import from_env
-
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] != "write-pr-info":
-        print("usage: python -m gate.github.event write-pr-info PATH", file=sys.stderr)
-        return 2
-    try:
-        info = write_pr_info(from_env(), Path(args[1]))
-    except (InputError, ConfigError) as exc:
-        print(f"write-pr-info: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    print(f"wrote {args[1]}: PR #{info['pr_number']} head {info['head_sha']}")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """Refuse to run a fork PR's code on the benchmark runner unless a maintainer opted in.
 
-``python -I -m gate.github.fork_guard`` (exit 0 = go, 1 = refused, 2 = could not decide). It
+``ordertrap-gate fork-guard`` (exit 0 = go, 1 = refused, 2 = could not decide). It
 runs twice in the example workflows:
 
 1. in ``guard/action.yml``, the only step of a ``guard`` job on a GitHub-hosted runner without a
@@ -41,14 +41,13 @@ Actions → Fork pull request workflows) must be on; README "Fork PRs" says so.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from github import Github, GithubException
 
-from gate.errors import GateError, GitHubError
+from gate.errors import GitHubError
 from gate.github.client import make_client
 from gate.github.context import from_env
 from gate.github.event import PR_EVENTS, load_payload
@@ -132,48 +131,32 @@ def reviewed_head(event_name: str, payload: Mapping[str, Any], sha: str) -> str:
     return sha
 
 
-def main(environ: Mapping[str, str] | None = None) -> int:
-    import os
-
-    from gate.github import workflow_commands
-
-    env = os.environ if environ is None else environ
-    with workflow_commands.inert_output(env):  # the reason quotes labels and logins
-        return _main(env)
-
-
-def _main(env: Mapping[str, str]) -> int:
+def guard(env: Mapping[str, str]) -> int:
+    """``ordertrap-gate fork-guard``: write the outputs and return 0 (go) or 1 (refused); a
+    :class:`GateError` (bad input, API failure) means the guard could not decide."""
     from gate.github import outputs, workflow_commands
 
-    try:
-        settings = from_env(env)
-        payload = load_payload(settings)
-        client = make_client(settings) if settings.token and settings.repository else None
-        verdict = check(
-            settings.event_name,
-            payload,
-            settings.repository,
-            allow_input=env.get("INPUT_ALLOW_FORK_PRS", "false").strip().lower() == "true",
-            label=env.get("INPUT_FORK_LABEL") or DEFAULT_FORK_LABEL,
-            client=client,
-        )
-        outputs.write_outputs(
-            settings.output_path,
-            {
-                "allowed": "true" if verdict.allowed else "false",
-                "head_sha": reviewed_head(settings.event_name, payload, settings.sha),
-                "reason": verdict.reason,
-            },
-        )
-    except GateError as exc:
-        print(f"ordertrap-gate fork guard: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+    settings = from_env(env)
+    payload = load_payload(settings)
+    client = make_client(settings) if settings.token and settings.repository else None
+    verdict = check(
+        settings.event_name,
+        payload,
+        settings.repository,
+        allow_input=env.get("INPUT_ALLOW_FORK_PRS", "false").strip().lower() == "true",
+        label=env.get("INPUT_FORK_LABEL") or DEFAULT_FORK_LABEL,
+        client=client,
+    )
+    outputs.write_outputs(
+        settings.output_path,
+        {
+            "allowed": "true" if verdict.allowed else "false",
+            "head_sha": reviewed_head(settings.event_name, payload, settings.sha),
+            "reason": verdict.reason,
+        },
+    )
     if verdict.allowed:
-        print(f"ordertrap-gate fork guard: allowed: {verdict.reason}")
+        print(f"ordertrap-gate fork-guard: allowed: {verdict.reason}")
         return 0
     workflow_commands.emit("error", verdict.reason, {"title": "fork PR not benchmarked"})
     return 1
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -311,7 +311,7 @@ def run_action_steps(path: Path, tmp_path: Path, shas: dict[str, str]) -> dict[s
     ok("fork-check", {"INPUT_GITHUB_TOKEN": "ghs_secret", "INPUT_ALLOW_FORK_PRS": "false",
                       "INPUT_FORK_LABEL": "ordertrap-run-fork"})  # fmt: skip
     assert (
-        "ordertrap-gate fork guard: allowed: the PR's branch lives in this repository" in logs["fork-check"]
+        "ordertrap-gate fork-guard: allowed: the PR's branch lives in this repository" in logs["fork-check"]
     )
     revisions = ok(
         "revisions", {"INPUT_HEAD": shas["head"], "PR_BASE_SHA": shas["base"], "PR_HEAD_SHA": shas["head"]}

@@ -146,7 +146,7 @@ def test_a_csv_the_parser_rejects_still_publishes_status_error(job, fake, monkey
     log.write_text(rows + "\n" + last.replace("runner-1", "runner\r-1"))
     env = {**os.environ, "GITHUB_ACTIONS": "true", "INPUT_GITHUB_TOKEN": ACTIONS_TOKEN}
     result = subprocess.run(
-        [sys.executable, "-m", "gate.github.entrypoint"],
+        [sys.executable, "-I", "-m", "gate", "action"],
         cwd=ws,
         env=env,
         capture_output=True,

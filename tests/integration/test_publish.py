@@ -482,10 +482,8 @@ def test_workflow_run_of_a_push_sets_only_a_status(job, fake):
 
 
 def test_write_pr_info_roundtrip(job, fake, tmp_path):
-    from gate.github.event import main as event_main
-
     job.pull_request()
-    assert event_main(["write-pr-info", str(tmp_path / "art" / "ordertrap-pr.json")]) == 0
+    assert main(["pr-info", str(tmp_path / "art" / "ordertrap-pr.json")]) == 0
     info = json.loads((tmp_path / "art" / "ordertrap-pr.json").read_text())
     assert info == {
         "schema_version": 1,

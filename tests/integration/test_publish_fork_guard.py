@@ -4,14 +4,15 @@ against the fake GitHub server through the real PyGithub client."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
+from gate.cli import main
 from gate.errors import ConfigError
-from gate.github import fork_guard
 from gate.github.calibration_diff import diff_markdown
-from gate.github.calibration_diff import main as diff_main
 from gate.github.context import from_env
 from gate.github.entrypoint import analyze_args, expand_trials
 from tests.fakes import analyses
@@ -40,7 +41,8 @@ def guard(
         "INPUT_GITHUB_TOKEN": ACTIONS_TOKEN,
         **{f"INPUT_{k.upper()}": v for k, v in inputs.items()},
     }
-    return fork_guard.main(env)
+    with mock.patch.dict(os.environ, env, clear=True):  # the step's environment, nothing else
+        return main(["fork-guard"])
 
 
 def fork_payload(fake: FakeGitHub, **extra) -> dict:
@@ -152,6 +154,6 @@ def test_calibration_diff_lists_changed_benchmarks(tmp_path, capsys):
     assert f"| {name} |" in text and "3 × 5 × 5" in text
     assert diff_markdown(old, old).count("No benchmark changed") == 1
     (tmp_path / "new.json").write_text(json.dumps(new))
-    assert diff_main([str(tmp_path / "missing.json"), str(tmp_path / "new.json")]) == 0
+    assert main(["calibration-diff", str(tmp_path / "missing.json"), str(tmp_path / "new.json")]) == 0
     assert "First calibration" in capsys.readouterr().out
-    assert diff_main([str(tmp_path / "old.json"), str(tmp_path / "missing.json")]) == 2
+    assert main(["calibration-diff", str(tmp_path / "old.json"), str(tmp_path / "missing.json")]) == 2

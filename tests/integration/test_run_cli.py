@@ -526,21 +526,19 @@ def test_every_reachable_header_is_found(tmp_path, layout):
 def test_the_check_reads_per_worktree_config_and_names_what_it_cannot_read(tmp_path):
     """Third audit: config.worktree (extensions.worktreeConfig) was not read; a broken include, a
     directory that is no repository and a missing git passed silently or with a traceback."""
-    from gate.worktree import credential_check_main
-
     repo = make_repo(tmp_path, config(s=1, i=1))
     git(repo, "config", "extensions.worktreeConfig", "true")
     git(repo, "config", "--worktree", "http.extraheader", "AUTHORIZATION: basic c2VjcmV0")
-    assert credential_check_main([str(repo)]) == 3
+    assert main(["check-credentials", str(repo)]) == 3
     git(repo, "config", "--worktree", "--unset", "http.extraheader")
-    assert credential_check_main([str(repo)]) == 0
+    assert main(["check-credentials", str(repo)]) == 0
     broken = tmp_path / "broken.config"
     broken.write_text("[bad\n")
     git(repo, "config", "--local", "include.path", str(broken))
-    assert credential_check_main([str(repo)]) == 2
-    assert credential_check_main([str(tmp_path / "nowhere")]) == 2
+    assert main(["check-credentials", str(repo)]) == 2
+    assert main(["check-credentials", str(tmp_path / "nowhere")]) == 2
     proc = subprocess.run(
-        [sys.executable, "-m", "gate.worktree", str(repo)],
+        [sys.executable, "-I", "-m", "gate", "check-credentials", str(repo)],
         env={"PATH": "/nonexistent"}, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "git is not installed" in proc.stderr
