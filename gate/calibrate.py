@@ -54,6 +54,7 @@ from gate.stats.stability import (
     bootstrap_t_mean_ci_batch,
     metric_batch,
 )
+from gate.warning_codes import WarningCode
 
 DEFAULT_THRESHOLD = 0.01  # µOpTime §3.1: t_s = 0.01
 MIN_REPETITIONS = 3  # µOpTime §3.1 Algorithm 1 line 8: at least 3 repetitions (suite_runs·iterations)
@@ -135,7 +136,9 @@ def read_tables(paths: Sequence[str | Path]) -> pd.DataFrame:
         cut = cut_off_last_line(path) if path.is_file() else None
         if cut is not None:
             # a row cut by a kill is not data: its last field (config, value, …) is truncated
-            warnings.append(warning("cut-off-row", f"{cut.describe(path)}, left out", cut.fix(path)))
+            warnings.append(
+                warning(WarningCode.CUT_OFF_ROW, f"{cut.describe(path)}, left out", cut.fix(path))
+            )
         try:
             frame = read_csv_without_cut_line(path, cut, dtype={"version": str, "instance": str})
         except FileNotFoundError:
@@ -181,7 +184,7 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
             if n_other:
                 warnings.append(
                     warning(
-                        "calibrated-rows-ignored",
+                        WarningCode.CALIBRATED_ROWS_IGNORED,
                         f"{n_other} rows ran with a calibrated configuration and are ignored",
                         "calibrate from full-configuration runs only (run without --calibration)",
                     )
@@ -199,7 +202,7 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
                 # (ATC'23 §3): its values must not decide how little a PR may measure.
                 warnings.append(
                     warning(
-                        "fixed-order-rows-ignored",
+                        WarningCode.FIXED_ORDER_ROWS_IGNORED,
                         f"{int(fixed.sum())} rows ran in OrderSage's fixed order (run --order-check) and are ignored",
                         "calibrate from an ordinary full-configuration run (run without --order-check); "
                         "use order-check on this log instead",
@@ -214,7 +217,7 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
         if n_bad:
             warnings.append(
                 warning(
-                    "failed-trials",
+                    WarningCode.FAILED_TRIALS,
                     f"{n_bad} rows are failed trials (status other than ok) and are ignored",
                     "look at their `reason` column; a benchmark with gaps is calibrated on what remains",
                 )
@@ -368,7 +371,7 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
         if n_obs < math.prod(full):
             warnings.append(
                 warning(
-                    "gaps",
+                    WarningCode.GAPS,
                     f"{name} has {n_obs} of {math.prod(full)} measurements; configurations are judged "
                     "on the values they contain",
                     "rerun the full configuration if the gaps come from failed trials",
@@ -380,14 +383,14 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
             skipped[name] = f"{what}; {_failure_fix(what)}"
     for name, reason in skipped.items():
         warnings.append(
-            warning("not-calibrated", f"{name}: {reason.split(';')[0]}", reason.split("; ", 1)[-1])
+            warning(WarningCode.NOT_CALIBRATED, f"{name}: {reason.split(';')[0]}", reason.split("; ", 1)[-1])
         )
     cost_unit = "s" if table.has_duration else "measurements"
     if table.has_duration and any(s.mean_duration is None for s in series.values()):
         cost_unit = "measurements"
         warnings.append(
             warning(
-                "no-durations",
+                WarningCode.NO_DURATIONS,
                 "some benchmarks have no recorded durations; costs are counted in measurements",
                 "make sure every trial records elapsed_s",
             )
@@ -396,7 +399,7 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
         shown = ", ".join(f"{n} ({k})" for n, k in list(gapped.items())[:10])
         warnings.append(
             warning(
-                "bad-values-as-gaps",
+                WarningCode.BAD_VALUES_AS_GAPS,
                 f"empty, non-numeric or non-positive values were treated as gaps: {shown}",
                 "check --value names a positive time or throughput column, or rerun those trials",
             )
@@ -758,11 +761,11 @@ def calibrate(
     if plan is None and metric not in ("cv", "rmad"):
         plan = make_plan(dataset.full, seed, resamples)
     if math.prod(dataset.full) < min_values and not any(
-        w["code"] == "full-too-small" for w in dataset.warnings
+        w["code"] == WarningCode.FULL_TOO_SMALL for w in dataset.warnings
     ):
         dataset.warnings.append(
             warning(
-                "full-too-small",
+                WarningCode.FULL_TOO_SMALL,
                 f"the full configuration ({'×'.join(map(str, dataset.full))}) gives only "
                 f"{math.prod(dataset.full)} values per version, fewer than {min_values}: no configuration, "
                 "not even the full one, lets a verdict call a change at 99 %",

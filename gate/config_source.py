@@ -38,6 +38,7 @@ from gate.calibration_file import Calibration, load_calibration
 from gate.errors import ConfigError, GateError, InputError, RunError
 from gate.model import LEVELS, warning
 from gate.settings import SUITE_KEYS, Config, load_config, parse_config
+from gate.warning_codes import WarningCode
 
 CHOICES: tuple[str, ...] = ("base", "head", "worktree")
 # Head's copies are untrusted input read only to be compared: a file this large is not read.
@@ -244,7 +245,7 @@ def read_inputs(
             if source.data is not None:
                 warnings.append(
                     warning(
-                        "config_chosen_by_head",
+                        WarningCode.CONFIG_CHOSEN_BY_HEAD,
                         f"base {base.revision} has no {source.path}: both versions were "
                         "measured with head's file, so this pull request chose what its own gate measures",
                         f"review {source.path} in this pull request; once it is merged, every later pull "
@@ -360,7 +361,11 @@ def change_warnings(
             continue  # only comments, formatting or fields that do not change what runs
         listed = "; ".join(changes)
         if pair.used == "base":
-            code = "head_config_change" if pair.what == "config" else "head_calibration_change"
+            code = (
+                WarningCode.HEAD_CONFIG_CHANGE
+                if pair.what == "config"
+                else WarningCode.HEAD_CALIBRATION_CHANGE
+            )
             message = f"head changes {pair.path} (this run used base's for both versions): {listed}"
             action = (
                 "nothing for this run; head's settings take effect once this pull request is merged: "
@@ -380,7 +385,7 @@ def change_warnings(
             )
             out.append(
                 warning(
-                    "config_chosen_by_head",
+                    WarningCode.CONFIG_CHOSEN_BY_HEAD,
                     message,
                     "for a pull-request gate run without --config-from: base's files are the default "
                     "(as in the action)",

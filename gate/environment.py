@@ -17,6 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from gate.warning_codes import WarningCode
+
 Warning_ = dict[str, str]
 
 SYS_CPU = "/sys/devices/system/cpu"
@@ -132,7 +134,7 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
     if governor not in ("unknown", "performance"):
         warnings.append(
             {
-                "code": "governor",
+                "code": WarningCode.GOVERNOR.value,
                 "message": f"CPU frequency governor is {governor!r}: the clock speed changes with load, "
                 "which adds noise and drifts between trials",
                 "action": "sudo cpupower frequency-set -g performance  (or: sudo python -m pyperf system tune)",
@@ -143,7 +145,7 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
         # clock. Nothing can be verified, which is worth saying rather than staying silent.
         warnings.append(
             {
-                "code": "cpufreq_unknown",
+                "code": WarningCode.CPUFREQ_UNKNOWN.value,
                 "message": "the CPU frequency governor and turbo state cannot be read (no cpufreq in /sys: "
                 "a VM or container?), so frequency scaling cannot be ruled out as a source of noise",
                 "action": "benchmark on a bare-metal runner with the governor set to performance and turbo off "
@@ -153,7 +155,7 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
     if env.get("turbo") is True:
         warnings.append(
             {
-                "code": "turbo",
+                "code": WarningCode.TURBO.value,
                 "message": "Turbo Boost is enabled: the frequency depends on temperature and on the other cores",
                 "action": "echo 1 | sudo tee /sys/devices/system/cpu/intel_pstate/no_turbo  "
                 "(AMD/acpi-cpufreq: echo 0 | sudo tee /sys/devices/system/cpu/cpufreq/boost)",
@@ -162,7 +164,7 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
     if env.get("smt") is True:
         warnings.append(
             {
-                "code": "smt",
+                "code": WarningCode.SMT.value,
                 "message": "Simultaneous multithreading (Hyper-Threading) is on: sibling threads share a core "
                 "and disturb each other",
                 "action": "echo off | sudo tee /sys/devices/system/cpu/smt/control  (or isolate one thread per core)",
@@ -174,7 +176,7 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
         # layout makes one lucky or unlucky layout part of every measurement.
         warnings.append(
             {
-                "code": "aslr",
+                "code": WarningCode.ASLR.value,
                 "message": f"address space layout randomization is {'off' if env['aslr'] == 0 else 'partial'}: "
                 "every trial gets the same memory layout, so a layout-dependent bias cannot average out",
                 "action": "echo 2 | sudo tee /proc/sys/kernel/randomize_va_space",
@@ -185,7 +187,7 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
     if load and load[0] > 0.5 * cores:
         warnings.append(
             {
-                "code": "load",
+                "code": WarningCode.LOAD.value,
                 "message": f"system load is {load[0]:.2f} on {cores} cores: other processes compete with the "
                 "benchmarks",
                 "action": "run on an idle (self-hosted, bare-metal) runner; stop other jobs on this machine",

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Final
 
+from gate.warning_codes import WarningCode
+
 # ---- schema versions -------------------------------------------------------------------------
 TRIAL_LOG_SCHEMA: Final = 1  # trials.csv + meta.json
 ANALYSIS_SCHEMA: Final = 1  # analysis.json
@@ -134,9 +136,14 @@ def fails_in_head_only(benchmark: Mapping[str, Any]) -> bool:
     )
 
 
-def warning(code: str, message: str, action: str) -> dict[str, str]:
-    """A warning as every stage reports it (docs/contracts.md): what happened, and what to do."""
-    return {"code": code, "message": message, "action": action}
+def warning(code: WarningCode, message: str, action: str) -> dict[str, str]:
+    """A warning as every stage reports it (docs/contracts.md): what happened, and what to do.
+    The code is a :class:`~gate.warning_codes.WarningCode`, stored as its plain string value."""
+    if not isinstance(code, WarningCode):
+        raise TypeError(
+            f"warning code {code!r} is not a WarningCode: add it to gate/warning_codes.py with its category"
+        )
+    return {"code": code.value, "message": message, "action": action}
 
 
 def utc_timestamp() -> str:

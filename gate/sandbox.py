@@ -64,6 +64,7 @@ from typing import Any
 import gate
 from gate import worktree
 from gate.errors import RunError
+from gate.warning_codes import WarningCode
 
 # Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, driver._Marks) says
 # "set up, starting the command now", a second one "the command has ended"; the command gets /dev/null as stdin, as
@@ -307,7 +308,7 @@ def decide(
         warning = None
         if on_github:
             warning = {
-                "code": "sandbox_off",
+                "code": WarningCode.SANDBOX_OFF.value,
                 "message": '[suite] sandbox = "off": builds and benchmarks can read the environment of the gate '
                 "and of the job's shell through /proc, and write to the gate's venv and the runner's files",
                 "action": 'remove sandbox = "off" unless only trusted code ever runs on this runner',
@@ -339,7 +340,7 @@ def decide(
             fix,
         )
     warning = {
-        "code": "no_sandbox",
+        "code": WarningCode.NO_SANDBOX.value,
         "message": f"builds and benchmarks run without a sandbox: {reason}; they can read this process's "
         "environment through /proc and write wherever this user can",
         "action": fix,

@@ -48,6 +48,7 @@ import pandas as pd
 from scipy import stats
 
 from gate.model import OrderType, TrialStatus
+from gate.warning_codes import WarningCode
 
 START = "(start of run)"
 OTHER = "(other)"
@@ -292,7 +293,7 @@ def _warnings_for(bench: str, entry: dict[str, Any], hb: bool | None) -> list[di
         where = "as the first benchmark of a run" if start else f"right after {e['predecessor']}"
         out.append(
             {
-                "code": "carryover",
+                "code": WarningCode.CARRYOVER.value,
                 "message": f"{bench} is {abs(e['effect_pct']):.1f}% {_direction(e['effect_pct'], hb)} {where} "
                 f"(Mann-Whitney, Holm-adjusted p = {e['p_adj']:.2g}, n = {e['n']})",
                 "action": (
@@ -308,7 +309,7 @@ def _warnings_for(bench: str, entry: dict[str, Any], hb: bool | None) -> list[di
     if pos["significant"]:
         out.append(
             {
-                "code": "position_drift",
+                "code": WarningCode.POSITION_DRIFT.value,
                 "message": f"{bench} drifts with its position in the run: {pos['effect_pct']:+.1f}% from the "
                 f"first to the last position (Spearman ρ = {pos['rho']:.2f}, Holm-adjusted p = {pos['p_adj']:.2g})",
                 "action": "something builds up during a suite run (heat, memory, caches, disk): add a cool-down "
@@ -359,7 +360,7 @@ def _suite_test(
         where = "that open a run" if start else f"right after {e['predecessor']}"
         warnings.append(
             {
-                "code": "carryover_suite",
+                "code": WarningCode.CARRYOVER_SUITE.value,
                 "message": f"trials {where} are {abs(e['effect_pct']):.1f}% "
                 f"{'faster' if e['effect_pct'] < 0 else 'slower'} across all benchmarks "
                 f"(Mann-Whitney, Holm-adjusted p = {e['p_adj']:.2g}, n = {e['n']})",

@@ -39,6 +39,7 @@ from scipy import stats as sps
 from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
+from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level"]
 Pairing = Literal["independent", "suite-run"]
@@ -176,7 +177,7 @@ def _replicates(
                 return out[0], out[1], True, warnings
         warnings.append(
             {
-                "code": "pairing_unavailable",
+                "code": WarningCode.PAIRING_UNAVAILABLE.value,
                 "message": "base and head do not share at least 2 suite runs, so they were compared "
                 "as independent samples",
                 "action": "run base and head in the same suite runs (`ordertrap-gate run` does), or "

@@ -33,6 +33,7 @@ import pandas as pd
 from gate import jsontext
 from gate.errors import InputError
 from gate.model import TRIAL_LOG_SCHEMA, TrialStatus, warning
+from gate.warning_codes import WarningCode, canonical
 
 REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
 _TRUE = {"true", "1", "yes", "y", "t"}
@@ -185,7 +186,7 @@ def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | N
     except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
         warnings.append(
             warning(
-                "meta_unreadable",
+                WarningCode.META_UNREADABLE,
                 f"{meta_path} could not be read ({exc}); environment, time and defaults are unknown",
                 f"restore {meta_path.name} from the run, or delete it to silence this warning",
             )
@@ -227,11 +228,12 @@ def _well_typed_meta(meta: dict[str, Any], meta_path: Path, warnings: list[dict[
             dropped.append(
                 f"{len(raw) - len(kept)} of {len(raw)} warnings (not objects with string code, message, action)"
             )
-            meta["warnings"] = kept
+        # an older run's spelling of a code is read as today's (gate/warning_codes.py)
+        meta["warnings"] = [{**w, "code": canonical(w["code"])} for w in kept]
     if dropped:
         warnings.append(
             warning(
-                "meta_invalid",
+                WarningCode.META_INVALID,
                 f"{meta_path} has fields of the wrong type, ignored: {'; '.join(dropped)}",
                 f"restore {meta_path.name} as `ordertrap-gate run` wrote it (docs/contracts.md, meta.json); "
                 "the trials themselves are analysed",
@@ -246,7 +248,7 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
     if path.stat().st_size == 0:
         warnings.append(
             warning(
-                "empty_log",
+                WarningCode.EMPTY_LOG,
                 f"{path} is empty (0 bytes): no trial finished before the run stopped",
                 "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
             )
@@ -254,7 +256,9 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
         return None
     cut = cut_off_last_line(path)
     if cut is not None:
-        warnings.append(warning("cut_off_row", f"{cut.describe(path)}; the row was left out", cut.fix(path)))
+        warnings.append(
+            warning(WarningCode.CUT_OFF_ROW, f"{cut.describe(path)}; the row was left out", cut.fix(path))
+        )
     try:
         df = read_csv_without_cut_line(path, cut, dtype=str, keep_default_na=False, skipinitialspace=True)
     except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
@@ -272,7 +276,7 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
     if df.empty:
         warnings.append(
             warning(
-                "empty_log",
+                WarningCode.EMPTY_LOG,
                 f"{path} has a header but no rows: no trial finished before the run stopped",
                 "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
             )
@@ -309,7 +313,7 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
     if blank.any():
         warnings.append(
             warning(
-                "missing_name",
+                WarningCode.MISSING_NAME,
                 f"{int(blank.sum())} row(s) have an empty benchmark or version and were ignored "
                 f"(first: {paths[int(out.loc[blank, 'source'].iloc[0])]} line {int(out.loc[blank, 'row'].iloc[0])})",
                 "fill in the benchmark and version columns of the trial log",
@@ -319,14 +323,14 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
     for mask, code, what, action in (
         (
             bad_value[~blank.to_numpy()],
-            "invalid_value",
+            WarningCode.INVALID_VALUE,
             "an empty, non-numeric, NaN, infinite or implausible (|x| >= 1e150 or < 1e-150) value in an "
             "ok row; counted as failed trials",
             "make the benchmark print one finite number per measurement (adapter output)",
         ),
         (
             nonpositive[~blank.to_numpy()],
-            "non_positive_value",
+            WarningCode.NON_POSITIVE_VALUE,
             "a zero or negative value; relative changes need positive values, so these rows were ignored",
             "measure a positive quantity (time, throughput); for counts that can be 0 add a constant offset",
         ),
@@ -367,7 +371,7 @@ def _drop_duplicate_trials(
     sources = sorted({names[int(i)] for i in frame.loc[dup, "source"]})
     warnings.append(
         warning(
-            "duplicate_trials",
+            WarningCode.DUPLICATE_TRIALS,
             f"{int(dup.sum())} rows repeat rows of another log exactly (same trial, start time and value) "
             f"and were counted once: {', '.join(sources[:3])}",
             "pass each trial log once (several runners' logs are fine: their instance or trials differ)",
@@ -439,7 +443,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
             )
             warnings.append(
                 warning(
-                    "duplicate_trials",
+                    WarningCode.DUPLICATE_TRIALS,
                     f"{what}: its rows would have been counted twice, doubling n and narrowing every CI",
                     "pass each trial log once (several runners' logs are fine: their instance or trials differ)",
                 )
@@ -452,7 +456,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
                 raise
             # One unreadable log (e.g. a broken artifact of one runner) must not hide the others.
             errors.append(exc)
-            warnings.append(warning("unreadable_log", f"{exc.message}; skipped", exc.fix))
+            warnings.append(warning(WarningCode.UNREADABLE_LOG, f"{exc.message}; skipped", exc.fix))
             continue
         if df is not None:
             frames.append(df)

@@ -20,6 +20,7 @@ from gate.errors import InputError
 from gate.model import ORDER_CHECK_SCHEMA, OrderType, TrialStatus, warning
 from gate.stats.median_ci import min_values
 from gate.stats.order import ci_case, delta_pct, kruskal_eta2, median_ci
+from gate.warning_codes import WarningCode
 
 TIDY_COLUMNS: tuple[str, ...] = ("experiment", "run_index", "order_type", "position_in_run", "test", "value")
 _ORDER_TYPES = {OrderType.FIXED.value, OrderType.RANDOM.value}
@@ -63,7 +64,7 @@ def _validate_tidy(df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]
     if empty.any():
         warnings.append(
             warning(
-                "empty_values",
+                WarningCode.EMPTY_VALUES,
                 f"{int(empty.sum())} row(s) have an empty value and were left out",
                 "check why those trials produced no value (failed runs?) and re-run them if many are missing",
             )
@@ -139,7 +140,7 @@ def _experiment(name: str, sub: pd.DataFrame, alpha: float) -> dict[str, Any]:
             )
             warnings.append(
                 warning(
-                    "order_untestable",
+                    WarningCode.ORDER_UNTESTABLE,
                     f"{t}: the order test is undefined because {reason}",
                     "check that the benchmark reports a real measurement in both orders",
                 )
@@ -148,7 +149,7 @@ def _experiment(name: str, sub: pd.DataFrame, alpha: float) -> dict[str, Any]:
             needed = min_values(1 - alpha_bc)
             warnings.append(
                 warning(
-                    "median_ci_undefined",
+                    WarningCode.MEDIAN_CI_UNDEFINED,
                     f"{t}: too few values ({fixed.size} fixed, {random.size} random) for a "
                     f"{(1 - alpha_bc) * 100:.2f} % median interval, so no CI-overlap case; it "
                     f"needs {needed} values per order type (Bonferroni over {len(tests)} benchmarks)",
@@ -254,7 +255,7 @@ def order_check_from_trials(trials: pd.DataFrame, alpha: float = 0.05) -> dict[s
         else:
             warnings.append(
                 warning(
-                    "order_check_incomplete",
+                    WarningCode.ORDER_CHECK_INCOMPLETE,
                     f"{exp}: only {', '.join(sorted(set(sub['order_type'])))}-order ok trials, so no "
                     "fixed-vs-random order test",
                     "run `ordertrap-gate run --order-check` long enough to finish both fixed and random "

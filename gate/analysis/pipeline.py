@@ -15,6 +15,7 @@ from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
 from gate.model import ANALYSIS_SCHEMA, Verdict, decision, fails_in_head_only, utc_timestamp, warning
 from gate.stats import stability
+from gate.warning_codes import WarningCode
 
 VERDICT_ORDER = {
     Verdict.REGRESSION: 0,
@@ -213,7 +214,7 @@ def _noise_warning(name: str, stability: dict[str, dict[str, Any]]) -> dict[str,
         return None
     where = " and ".join(f"{abs(r) * 100:.1f}% in {role}" for role, r in high.items())
     return warning(
-        "unstable",
+        WarningCode.UNSTABLE,
         f"{name} is noisy: its values typically lie {where} from their median (RMAD), above "
         f"{UNSTABLE_RMAD * 100:.1f}% (what a 10% CV is without outliers)",
         "quiet the runner (`ordertrap-gate run` warns about governor, turbo and load) and look for "
@@ -387,7 +388,7 @@ def build_analysis(
             shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
             top_warnings.append(
                 warning(
-                    "one_version_only",
+                    WarningCode.ONE_VERSION_ONLY,
                     f"{len(names)} benchmark(s) ran only in {present}, not in {absent}, so were not compared: {shown}",
                     action,
                 )
@@ -400,7 +401,7 @@ def build_analysis(
         shown = ", ".join(nowhere[:10]) + (f" and {len(nowhere) - 10} more" if len(nowhere) > 10 else "")
         top_warnings.append(
             warning(
-                "in_no_version",
+                WarningCode.IN_NO_VERSION,
                 f"{len(nowhere)} benchmark(s) exist in neither {base} nor {head} (every trial was "
                 f"skipped: the framework has no such benchmark), so were not compared: {shown}",
                 "correct or remove the [[benchmark]] entry in .ordertrap.toml; the trial log's "
@@ -416,7 +417,7 @@ def build_analysis(
             # runs the flat bootstrap's A/A false-positive rate rose from 0 % to 8 % (README).
             top_warnings.append(
                 warning(
-                    "not_interleaved",
+                    WarningCode.NOT_INTERLEAVED,
                     f"{base} and {head} were measured in different suite runs, so run-to-run variation "
                     "is not in the confidence intervals and regressions/improvements may be false alarms",
                     "measure base and head together with `ordertrap-gate run --base ... --head ...` "
@@ -459,7 +460,7 @@ def build_analysis(
                 samples_needed=None,
                 warnings=[
                     *c.warnings,
-                    warning("version_mismatch", f"{mismatched[c.benchmark]}: not compared", fix),
+                    warning(WarningCode.VERSION_MISMATCH, f"{mismatched[c.benchmark]}: not compared", fix),
                 ],
             )
             if c.benchmark in mismatched and c.verdict is not Verdict.FAILED
@@ -555,7 +556,7 @@ def _benchmark_entry(
         if s.n > 0 and np.ptp(s.values) == 0 and s.n >= 3:
             warnings.append(
                 warning(
-                    "identical_values",
+                    WarningCode.IDENTICAL_VALUES,
                     f"all {s.n} {role} values of {name} are identical ({s.values[0]:g}); the CI has zero width",
                     "check that the benchmark reports a measured value, not a constant or a rounded one",
                 )
@@ -566,7 +567,7 @@ def _benchmark_entry(
     if order and order.get("significant"):
         warnings.append(
             warning(
-                "order_effect",
+                WarningCode.ORDER_EFFECT,
                 f"{name}: fixed and random order give different results (Kruskal-Wallis p={order.get('kw_p'):.3g}, "
                 f"Δ {order.get('delta_pct'):+.1f}%)",
                 "keep RMIT's random order (the default) and add a reset between benchmarks ([suite].reset)",

@@ -38,6 +38,7 @@ import pandas as pd
 
 from gate.model import TrialStatus, warning
 from gate.stats.similarity import MEASURE_NAMES, THETA, run_heuristic
+from gate.warning_codes import WarningCode
 
 MIN_VALUES = 50
 SUITE_FRACTION = 0.5
@@ -165,7 +166,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             if run_res.get("pair_dissimilar"):
                 warns.setdefault(bench, []).append(
                     warning(
-                        "runs_dissimilar",
+                        WarningCode.RUNS_DISSIMILAR,
                         f"{bench} ({where}): its two suite runs look dissimilar (ICPE'23 heuristic, "
                         f"≥3 of 5 measures above {THETA})",
                         "run a third suite run ([full].suite_run ≥ 3) to tell which one is odd",
@@ -175,7 +176,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             if flagged and len(flagged) == run_res["n"]:
                 warns.setdefault(bench, []).append(
                     warning(
-                        "runs_dissimilar",
+                        WarningCode.RUNS_DISSIMILAR,
                         f"{bench} ({where}): all {len(flagged)} suite runs differ from one another (ICPE'23 "
                         "heuristic) — there is no typical run: the benchmark is unstable (no steady state, "
                         "bimodal, or drifting), not one run disturbed",
@@ -186,7 +187,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             elif flagged:
                 warns.setdefault(bench, []).append(
                     warning(
-                        "runs_dissimilar",
+                        WarningCode.RUNS_DISSIMILAR,
                         f"{bench} ({where}): suite run(s) {', '.join(flagged)} are unlike the "
                         "other runs (ICPE'23 heuristic: dissimilar from most other runs) — likely warm-up that "
                         "never settles, a bimodal benchmark, or interference on the runner during that run",
@@ -209,7 +210,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             if ires.get("dissimilar"):
                 warns.setdefault(bench, []).append(
                     warning(
-                        "instances_dissimilar",
+                        WarningCode.INSTANCES_DISSIMILAR,
                         f"{bench} ({version}): runner(s) {', '.join(ires['dissimilar'])} measure it unlike the "
                         "other runners (ICPE'23 heuristic)",
                         "compare the runners' environment fingerprints (CPU model, governor, turbo) in the "
@@ -219,7 +220,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
             elif ires.get("pair_dissimilar"):
                 warns.setdefault(bench, []).append(
                     warning(
-                        "instances_dissimilar",
+                        WarningCode.INSTANCES_DISSIMILAR,
                         f"{bench} ({version}): the two runners measure it differently (ICPE'23 heuristic)",
                         "add a third runner to the matrix to tell which one is odd, or compare their "
                         "environment fingerprints",
@@ -247,7 +248,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
         ]
         swarn = [
             warning(
-                "runner_dissimilar",
+                WarningCode.RUNNER_DISSIMILAR,
                 f"runner {i} measured {instances[i]['flagged']} of {instances[i]['assessed']} benchmark groups "
                 "unlike the other runners — a runner-level difference (hardware, frequency scaling, noisy "
                 "neighbour), not a benchmark problem",

@@ -27,6 +27,7 @@ from gate.calibrate import (
 from gate.errors import ConfigError, InputError
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
+from gate.warning_codes import WarningCode
 
 NAME = "calibrate"
 HELP = (
@@ -221,7 +222,7 @@ def run(args: argparse.Namespace) -> int:
         if version != first:
             body["warnings"].append(
                 warning(
-                    "audit-calibrated-elsewhere",
+                    WarningCode.AUDIT_CALIBRATED_ELSEWHERE,
                     f"the audit calibrated on {first} (the first version it replays: configurations "
                     f"are chosen on the earlier version and reused for the later ones, µOpTime RQ4), "
                     f"not on --version {version}, which this file is calibrated on; its agreement "
@@ -273,7 +274,7 @@ def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
     for name, reason in doc["skipped"].items():
         print(f"not calibrated: {name}: {reason}", file=stream)
     for w in doc["warnings"]:
-        if w["code"] not in ("not-calibrated",):
+        if w["code"] != WarningCode.NOT_CALIBRATED:
             print(f"warning: {w['message']} — {w['action']}", file=stream)
     if doc["audit"]:
         rule = doc["audit"]["rule"]

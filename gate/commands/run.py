@@ -31,6 +31,7 @@ from gate.layout import Layout
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
 from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.settings import Config, substitute_worktree
+from gate.warning_codes import WarningCode
 
 NAME = "run"
 HELP = "run the benchmark suite for base and head in a randomized interleaved (RMIT) order"
@@ -216,7 +217,7 @@ def check_calibration(calibration: Calibration, config: Config, names: Sequence[
     if len(known) < len(names) / 2:
         warnings.append(
             {
-                "code": "calibration_coverage",
+                "code": WarningCode.CALIBRATION_COVERAGE.value,
                 "message": f"calibration {calibration.path} covers {len(known)} of {len(names)} benchmarks; "
                 "the others run the full configuration",
                 "action": "recalibrate (the nightly workflow does) if benchmarks were renamed or added",
@@ -234,7 +235,7 @@ def check_calibration(calibration: Calibration, config: Config, names: Sequence[
         shown = ", ".join(f"{n} ({v})" for n, v in list(small.items())[:5]) + (" …" if len(small) > 5 else "")
         warnings.append(
             {
-                "code": "calibration_too_small",
+                "code": WarningCode.CALIBRATION_TOO_SMALL.value,
                 "message": f"calibration {calibration.path} gives {len(small)} benchmark(s) fewer than {floor} "
                 f"values per version: {shown}; with so few values no change can be called at 99 %, "
                 "they come out inconclusive",
@@ -440,7 +441,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     changes_by_file = {} if discovers else _report_changes(inputs, None, warnings)
     if args.order_check and not config.suite.reset:
         w = {
-            "code": "no_reset",
+            "code": WarningCode.NO_RESET.value,
             "message": "--order-check without [suite].reset: runs do not start from a clean state "
             "(OrderSage §3 step 2)",
             "action": 'set [suite] reset = "..." to a command that restores a clean state',
@@ -454,7 +455,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     if reaped:
         _warn(
             {
-                "code": "reaped",
+                "code": WarningCode.REAPED.value,
                 "message": f"killed {reaped} process(es) that the previous, interrupted run left running",
                 "action": "none: they would have disturbed the resumed trials",
             }
@@ -507,7 +508,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         floor = rank_floor(VERDICT_CONFIDENCE)
         if config.full.values < floor and len(versions) == 2:
             w = {
-                "code": "full_too_small",
+                "code": WarningCode.FULL_TOO_SMALL.value,
                 "message": f"[full] in {config.path} gives {config.full.values} values per version, fewer "
                 f"than {floor}: with so few values no change can be called at 99 %, every change comes "
                 "out inconclusive",

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.render.filters import fmt_p
+from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
 
 VERDICT_ICON = {
     "regression": "🔴",
@@ -53,75 +54,9 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
     ("noise", "Noisy benchmarks", "values vary too much to resolve a small change"),
     ("other", "Other warnings", ""),
 )
-# The host checks of gate/environment.py: the only codes filed under "Machine preparation".
-MACHINE_CODES = frozenset({"governor", "cpufreq_unknown", "turbo", "smt", "aslr", "load"})
-# Every code the gate writes (analysis, trial-log loader, run engine via meta.json, calibration),
-# exactly. tests/unit/test_view_warning_categories.py fails when a code in gate/ is missing here.
-CODE_CATEGORY: dict[str, str] = {
-    **dict.fromkeys(MACHINE_CODES, "machine"),
-    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config_source.py)
-    **dict.fromkeys(("head_config_change", "head_calibration_change", "config_chosen_by_head"), "config"),
-    # the trials ran without the bubblewrap sandbox (gate/sandbox.py)
-    **dict.fromkeys(("no_sandbox", "sandbox_off"), "isolation"),
-    # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
-    **dict.fromkeys(
-        (
-            "order_effect",
-            "order_untestable",
-            "median_ci_undefined",
-            "order_check_incomplete",
-            "position_drift",
-        ),
-        "order",
-    ),
-    **dict.fromkeys(("carryover", "carryover_suite", "no_reset"), "carryover"),
-    **dict.fromkeys(
-        ("dissimilar", "runs_dissimilar", "instances_dissimilar", "runner_dissimilar"), "dissimilar"
-    ),
-    # benchmarks left out of the comparison, or whose values or configuration are not as intended
-    **dict.fromkeys(
-        (
-            "one_version_only",
-            "in_no_version",
-            "version_mismatch",
-            "identical_values",
-            "calibration_coverage",
-            "calibration_too_small",
-            "full_too_small",
-            "full-too-small",
-        ),
-        "benchmarks",
-    ),
-    # rows or files of the trial logs that were skipped, and base/head not measured together
-    **dict.fromkeys(
-        (
-            "empty_log",
-            "unreadable_log",
-            "meta_unreadable",
-            "meta_invalid",
-            "missing_name",
-            "duplicate_trials",
-            "cut_off_row",
-            "invalid_value",
-            "non_positive_value",
-            "empty_values",
-            "not_interleaved",
-            "pairing_unavailable",
-            "reaped",
-            # calibrate (gate/calibrate.py)
-            "cut-off-row",
-            "calibrated-rows-ignored",
-            "fixed-order-rows-ignored",
-            "failed-trials",
-            "gaps",
-            "bad-values-as-gaps",
-            "no-durations",
-            "audit-calibrated-elsewhere",
-        ),
-        "log",
-    ),
-    **dict.fromkeys(("unstable", "noisy", "not-calibrated"), "noise"),
-}
+# Every code the gate writes and its category come from gate/warning_codes.py (one member per
+# code, each with its category); only the host checks of gate/environment.py are "machine".
+MACHINE_CODES = frozenset(c.value for c in WarningCode if c.category is WarningCategory.MACHINE)
 # Codes from elsewhere (older analyses, other tools) by prefix. Never "machine": a code is about
 # the host only if it is one of MACHINE_CODES; anything unknown is "other".
 _CODE_PREFIX = (
@@ -163,10 +98,10 @@ class Row:
 
 def warning_category(code: str) -> str:
     """The CATEGORIES key a warning code is shown under (suite-level or per benchmark alike)."""
+    member = lookup(code)
+    if member is not None:
+        return member.category.value
     c = code.strip().lower()
-    category = CODE_CATEGORY.get(c)
-    if category is not None:
-        return category
     for prefix, cat in _CODE_PREFIX:
         if c.startswith(prefix):
             return cat
@@ -274,7 +209,7 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
             "dissimilar": [str(d) for d in dissimilar],
             "warnings": [
                 {
-                    "code": str(w.get("code") or ""),
+                    "code": canonical(str(w.get("code") or "")),
                     "message": str(w.get("message") or ""),
                     "action": str(w.get("action") or ""),
                 }
@@ -394,7 +329,7 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[d
     seen: set[tuple[str, str, str, str]] = set()
 
     def add(w: Mapping[str, Any], benchmark: str | None) -> None:
-        code = str(w.get("code") or "")
+        code = canonical(str(w.get("code") or ""))
         message, action = str(w.get("message") or ""), str(w.get("action") or "")
         item = {"benchmark": benchmark, "code": code, "message": message, "action": action}
         key = (benchmark or "", code, message, action)
@@ -408,7 +343,7 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[d
             add(w, None)
     for w in _get(analysis, "similarity", "warnings") or []:
         if isinstance(w, Mapping):
-            add({**w, "code": w.get("code") or "dissimilar"}, None)
+            add({**w, "code": w.get("code") or WarningCode.DISSIMILAR.value}, None)
     for r in rows:
         for w in r["warnings"]:
             add(w, r["name"])
@@ -418,7 +353,7 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[d
             # flagged in the data without a warning of its own: still tell the reader what to do
             add(
                 {
-                    "code": "dissimilar",
+                    "code": WarningCode.DISSIMILAR.value,
                     "message": "these runs look unlike the others: " + ", ".join(r["dissimilar"]),
                     "action": "check the runner for background load or a machine change during those runs, "
                     "then rerun",

@@ -414,7 +414,7 @@ def test_a_cut_off_last_line_is_reported_with_its_line(tmp_path) -> None:  # typ
         table = normalise(read_tables([str(path)]))
         codes = [w["code"] for w in table.warnings]
         assert "calibrated-rows-ignored" not in codes and "failed-trials" not in codes, cut
-        (w,) = [w for w in table.warnings if w["code"] == "cut-off-row"]
+        (w,) = [w for w in table.warnings if w["code"] == "cut_off_row"]
         assert f"line {lines}" in w["message"] and "cut.csv" in w["message"] and "resume" in w["action"]
         assert len(table.frame) == len(log) - 1
 
@@ -458,8 +458,8 @@ def test_a_floor_on_values_per_version_leaves_out_smaller_configurations() -> No
 def test_a_full_configuration_below_the_floor_is_named() -> None:
     ds = dataset({"b": noisy(0.001, 4, (3, 1, 1))})
     calibrate(ds, "cv", min_values=5)
-    (w,) = [w for w in ds.warnings if w["code"] == "full-too-small"]
+    (w,) = [w for w in ds.warnings if w["code"] == "full_too_small"]
     assert "3×1×1" in w["message"] and "[full].iterations" in w["action"]
     ds = dataset({"b": noisy(0.001, 4, (3, 1, 1))})
     calibrate(ds, "cv")  # µOpTime's own floor of 3: nothing to say
-    assert not [w for w in ds.warnings if w["code"] == "full-too-small"]
+    assert not [w for w in ds.warnings if w["code"] == "full_too_small"]

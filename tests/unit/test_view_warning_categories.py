@@ -1,25 +1,22 @@
 """Warning categories of the comment, the summary and the HTML report (gate/render/view.py).
 
-Audit finding F9: every suite-level warning without a mapping was filed under "Machine
-preparation — the benchmark host was not prepared for stable timing", e.g. "3 benchmark(s) ran
-only in base, not in head" (one_version_only) or an unreadable trial log. Only the host checks of
-gate/environment.py belong there; every code the gate writes has a deliberate category.
+Every code the gate writes is a member of gate.warning_codes.WarningCode with its category
+(tests/unit/test_warning_codes.py). Only the host checks of gate/environment.py belong under
+"Machine preparation"; a suite-level data or log problem (e.g. "3 benchmark(s) ran only in base,
+not in head", an unreadable trial log) is shown where the reader can act on it.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
 from gate.render import render, view
+from gate.warning_codes import WarningCategory, WarningCode
 from tests.fakes import analyses
 
-GATE = Path(__file__).resolve().parents[2] / "gate"
 # The host checks of gate/environment.py: the only codes that are about machine preparation.
 MACHINE = {"governor", "cpufreq_unknown", "turbo", "smt", "aslr", "load"}
-# Data and log problems the audit found under "Machine preparation".
+# Data and log problems that are not about the host.
 NOT_MACHINE = [
     "one_version_only",
     "duplicate_trials",
@@ -30,43 +27,19 @@ NOT_MACHINE = [
     "unreadable_log",
     "missing_name",
 ]
-# Codes passed to warning() through a variable, which the scan below cannot see.
-INDIRECT = {"invalid_value", "non_positive_value"}  # gate/analysis/load.py: one loop over bad-value masks
 
 
-def emitted_codes() -> set[str]:
-    """Every warning code written anywhere in gate/ (the renderer aside): ``warning("code", …)``
-    and ``{"code": "code", …}`` literals, plus the INDIRECT ones."""
-    codes = set(INDIRECT)
-    call = re.compile(r"(?<![.\w])warning\(\s*\"([A-Za-z0-9_\-]+)\"\s*,")
-    literal = re.compile(r"[\"']code[\"']\s*:\s*\"([A-Za-z0-9_\-]+)\"")
-    for path in GATE.rglob("*.py"):
-        if "render" in path.relative_to(GATE).parts:
-            continue
-        text = path.read_text(encoding="utf-8")
-        codes.update(call.findall(text))
-        codes.update(literal.findall(text))
-    return codes
-
-
-def test_the_scan_finds_the_known_codes() -> None:
-    codes = emitted_codes()
-    assert MACHINE | set(NOT_MACHINE) | {"unstable", "carryover", "runs_dissimilar", "order_effect"} <= codes
-
-
-def test_every_emitted_code_has_a_category_of_its_own() -> None:
-    """Fails when a new warning code is added without deciding where the reader sees it: add it
-    to gate/render/view.py CODE_CATEGORY (machine only if it is about the host)."""
-    unlisted = sorted(c for c in emitted_codes() if c not in view.CODE_CATEGORY)
-    assert unlisted == [], f"warning codes without a category in gate/render/view.py: {unlisted}"
-
-
-@pytest.mark.parametrize("code", sorted(emitted_codes() | set(view.CODE_CATEGORY)))
-def test_only_host_checks_are_machine_preparation(code: str) -> None:
-    category = view.warning_category(code)
+@pytest.mark.parametrize("code", list(WarningCode), ids=str)
+def test_only_host_checks_are_machine_preparation(code: WarningCode) -> None:
+    category = view.warning_category(code.value)
+    assert category == code.category
     assert category in {key for key, _, _ in view.CATEGORIES}
-    assert (category == "machine") == (code in MACHINE), f"{code} is filed under {category!r}"
-    assert category != "other", f"{code} has no category of its own"
+    assert (category == "machine") == (code.value in MACHINE), f"{code.value} is filed under {category!r}"
+    assert category != "other", f"{code.value} has no category of its own"
+
+
+def test_every_category_is_a_section_of_the_rendered_warnings() -> None:
+    assert [key for key, _, _ in view.CATEGORIES] == [c.value for c in WarningCategory]
 
 
 @pytest.mark.parametrize("code", ["something_new", "loader_failed", "governance", "<b>x</b>", ""])
@@ -76,7 +49,6 @@ def test_an_unknown_code_is_never_machine_preparation(code: str) -> None:
 
 def test_machine_codes_are_listed_once() -> None:
     assert frozenset(MACHINE) == view.MACHINE_CODES
-    assert {c for c, cat in view.CODE_CATEGORY.items() if cat == "machine"} == MACHINE
 
 
 def _groups(a: dict) -> dict[str, list[dict]]:

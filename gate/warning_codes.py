@@ -1,0 +1,132 @@
+"""Every warning code the gate writes, each with the category a reader sees it under.
+
+A warning is data, ``{"code", "message", "action"}`` (docs/contracts.md), in analysis.json,
+meta.json and calibration.json. The code's value is the string in those files, so files written
+before this enum existed read the same. Each member carries its :class:`WarningCategory`: the
+comment, the job summary and the HTML report group warnings by it (gate/render/view.py), and a
+new code cannot be written without one. Only the host checks of gate/environment.py are
+``machine``: a data or log problem filed there would send the reader to the wrong place.
+
+Older files spelled two codes with hyphens (``full-too-small``, ``cut-off-row``); they are read
+as the one spelling written now (:func:`canonical`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class WarningCategory(StrEnum):
+    """The sections of the rendered warnings; labels and order are in gate/render/view.py."""
+
+    CONFIG = "config"
+    ISOLATION = "isolation"
+    ORDER = "order"
+    CARRYOVER = "carryover"
+    DISSIMILAR = "dissimilar"
+    BENCHMARKS = "benchmarks"
+    LOG = "log"
+    MACHINE = "machine"
+    NOISE = "noise"
+    OTHER = "other"
+
+
+_C = WarningCategory
+
+
+class WarningCode(StrEnum):
+    """A warning code (its value, as written to the files) and its category."""
+
+    category: WarningCategory
+
+    def __new__(cls, value: str, category: WarningCategory) -> WarningCode:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.category = category
+        return member
+
+    # host checks (gate/environment.py): the only codes about machine preparation
+    GOVERNOR = "governor", _C.MACHINE
+    CPUFREQ_UNKNOWN = "cpufreq_unknown", _C.MACHINE
+    TURBO = "turbo", _C.MACHINE
+    SMT = "smt", _C.MACHINE
+    ASLR = "aslr", _C.MACHINE
+    LOAD = "load", _C.MACHINE
+    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config_source.py)
+    HEAD_CONFIG_CHANGE = "head_config_change", _C.CONFIG
+    HEAD_CALIBRATION_CHANGE = "head_calibration_change", _C.CONFIG
+    CONFIG_CHOSEN_BY_HEAD = "config_chosen_by_head", _C.CONFIG
+    # the trials ran without the bubblewrap sandbox (gate/sandbox.py)
+    NO_SANDBOX = "no_sandbox", _C.ISOLATION
+    SANDBOX_OFF = "sandbox_off", _C.ISOLATION
+    # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
+    ORDER_EFFECT = "order_effect", _C.ORDER
+    ORDER_UNTESTABLE = "order_untestable", _C.ORDER
+    MEDIAN_CI_UNDEFINED = "median_ci_undefined", _C.ORDER
+    ORDER_CHECK_INCOMPLETE = "order_check_incomplete", _C.ORDER
+    POSITION_DRIFT = "position_drift", _C.ORDER
+    # carry-over (analysis/carryover.py) and trials run without a reset between them (run)
+    CARRYOVER = "carryover", _C.CARRYOVER
+    CARRYOVER_SUITE = "carryover_suite", _C.CARRYOVER
+    NO_RESET = "no_reset", _C.CARRYOVER
+    # run similarity (analysis/similarity.py); DISSIMILAR is the renderer's line for a benchmark
+    # whose similarity flags carry no warning of their own
+    DISSIMILAR = "dissimilar", _C.DISSIMILAR
+    RUNS_DISSIMILAR = "runs_dissimilar", _C.DISSIMILAR
+    INSTANCES_DISSIMILAR = "instances_dissimilar", _C.DISSIMILAR
+    RUNNER_DISSIMILAR = "runner_dissimilar", _C.DISSIMILAR
+    # benchmarks left out of the comparison, or whose values or configuration are not as intended
+    ONE_VERSION_ONLY = "one_version_only", _C.BENCHMARKS
+    IN_NO_VERSION = "in_no_version", _C.BENCHMARKS
+    VERSION_MISMATCH = "version_mismatch", _C.BENCHMARKS
+    IDENTICAL_VALUES = "identical_values", _C.BENCHMARKS
+    CALIBRATION_COVERAGE = "calibration_coverage", _C.BENCHMARKS
+    CALIBRATION_TOO_SMALL = "calibration_too_small", _C.BENCHMARKS
+    FULL_TOO_SMALL = "full_too_small", _C.BENCHMARKS  # run and calibrate alike
+    # rows or files of the trial logs that were skipped, and base/head not measured together
+    EMPTY_LOG = "empty_log", _C.LOG
+    UNREADABLE_LOG = "unreadable_log", _C.LOG
+    META_UNREADABLE = "meta_unreadable", _C.LOG
+    META_INVALID = "meta_invalid", _C.LOG
+    MISSING_NAME = "missing_name", _C.LOG
+    DUPLICATE_TRIALS = "duplicate_trials", _C.LOG
+    CUT_OFF_ROW = "cut_off_row", _C.LOG  # analyze and calibrate alike
+    INVALID_VALUE = "invalid_value", _C.LOG
+    NON_POSITIVE_VALUE = "non_positive_value", _C.LOG
+    EMPTY_VALUES = "empty_values", _C.LOG
+    NOT_INTERLEAVED = "not_interleaved", _C.LOG
+    PAIRING_UNAVAILABLE = "pairing_unavailable", _C.LOG
+    REAPED = "reaped", _C.LOG
+    # rows calibrate leaves out or treats as gaps (gate/calibrate.py, commands/calibrate.py)
+    CALIBRATED_ROWS_IGNORED = "calibrated-rows-ignored", _C.LOG
+    FIXED_ORDER_ROWS_IGNORED = "fixed-order-rows-ignored", _C.LOG
+    FAILED_TRIALS = "failed-trials", _C.LOG
+    GAPS = "gaps", _C.LOG
+    BAD_VALUES_AS_GAPS = "bad-values-as-gaps", _C.LOG
+    NO_DURATIONS = "no-durations", _C.LOG
+    AUDIT_CALIBRATED_ELSEWHERE = "audit-calibrated-elsewhere", _C.LOG
+    # values too spread to resolve a small change
+    UNSTABLE = "unstable", _C.NOISE
+    NOT_CALIBRATED = "not-calibrated", _C.NOISE
+
+
+_BY_VALUE: dict[str, WarningCode] = {m.value: m for m in WarningCode}
+# Spellings written by older versions, read as today's code.
+OLD_SPELLINGS: dict[str, WarningCode] = {
+    "full-too-small": WarningCode.FULL_TOO_SMALL,
+    "cut-off-row": WarningCode.CUT_OFF_ROW,
+}
+
+
+def lookup(code: str) -> WarningCode | None:
+    """The member for ``code`` as found in a file (today's or an old spelling; surrounding space
+    and case ignored), or None for a code the gate does not write."""
+    c = code.strip().lower()
+    return _BY_VALUE.get(c) or OLD_SPELLINGS.get(c)
+
+
+def canonical(code: str) -> str:
+    """``code`` as written today: an old spelling becomes the current one; anything else is
+    returned unchanged (an unknown code from another tool stays what it was)."""
+    member = OLD_SPELLINGS.get(code.strip().lower())
+    return member.value if member is not None else code
