@@ -60,7 +60,16 @@ MACHINE_CODES = frozenset({"governor", "cpufreq_unknown", "turbo", "smt", "aslr"
 CODE_CATEGORY: dict[str, str] = {
     **dict.fromkeys(MACHINE_CODES, "machine"),
     # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config_source.py)
-    **dict.fromkeys(("head_config_change", "head_calibration_change", "config_chosen_by_head"), "config"),
+    **dict.fromkeys(
+        (
+            "head_config_change",
+            "head_calibration_change",
+            "config_chosen_by_head",
+            "base_config_moved",
+            "base_calibration_moved",
+        ),
+        "config",
+    ),
     # the trials ran without the bubblewrap sandbox (gate/sandbox.py)
     **dict.fromkeys(("no_sandbox", "sandbox_off"), "isolation"),
     # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
