@@ -17,6 +17,15 @@ the nightly recalibration pull request).
   that adds it) runs with head's file and a warning that head chose its own configuration: there
   is no base configuration to protect yet, and refusing would make the adopting pull request fail.
   A base without the calibration file runs the full configuration, which is never less thorough.
+* The revision the files are read from is ``--config-rev`` (default: ``--base``). For a pull request
+  the measured base is the merge-base of the base branch and head (the code the pull request
+  branched from), but the settings that judge it are the base branch's current ones (its tip,
+  ``pull_request.base.sha``): a pull request branched from an old commit would otherwise be judged
+  by that commit's settings (a benchmark not yet selected, a looser threshold) with no word about
+  it. Head's copy then counts as changed by the pull request only when it differs from the
+  merge-base's copy (what GitHub's "Files changed" shows, a three-dot diff); when only the base
+  branch moved since the pull request branched, that is reported separately, as the reason the
+  settings differ from the ones the branch carries.
 * ``--config-from head`` reads head's committed files, ``--config-from worktree`` the files on
   disk (local experiments; the action never passes either). One-version runs (no base) read the
   files on disk, as there is no base to take them from.
@@ -29,7 +38,7 @@ import json
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +90,9 @@ class Source:
             return f"{self.path} (outside the repository: the operator's own file, used as given)"
         return f"{self.path} from the working tree"
 
-    def meta(self, changed_in_head: Sequence[str] | None) -> dict[str, Any]:
+    def meta(
+        self, changed_in_head: Sequence[str] | None, changed_since_branch: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         return {
             "from": self.kind,
             "path": self.path,
@@ -89,6 +100,7 @@ class Source:
             "sha": self.sha,
             "sha256": None if self.data is None else hashlib.sha256(self.data).hexdigest(),
             "changed_in_head": None if changed_in_head is None else list(changed_in_head),
+            "changed_since_branch": None if changed_since_branch is None else list(changed_since_branch),
         }
 
 
@@ -101,6 +113,9 @@ class _Pair:
     base: Source
     other: Source
     used: str  # "base": base's copy was used, "other": the other one was
+    # the measured base's (merge-base's) copy when the files come from another revision
+    # (--config-rev): what the pull request branched with; None when it is ``base`` itself
+    origin: Source | None = None
 
 
 @dataclass(frozen=True)
@@ -215,21 +230,33 @@ def read_inputs(
     repo: Path,
     base: Revision | None,
     head: Revision,
+    config_rev: Revision | None = None,
 ) -> Inputs:
-    """Read the configuration (and calibration, when asked for) from where the run must take them."""
+    """Read the configuration (and calibration, when asked for) from where the run must take them.
+
+    ``config_rev``: the revision base's files are read from when it is not ``base`` itself (a pull
+    request's base branch tip, while ``base`` is the merge-base that is measured)."""
     mode = config_from or ("base" if base is not None else "worktree")
     if mode == "base" and base is None:
         raise ConfigError(
             "--config-from base needs --base",
             "pass --base REF, or drop --config-from (a one-version run reads the files on disk)",
         )
+    if config_rev is not None and mode != "base":
+        raise ConfigError(
+            f"--config-rev is used only with --config-from base (here: {mode})",
+            "drop --config-rev, or drop --config-from",
+        )
+    origin: Revision | None = None
+    if config_rev is not None and base is not None and config_rev.sha != base.sha:
+        origin, base = base, Revision("base", config_rev.revision, config_rev.sha)
     log: list[str] = []
     warnings: list[dict[str, str]] = []
     pairs: list[_Pair] = []
     elsewhere = "or pass --config-from worktree to try the file on disk"
 
     # The configuration.
-    source, pair = _choose("config", config_arg, mode, repo, base, head)
+    source, pair = _choose("config", config_arg, mode, repo, base, head, origin)
     if source.kind in ("outside", "worktree"):
         # the bytes read once are parsed and hashed; an unreadable file gets the loader's error
         config = (
@@ -259,13 +286,18 @@ def read_inputs(
             )
         config = parse_config(source.data, Path(source.label))
     pairs += [pair] if pair is not None else []
+    if origin is not None and base is not None:
+        log.append(
+            f"settings from {base.revision} ({base.sha[:12]}, --config-rev); the measured base is "
+            f"{origin.revision} ({origin.sha[:12]})"
+        )
     log.append(f"config {source.describe()}" + (_BASE_NOTE if source.kind == "base" else ""))
 
     # The calibration.
     calibration: Calibration | None = None
     cal_source: Source | None = None
     if calibration_arg is not None:
-        cal_source, pair = _choose("calibration", calibration_arg, mode, repo, base, head)
+        cal_source, pair = _choose("calibration", calibration_arg, mode, repo, base, head, origin)
         if cal_source.kind in ("outside", "worktree") and cal_source.data is None:
             calibration = load_calibration(calibration_arg)  # says why it cannot be read
         elif cal_source.data is not None:
@@ -297,7 +329,13 @@ def _nowhere(mode: str, base: Revision | None, head: Revision) -> str:
 
 
 def _choose(
-    what: str, given: str, mode: str, repo: Path, base: Revision | None, head: Revision
+    what: str,
+    given: str,
+    mode: str,
+    repo: Path,
+    base: Revision | None,
+    head: Revision,
+    origin: Revision | None = None,
 ) -> tuple[Source, _Pair | None]:
     """The copy of one file the run uses (its ``data`` is None when that revision has none) and,
     in a two-version run, the pair of base's copy and the other one to report differences."""
@@ -311,7 +349,8 @@ def _choose(
     if base is None:
         return used, None
     if used.kind == "base":
-        return used, _Pair(what, rel, used, _committed(repo, head, rel, tolerant=True), "base")
+        branched = None if origin is None else _committed(repo, origin, rel, tolerant=True)
+        return used, _Pair(what, rel, used, _committed(repo, head, rel, tolerant=True), "base", branched)
     return used, _Pair(what, rel, _committed(repo, base, rel, tolerant=True), used, "other")
 
 
@@ -345,17 +384,23 @@ def change_warnings(
     used instead of base's), and the lists of changes per file for meta.json.
 
     ``discovered``: the benchmark names the adapter found in head before ``[suite]`` include/exclude,
-    to compute which benchmarks each file selects for adapters that discover them."""
+    to compute which benchmarks each file selects for adapters that discover them.
+
+    With ``--config-rev`` (the pair has an ``origin``, the merge-base's copy) head's changes are
+    those against the merge-base (what the pull request itself changes); what the base branch
+    changed since the pull request branched is listed under ``"<what>_since_branch"`` and reported
+    with its own warning, so a moved base branch is never presented as the pull request's doing."""
     out: list[dict[str, str]] = []
     changes_by_file: dict[str, list[str]] = {}
-    for pair in inputs.pairs:
-        if pair.base.data == pair.other.data and pair.base.error is None and pair.other.error is None:
-            changes_by_file[pair.what] = []
-            continue
-        if pair.what == "config":
-            changes = _config_pair_changes(pair, discovered)
-        else:
-            changes = _calibration_pair_changes(pair)
+    for used_pair in inputs.pairs:
+        pair = used_pair
+        if used_pair.origin is not None:
+            pair = replace(used_pair, base=used_pair.origin, origin=None)
+            moved = _pair_changes(replace(used_pair, base=used_pair.origin, other=used_pair.base), discovered)
+            changes_by_file[f"{pair.what}_since_branch"] = moved
+            if moved:
+                out.append(_moved_warning(used_pair, moved))
+        changes = _pair_changes(pair, discovered)
         changes_by_file[pair.what] = changes
         if not changes:
             continue  # only comments, formatting or fields that do not change what runs
@@ -366,7 +411,8 @@ def change_warnings(
                 if pair.what == "config"
                 else WarningCode.HEAD_CALIBRATION_CHANGE
             )
-            message = f"head changes {pair.path} (this run used base's for both versions): {listed}"
+            used = "base's" if used_pair.origin is None else f"the base branch's ({used_pair.base.revision})"
+            message = f"head changes {pair.path} (this run used {used} for both versions): {listed}"
             action = (
                 "nothing for this run; head's settings take effect once this pull request is merged: "
                 "review the change"
@@ -392,6 +438,28 @@ def change_warnings(
                 )
             )
     return out, changes_by_file
+
+
+def _pair_changes(pair: _Pair, discovered: Sequence[str] | None) -> list[str]:
+    """What ``pair.other`` changes in ``pair.base`` ([] when the bytes are the same)."""
+    if pair.base.data == pair.other.data and pair.base.error is None and pair.other.error is None:
+        return []
+    if pair.what == "config":
+        return _config_pair_changes(pair, discovered)
+    return _calibration_pair_changes(pair)
+
+
+def _moved_warning(pair: _Pair, changes: Sequence[str]) -> dict[str, str]:
+    assert pair.origin is not None
+    code = WarningCode.BASE_CONFIG_MOVED if pair.what == "config" else WarningCode.BASE_CALIBRATION_MOVED
+    return warning(
+        code,
+        f"the base branch changed {pair.path} since this pull request branched from "
+        f"{pair.origin.revision} ({str(pair.origin.sha)[:12]}); its current settings ({pair.base.revision}) "
+        f"apply to both versions: {'; '.join(changes)}",
+        "nothing for this run (every pull request is judged by the base branch's current settings); "
+        "if a benchmark the base branch now selects is missing here, merge or rebase onto the base branch",
+    )
 
 
 def _config_pair_changes(pair: _Pair, discovered: Sequence[str] | None) -> list[str]:

@@ -56,6 +56,9 @@ class WarningCode(StrEnum):
     HEAD_CONFIG_CHANGE = "head_config_change", _C.CONFIG
     HEAD_CALIBRATION_CHANGE = "head_calibration_change", _C.CONFIG
     CONFIG_CHOSEN_BY_HEAD = "config_chosen_by_head", _C.CONFIG
+    # the base branch changed the file since the pull request branched (run --config-rev)
+    BASE_CONFIG_MOVED = "base_config_moved", _C.CONFIG
+    BASE_CALIBRATION_MOVED = "base_calibration_moved", _C.CONFIG
     # the trials ran without the bubblewrap sandbox (gate/sandbox.py)
     NO_SANDBOX = "no_sandbox", _C.ISOLATION
     SANDBOX_OFF = "sandbox_off", _C.ISOLATION

@@ -66,6 +66,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "commit, or the files on disk (the default without --base); changes in head are reported",
     )
     parser.add_argument(
+        "--config-rev",
+        metavar="REF",
+        help="with --config-from base: the revision the files are read from (default: --base); for a "
+        "pull request its base branch tip, while --base is the merge-base that is measured",
+    )
+    parser.add_argument(
         "--order-check",
         action="store_true",
         help="OrderSage protocol: alternate one fixed baseline order with random orders, reset before each run",
@@ -358,8 +364,22 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
     ]
     revisions = {v.role: config_source.Revision(v.role, v.revision, v.sha) for v in versions}
+    config_rev = None
+    if args.config_rev is not None:
+        if args.base is None:
+            raise ConfigError(
+                "--config-rev needs --base",
+                "pass --base REF, or drop --config-rev (a one-version run reads the files on disk)",
+            )
+        config_rev = config_source.Revision("base", args.config_rev, worktree.resolve(repo, args.config_rev))
     inputs = config_source.read_inputs(
-        args.config, args.calibration, args.config_from, repo, revisions.get("base"), revisions["head"]
+        args.config,
+        args.calibration,
+        args.config_from,
+        repo,
+        revisions.get("base"),
+        revisions["head"],
+        config_rev,
     )
     for line in inputs.log:
         print(f"ordertrap-gate run: {line}", file=sys.stderr)
@@ -535,10 +555,14 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "config_hash": config.config_hash,
         # where each file came from (a pull request's run reads them from base) and what head changes
         "sources": {
-            "config": inputs.config_source.meta(changes_by_file.get("config")),
+            "config": inputs.config_source.meta(
+                changes_by_file.get("config"), changes_by_file.get("config_since_branch")
+            ),
             "calibration": None
             if inputs.calibration_source is None
-            else inputs.calibration_source.meta(changes_by_file.get("calibration")),
+            else inputs.calibration_source.meta(
+                changes_by_file.get("calibration"), changes_by_file.get("calibration_since_branch")
+            ),
         },
         "adapter": config.suite.adapter,
         "versions": {

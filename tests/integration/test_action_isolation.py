@@ -316,7 +316,8 @@ def run_action_steps(path: Path, tmp_path: Path, shas: dict[str, str]) -> dict[s
     revisions = ok(
         "revisions", {"INPUT_HEAD": shas["head"], "PR_BASE_SHA": shas["base"], "PR_HEAD_SHA": shas["head"]}
     )
-    assert revisions == shas
+    # base is the PR's base tip here, so the merge-base is that tip, which also supplies the settings
+    assert revisions == {**shas, "config_rev": shas["base"]}
     paths = ok("paths", {"INPUT_OUT": "ordertrap-trials", "INPUT_ARTIFACT": "", "RUNNER": "r1"})
     ok("bench", {"CONFIG": ".ordertrap.toml", "BASE": shas["base"], "HEAD": shas["head"], "OUT": paths["dir"],
                  "SEED": "1", "CALIBRATION": "none", "ORDER_CHECK": "false", "INSTANCE": "r1"})  # fmt: skip

@@ -112,7 +112,8 @@ def test_pr_base_is_the_merge_base(repo):
     out = _run_step(
         "revisions", path, {"PR_BASE_SHA": shas["B"], "PR_HEAD_SHA": shas["C"], "GITHUB_SHA": "ignored"}
     )
-    assert out == {"base": shas["A"], "head": shas["C"]}
+    # the merge-base is measured; the base branch tip supplies the config and calibration
+    assert out == {"base": shas["A"], "head": shas["C"], "config_rev": shas["B"]}
 
 
 def test_push_base_is_the_commit_before_and_inputs_win(repo):

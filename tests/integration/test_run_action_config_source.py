@@ -35,19 +35,25 @@ def fake_gate(tmp_path: Path) -> Path:
 
 
 def run_step(
-    repo: Path, gate_bin: Path, calibration_input: str = "", event: str = "pull_request"
+    repo: Path,
+    gate_bin: Path,
+    calibration_input: str = "",
+    event: str = "pull_request",
+    config_rev: str = "",
+    base: str = "HEAD~1",
 ) -> subprocess.CompletedProcess[str]:
+    """``config_rev``: the revisions step's output (a pull request's base branch tip)."""
     base, head = (
         subprocess.run(
             ["git", "-C", str(repo), "rev-parse", rev], capture_output=True, text=True, check=True
         ).stdout.strip()
-        for rev in ("HEAD~1", "HEAD")
+        for rev in (base, "HEAD")
     )
     env = {
         "PATH": "/usr/bin:/bin", "HOME": str(repo), "GITHUB_OUTPUT": str(repo.parent / "o"),
         "GATE_BIN": str(gate_bin), "CONFIG": ".ordertrap.toml", "BASE": base, "HEAD": head,
         "OUT": str(repo.parent / "out"), "SEED": "1", "CALIBRATION": calibration_input,
-        "ORDER_CHECK": "false", "INSTANCE": "r1", "GITHUB_EVENT_NAME": event,
+        "ORDER_CHECK": "false", "INSTANCE": "r1", "GITHUB_EVENT_NAME": event, "CONFIG_REV": config_rev,
     }  # fmt: skip
     # GitHub runs `shell: bash` as `bash --noprofile --norc -eo pipefail {0}`
     return subprocess.run(
