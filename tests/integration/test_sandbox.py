@@ -292,6 +292,23 @@ def _gone(marker: str) -> bool:
     return False
 
 
+def _group_gone(pgid: int) -> bool:
+    """No process, live or zombie, left in process group ``pgid`` within 10 s."""
+    for _ in range(200):
+        members = []
+        for entry in Path("/proc").iterdir():
+            with suppress(OSError, ValueError, IndexError):
+                if (
+                    entry.name.isdigit()
+                    and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == pgid
+                ):
+                    members.append(entry.name)
+        if not members:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def test_a_timeout_kills_the_sandbox_with_a_daemon_that_left_the_group(tmp_path):
     marker = f"1000.{uuid.uuid4().int % 10**9}"  # a unique `sleep` argument
     runner = SubprocessRunner(sandbox=_sandbox(tmp_path))
@@ -334,6 +351,11 @@ def test_a_sigkilled_gate_takes_its_sandboxed_trial_with_it(tmp_path):
         gate_proc.send_signal(signal.SIGKILL)
         gate_proc.wait()
         assert _gone(marker), "a process of the sandbox outlived the gate"
+        # bwrap and its shell die with the gate too; their exit (and being reaped as orphans) takes
+        # the kernel a moment after the sleeps are gone, so the resume is checked once they are
+        assert _group_gone(int((out / ".running").read_text().split()[0])), (
+            "the trial's group outlived the gate"
+        )
         assert reap_leftover(out / ".running", out) == 0
     finally:
         gate_proc.kill()
