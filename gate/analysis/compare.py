@@ -1,7 +1,7 @@
 """Compare base and head per benchmark: estimate + CI per version, relative change + CI, verdict.
 
-Verdict rule (µOpTime §4.5: a change needs disjoint 99 % bootstrap CIs *and* at least 3 %;
-issue 3 item 2 for the other outcomes):
+Verdict rule (µOpTime §4.5: a change needs disjoint 99 % bootstrap CIs *and* at least 3 %; the
+other outcomes say honestly why no change can be called):
 
 * ``failed``       — a trial of either version failed (any non-ok row), or a version has no
                      valid value: a crashing or timing-out head must never pass silently.
@@ -16,7 +16,7 @@ issue 3 item 2 for the other outcomes):
                      bootstrap CIs to be trusted (fewer than 8 values at 99 %,
                      :func:`gate.model.small_sample_limit`): with 3-4 values per version a
                      percentile-bootstrap "99 %" CI is about the range of the values, so two
-                     samples of one distribution have disjoint "CIs" 10 % of the time (audit).
+                     samples of one distribution have disjoint "CIs" 10 % of the time (eval/eval_small_samples.py).
                      At larger n the unpaired rank test would contradict the paired scheme and
                      the mean (a slow tail), so the CIs decide alone there.
 * ``unchanged``    — the CI of the change lies inside ±threshold.

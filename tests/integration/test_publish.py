@@ -146,7 +146,7 @@ def test_decide(counts, fail_on, label, expected, code):
     ],
 )
 def test_decide_head_only_failures_and_missing_benchmarks(counts, extra, fail_on, expected, code):
-    """Audit: a head that crashes everywhere, or loses every benchmark, turned the check green."""
+    """A head that crashes everywhere, or loses every benchmark, never turns the check green."""
     outcome = decide(counts, fail_on, False, **extra)
     assert (outcome.decision, outcome.exit_code) == (expected, code)
 
@@ -176,8 +176,8 @@ def test_a_head_that_crashes_fails_the_status_unless_accepted(job, fake):
 
 
 def test_nothing_compared_fails_and_comments(job, fake):
-    """Every benchmark renamed, or head's discovery broken: not a pass (second audit: not even a
-    green inconclusive), and the PR hears of it."""
+    """Every benchmark renamed, or head's discovery broken: not a pass (not even a green
+    inconclusive), and the PR hears of it."""
     job.pull_request()
     doc = analyses.analysis(
         [],

@@ -418,8 +418,8 @@ def test_a_signal_during_the_build_kills_the_build_and_exits_130(tmp_path, sig):
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_the_reset_kills_it_at_once_and_the_run_resumes(tmp_path, sig):
-    """Second audit: the reset runs between trials, where "finish the current trial" has nothing
-    to finish; it used to run on until its timeout and then fail the run with exit 2."""
+    """The reset runs between trials, where "finish the current trial" has nothing to finish: a
+    stop signal kills it at once (not after its timeout) and the run resumes."""
     reset = "echo $$ >> ../reset.pids; [ -f ../quick ] || exec sleep 60"
     repo = make_repo(tmp_path, config(f"reset = '{reset}'", s=1, i=1))
     out = tmp_path / "out"
@@ -493,8 +493,9 @@ def test_a_token_included_from_another_file_is_refused(tmp_path, capsys, conditi
 
 @pytest.mark.parametrize("layout", ["no-url", "nested", "space-in-path", "relative", "cycle"])
 def test_every_reachable_header_is_found(tmp_path, layout):
-    """Second audit: a URL-less http.extraheader, an include inside an included file, a repository
-    path with a space (keys contain it) and relative paths; include cycles end."""
+    """Every header git would send is found: a URL-less http.extraheader, an include inside an
+    included file, a repository path with a space (keys contain it) and relative paths; include
+    cycles end."""
     from gate.worktree import persisted_auth_headers
 
     root = tmp_path / ("with space" if layout == "space-in-path" else "plain")
@@ -524,8 +525,8 @@ def test_every_reachable_header_is_found(tmp_path, layout):
 
 
 def test_the_check_reads_per_worktree_config_and_names_what_it_cannot_read(tmp_path):
-    """Third audit: config.worktree (extensions.worktreeConfig) was not read; a broken include, a
-    directory that is no repository and a missing git passed silently or with a traceback."""
+    """config.worktree (extensions.worktreeConfig) is read; a broken include, a directory that is
+    no repository and a missing git are named, never passed silently or with a traceback."""
     repo = make_repo(tmp_path, config(s=1, i=1))
     git(repo, "config", "extensions.worktreeConfig", "true")
     git(repo, "config", "--worktree", "http.extraheader", "AUTHORIZATION: basic c2VjcmV0")
@@ -625,8 +626,8 @@ def test_on_github_a_benchmark_name_cannot_issue_a_workflow_command(tmp_path, ca
 
 
 def test_a_full_configuration_too_small_for_a_verdict_is_named(tmp_path):
-    """Second audit: with fewer than 5 values per version no change can ever be called (the
-    verdict's rank test); the run says so and which [full] keys to raise."""
+    """With fewer than 5 values per version no change can ever be called (the verdict's rank
+    test); the run says so and which [full] keys to raise."""
     repo = make_repo(tmp_path, config(names=("a",), s=3, i=1, m=1))
     assert run_cli(repo, tmp_path / "out") == 0
     _, meta = load(tmp_path / "out")

@@ -180,7 +180,7 @@ def test_settings_reject_nonsense() -> None:
             Settings(**bad)  # type: ignore[arg-type]
 
 
-# ---- small samples: the rank-test guard (audit: n = 3 false alarms) -----------------------------
+# ---- small samples: the rank-test guard (n = 3 would give false alarms) ------------------------
 
 
 def test_three_values_per_version_cannot_make_a_verdict_however_far_apart() -> None:
@@ -220,8 +220,8 @@ def test_no_false_alarms_between_identical_distributions_at_three_values() -> No
 
 
 def test_the_rank_guard_leaves_paired_and_mean_verdicts_alone_once_samples_are_large() -> None:
-    """Second audit: an unpaired rank test over pooled values contradicted the suite-run pairing
-    (runs ±10 % apart, head 5 % slower in each) and the mean (a slow tail), blocking both."""
+    """From 8 values on, no unpaired rank test over pooled values overrides the suite-run pairing
+    (runs ±10 % apart, head 5 % slower in each) or the mean (a slow tail)."""
     runs = np.repeat([1, 2, 3], 5)
     offset = np.repeat([0.90, 1.00, 1.10], 5)
     jitter = np.tile(1 + 0.002 * (np.arange(5) - 2), 3)

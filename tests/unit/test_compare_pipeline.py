@@ -29,7 +29,7 @@ def test_decision_policy() -> None:
     assert decision({"failed": 1}) is Decision.INCONCLUSIVE
     assert decision({"inconclusive": 1, "unchanged": 3}) is Decision.INCONCLUSIVE
     assert decision({"unchanged": 3, "improvement": 1}) is Decision.PASS
-    # audit: a head that crashes where base ran is a finding; nothing compared is not a pass
+    # a head that crashes where base ran is a finding; nothing compared is not a pass
     assert decision({"failed": 1, "unchanged": 3}, failed_in_head_only=1) is Decision.FAIL
     assert decision({"unchanged": 3}, only_in_base=2) is Decision.INCONCLUSIVE
     assert decision({"unchanged": 0, "failed": 0}) is Decision.INCONCLUSIVE
@@ -47,7 +47,7 @@ def _log(tmp_path: Path, rows: list[tuple[str, str, float | str, str]]) -> Trial
 
 
 def test_a_benchmark_that_fails_only_in_head_fails_the_decision(tmp_path: Path) -> None:
-    """Audit finding: a head that segfaults in every benchmark was `inconclusive`, i.e. a green
+    """A head that segfaults in every benchmark fails the decision: `inconclusive` would be a green
     commit status "no regression found"."""
     ok = [(b, v, 1.0 + i / 100, "ok") for b in ("a", "crashes") for v in ("base", "head") for i in range(5)]
     rows = [r for r in ok if not (r[0] == "crashes" and r[1] == "head")]
@@ -69,8 +69,7 @@ def test_a_benchmark_that_fails_only_in_head_fails_the_decision(tmp_path: Path) 
 
 
 def test_benchmarks_missing_in_head_are_not_a_pass(tmp_path: Path) -> None:
-    """Audit finding: a head that renames or loses every benchmark gave `pass (no benchmarks)`;
-    the second audit: `inconclusive` still left the required check green."""
+    """A head that renames or loses every benchmark is neither `pass` nor a green `inconclusive`."""
     rows = [(b, "base", 1.0 + i / 100, "ok") for b in ("a", "b") for i in range(5)]
     rows += [(b, "head", "", "skipped") for b in ("a", "b")]
     analysis = build_analysis(
@@ -172,7 +171,7 @@ def test_order_check_logs_compare_on_random_runs_only() -> None:
 
 
 def test_units_or_direction_that_differ_between_versions_are_not_compared(tmp_path: Path) -> None:
-    """Audit: 0.5 s logged as 500 ms in base and 0.5 s in head came out a -99.9 % improvement."""
+    """0.5 s logged as 500 ms in base and 0.5 s in head is not compared (it would read -99.9 %)."""
     path = tmp_path / "u.csv"
     lines = ["benchmark,version,value,unit,higher_is_better"]
     for i in range(20):

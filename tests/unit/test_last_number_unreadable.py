@@ -1,4 +1,4 @@
-"""Outputs whose last number is not the value (third audit): refused with a reason, never read as
+"""Outputs whose last number is not the value: refused with a reason, never read as
 a wrong number with status ok."""
 
 from __future__ import annotations

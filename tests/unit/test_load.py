@@ -180,8 +180,8 @@ def test_a_tidy_file_without_final_newline_keeps_its_last_row(tmp_path: Path) ->
 
 
 def test_a_quoted_multi_line_last_record_is_complete_and_a_cut_inside_quotes_is_cut(tmp_path: Path) -> None:
-    """Second audit: a valid tidy file whose last record has a quoted two-line field and no final
-    newline was truncated inside the quotes and became unreadable."""
+    """A valid tidy file whose last record has a quoted two-line field and no final newline is read
+    whole; a cut inside the quotes is left out."""
     body = "benchmark,version,value,status,reason\n" + "".join(
         f"b,{v},{1 + i / 1000:.3f},ok,\n" for v in ("base", "head") for i in range(6)
     )

@@ -325,7 +325,7 @@ def test_the_largest_accepted_timeout_works_in_the_real_runner(tmp_path):
 
 
 def test_jmh_params_in_the_adapter_table_is_moved_not_renamed(tmp_path: Path) -> None:
-    """Second audit: it used to say "did you mean `args`?"."""
+    """`params` belongs in [[benchmark]]: the message says where to move it, not a look-alike key."""
     text = '[suite]\nadapter = "jmh"\n[jmh]\nparams = {size = "10"}\n'
     with pytest.raises(ConfigError) as err:
         parse_config(text.encode(), tmp_path / "c.toml")
