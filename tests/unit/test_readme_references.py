@@ -1,4 +1,5 @@
-"""Every README section that a product file points to exists (README "X", README: X)."""
+"""Every section that a product file points to exists (README "X", README: X): in the README or in
+the manual it links, docs/*.md."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import re
 
 from tests.conftest import REPO_ROOT
 
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+README = "\n".join(
+    p.read_text(encoding="utf-8")
+    for p in [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+)
 FILES = [
     *sorted((REPO_ROOT / "gate").rglob("*.py")),
     *sorted((REPO_ROOT / "gate").rglob("*.j2")),

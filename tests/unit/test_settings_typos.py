@@ -34,7 +34,10 @@ from gate.settings import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+# the README and the manual it links (docs/frameworks.md holds the adapter tables)
+README = "\n".join(
+    p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+)
 BENCH = "[[benchmark]]\nname = 'a'\ncommand = 'true'\n"
 
 
@@ -149,10 +152,15 @@ def test_unknown_keys_in_the_active_adapter_table_are_errors(text, needle, hint)
 
 
 def _readme_section(heading: str) -> str:
-    start = README.index(heading)
-    end = README.find("\n## ", start + len(heading))
-    nxt = README.find("\n### ", start + len(heading))
-    ends = [e for e in (end, nxt) if e != -1]
+    # the sections moved from the README into docs/*.md one heading level up
+    heading = heading[1:]
+    start = README.index("\n" + heading) + 1
+    level = heading.index(" ")
+    ends = [
+        e
+        for e in (README.find("\n" + "#" * n + " ", start + len(heading)) for n in range(1, level + 1))
+        if e != -1
+    ]
     return README[start : min(ends)] if ends else README[start:]
 
 
