@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -49,18 +49,26 @@ class VisibleText:
 
 
 @contextmanager
-def visible_output() -> Iterator[None]:
-    """Route sys.stdout and sys.stderr through :class:`VisibleText` for the duration. What the
-    gate writes to stdout as data (``calibrate --out -``: JSON, whose encoder escapes non-ASCII;
-    ``report``: already shown visibly) holds no raw control to change."""
-    if isinstance(sys.stdout, VisibleText):
+def stdio_through(wrap: Callable[[TextIO], Any], kind: type) -> Iterator[None]:
+    """sys.stdout and sys.stderr written through ``wrap`` for the duration; already wrapped in
+    ``kind`` (a nested use), they stay as they are."""
+    if isinstance(sys.stdout, kind):
         yield
         return
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = VisibleText(sys.stdout), VisibleText(sys.stderr)
+    sys.stdout, sys.stderr = wrap(sys.stdout), wrap(sys.stderr)
     try:
         yield
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
         sys.stdout, sys.stderr = saved
+
+
+@contextmanager
+def visible_output() -> Iterator[None]:
+    """Route sys.stdout and sys.stderr through :class:`VisibleText` for the duration. What the
+    gate writes to stdout as data (``calibrate --out -``: JSON, whose encoder escapes non-ASCII;
+    ``report``: already shown visibly) holds no raw control to change."""
+    with stdio_through(VisibleText, VisibleText):
+        yield

@@ -26,6 +26,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from gate.bidi import stdio_through
+
 ZERO_WIDTH_SPACE = "\u200b"
 # "##[" anywhere; "::" at a line start (after blanks: the runner trims the line first). The runner
 # splits lines at "\r" as well as "\n".
@@ -96,17 +98,11 @@ def _raw(stream: TextIO | None) -> TextIO:
 def inert_output(environ: Mapping[str, str] | None = None) -> Iterator[None]:
     """On GitHub Actions, route sys.stdout and sys.stderr through :class:`InertText` (elsewhere,
     print as is: there is no runner to fool)."""
-    if not on_github(environ) or isinstance(sys.stdout, InertText):
+    if not on_github(environ):
         yield
         return
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = InertText(sys.stdout), InertText(sys.stderr)
-    try:
+    with stdio_through(InertText, InertText):
         yield
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        sys.stdout, sys.stderr = saved
 
 
 def escape_data(text: str) -> str:
