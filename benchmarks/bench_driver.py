@@ -5,11 +5,11 @@ Both sides run the same trivial command (``/bin/true`` through ``/bin/sh -c``, a
 adapter runs ``[[benchmark]].command``) with output captured:
 
 * plain:  ``subprocess.run(["/bin/sh", "-c", CMD], capture_output=True)`` in a loop;
-* driver: :func:`gate.driver.run_schedule` over an RMIT schedule, with the real command adapter,
-  the real :class:`~gate.driver.SubprocessRunner` (new session, scrubbed env, group kill) and the
+* driver: :func:`gate.engine.driver.run_schedule` over an RMIT schedule, with the real command adapter,
+  the real :class:`~gate.engine.process.SubprocessRunner` (new session, scrubbed env, group kill) and the
   real trial log (one append + flush + fsync per trial), progress lines to /dev/null.
 
-* sandboxed: the same driver with the sandbox ``run`` uses (:mod:`gate.sandbox`, bubblewrap: a
+* sandboxed: the same driver with the sandbox ``run`` uses (:mod:`gate.engine.sandbox`, bubblewrap: a
   new PID and mount namespace per process), when bwrap works here.
 
 The sides are interleaved in chunks (plain, driver, sandboxed, then rotated) so that load from
@@ -32,11 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from gate import sandbox
 from gate.adapters.base import BenchmarkSpec, ProcessResult, VersionContext
 from gate.adapters.registry import get_adapter
-from gate.driver import SubprocessRunner, TrialLog, run_schedule
-from gate.schedule import LevelConfig, Trial, rmit_schedule
+from gate.engine import sandbox
+from gate.engine.driver import run_schedule
+from gate.engine.process import SubprocessRunner
+from gate.engine.schedule import LevelConfig, Trial, rmit_schedule
+from gate.files.trial_log import TrialLog
 
 
 def main() -> int:

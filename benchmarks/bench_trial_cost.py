@@ -6,7 +6,7 @@ What is left is what every trial pays whatever the benchmark: starting the proce
 interpreter, a JVM and its fork, the Node.js runtime), the framework's own set-up, warm-up and
 analysis, and writing and reading its output. The time the framework is told to spend measuring
 is printed beside it (``measuring``), so ``fixed ≈ median - measuring``. The trials run through
-the driver's real :class:`~gate.driver.SubprocessRunner` without the sandbox (bubblewrap adds its
+the driver's real :class:`~gate.engine.process.SubprocessRunner` without the sandbox (bubblewrap adds its
 set-up, measured by ``benchmarks/bench_driver.py``). Each project is built once, before timing,
 in a temporary directory; Maven, npm and cargo use the tests' caches
 (``tests/integration/toolchains.py``), so a second run is offline and quick.
@@ -34,7 +34,7 @@ from typing import Any
 
 from gate.adapters.base import BenchmarkSpec, TrialRequest, VersionContext
 from gate.adapters.registry import get_adapter
-from gate.driver import SubprocessRunner
+from gate.engine.process import SubprocessRunner
 from tests.integration.toolchains import cache_root, cargo, maven_repo, npm_cache
 
 Setup = Callable[

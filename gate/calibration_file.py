@@ -42,7 +42,7 @@ class Calibration:
 
 def load_calibration(path: str | Path, text: str | None = None) -> Calibration:
     """Read and check the file at ``path``; ``text``: its content when it does not come from disk
-    (a file committed in the base revision, gate/config_source.py), ``path`` then only names it."""
+    (a file committed in the base revision, gate/engine/config_source.py), ``path`` then only names it."""
     p = Path(path)
     if text is None:
         try:

@@ -4,7 +4,7 @@ A warning is data, ``{"code", "message", "action"}`` (docs/contracts.md), in ana
 meta.json and calibration.json. The code's value is the string in those files, so files written
 before this enum existed read the same. Each member carries its :class:`WarningCategory`: the
 comment, the job summary and the HTML report group warnings by it (gate/render/view.py), and a
-new code cannot be written without one. Only the host checks of gate/environment.py are
+new code cannot be written without one. Only the host checks of gate/engine/environment.py are
 ``machine``: a data or log problem filed there would send the reader to the wrong place.
 
 Older files spelled two codes with hyphens (``full-too-small``, ``cut-off-row``); they are read
@@ -45,21 +45,21 @@ class WarningCode(StrEnum):
         member.category = category
         return member
 
-    # host checks (gate/environment.py): the only codes about machine preparation
+    # host checks (gate/engine/environment.py): the only codes about machine preparation
     GOVERNOR = "governor", _C.MACHINE
     CPUFREQ_UNKNOWN = "cpufreq_unknown", _C.MACHINE
     TURBO = "turbo", _C.MACHINE
     SMT = "smt", _C.MACHINE
     ASLR = "aslr", _C.MACHINE
     LOAD = "load", _C.MACHINE
-    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config_source.py)
+    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/engine/config_source.py)
     HEAD_CONFIG_CHANGE = "head_config_change", _C.CONFIG
     HEAD_CALIBRATION_CHANGE = "head_calibration_change", _C.CONFIG
     CONFIG_CHOSEN_BY_HEAD = "config_chosen_by_head", _C.CONFIG
     # the base branch changed the file since the pull request branched (run --config-rev)
     BASE_CONFIG_MOVED = "base_config_moved", _C.CONFIG
     BASE_CALIBRATION_MOVED = "base_calibration_moved", _C.CONFIG
-    # the trials ran without the bubblewrap sandbox (gate/sandbox.py)
+    # the trials ran without the bubblewrap sandbox (gate/engine/sandbox.py)
     NO_SANDBOX = "no_sandbox", _C.ISOLATION
     SANDBOX_OFF = "sandbox_off", _C.ISOLATION
     # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)

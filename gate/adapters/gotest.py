@@ -196,7 +196,7 @@ def parse_results(stdout: str, requested: str, *, verbose: bool = False) -> list
     return results
 
 
-# The line the driver puts where it dropped the middle of more than 32 MiB of output (gate.driver
+# The line the driver puts where it dropped the middle of more than 32 MiB of output (gate.engine.driver
 # _Capture: the first 1 MiB and the last 31 MiB are kept).
 _DROPPED = re.compile(r"^\[ordertrap-gate: \d+ bytes of output dropped here\]$", re.MULTILINE)
 

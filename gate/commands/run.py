@@ -21,16 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, config_source, driver, environment, jsontext, sandbox, worktree
+from gate import __version__, jsontext
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.calibration_file import Calibration
-from gate.driver import StopFlag, SubprocessRunner, TrialLog, reap_leftover, run_reset, run_schedule
+from gate.engine import config_source, environment, process, sandbox, worktree
+from gate.engine.driver import StopFlag, run_reset, run_schedule
+from gate.engine.layout import Layout
+from gate.engine.process import SubprocessRunner, reap_leftover
+from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
+from gate.engine.settings import Config, substitute_worktree
 from gate.errors import ConfigError, InputError, RunError
+from gate.files.trial_log import TrialLog
 from gate.github.workflow_commands import emit, print_untrusted
-from gate.layout import Layout
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
-from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
-from gate.settings import Config, substitute_worktree
 from gate.warning_codes import WarningCode
 
 NAME = "run"
@@ -123,8 +126,8 @@ def _write_json(path: Path, data: Mapping[str, Any]) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)  # a half-written file is never renamed into place
-        if driver.is_disk_full(exc):
-            raise driver.disk_full_error(
+        if process.is_disk_full(exc):
+            raise process.disk_full_error(
                 f"writing {path.name}", f"{path}: {exc.strerror}", path.parent
             ) from None
         raise RunError(
@@ -338,11 +341,11 @@ def run(args: argparse.Namespace) -> int:
         finally:
             lock.close()
     except OSError as exc:
-        if not driver.is_disk_full(exc):
+        if not process.is_disk_full(exc):
             raise
         # anywhere else the run writes (the lock, a build marker, the log's header): the same fix
         where = exc.filename or out
-        raise driver.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
+        raise process.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
 
 
 def _run(args: argparse.Namespace, out: Path) -> int:
@@ -480,7 +483,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 "action": "none: they would have disturbed the resumed trials",
             }
         )
-    # Builds, benchmarks and resets run the revision's code: in a sandbox (gate/sandbox.py).
+    # Builds, benchmarks and resets run the revision's code: in a sandbox (gate/engine/sandbox.py).
     areas = [(out / "worktrees" / v.dirname, out / "scratch" / v.dirname) for v in versions]
     isolation = sandbox.decide(
         config.suite.sandbox,

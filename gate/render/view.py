@@ -55,7 +55,7 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
     ("other", "Other warnings", ""),
 )
 # Every code the gate writes and its category come from gate/warning_codes.py (one member per
-# code, each with its category); only the host checks of gate/environment.py are "machine".
+# code, each with its category); only the host checks of gate/engine/environment.py are "machine".
 MACHINE_CODES = frozenset(c.value for c in WarningCode if c.category is WarningCategory.MACHINE)
 # Codes from elsewhere (older analyses, other tools) by prefix. Never "machine": a code is about
 # the host only if it is one of MACHINE_CODES; anything unknown is "other".

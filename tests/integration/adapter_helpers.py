@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gate.adapters.base import BenchmarkSpec, TrialRequest, VersionContext
-from gate.driver import SubprocessRunner
+from gate.engine.process import SubprocessRunner
 
 
 def real_runner(extra_env: Mapping[str, str] | None = None) -> SubprocessRunner:

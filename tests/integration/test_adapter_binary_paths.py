@@ -13,7 +13,7 @@ import pytest
 
 from gate.adapters.base import BenchmarkSpec, TrialFailure
 from gate.adapters.registry import get_adapter
-from gate.driver import SubprocessRunner
+from gate.engine.process import SubprocessRunner
 from gate.errors import RunError
 from gate.model import TrialStatus
 from tests.conftest import require_tool

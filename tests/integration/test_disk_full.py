@@ -19,13 +19,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
-import gate.driver
+import gate.engine.process
 from gate.adapters.base import BenchmarkSpec, TrialFailure, TrialRequest, VersionContext
 from gate.cli import main
-from gate.driver import TrialLog, run_schedule
+from gate.engine.driver import run_schedule
+from gate.engine.schedule import LevelConfig, rmit_schedule
 from gate.errors import DiskFullError
+from gate.files.trial_log import TrialLog
 from gate.model import TrialStatus
-from gate.schedule import LevelConfig, rmit_schedule
 from tests.conftest import REPO_ROOT
 from tests.integration.test_run_cli import _check_complete, config, make_repo
 
@@ -171,12 +172,12 @@ def test_a_trial_that_fails_on_a_nearly_full_disk_is_not_a_result(tmp_path, monk
         fields[3] = fields[4] = 3  # f_bfree, f_bavail: 3 blocks
         return os.statvfs_result(fields)
 
-    monkeypatch.setattr(gate.driver.os, "statvfs", statvfs)
+    monkeypatch.setattr(gate.engine.process.os, "statvfs", statvfs)
     with pytest.raises(DiskFullError) as exc:
         _go(schedule, ctx, specs, log, Adapter(broken))
     assert "left and the trial failed (pytest-benchmark exited with status 1" in exc.value.message
     assert not (_rows(tmp_path).status != "ok").any()
-    monkeypatch.setattr(gate.driver.os, "statvfs", real)
+    monkeypatch.setattr(gate.engine.process.os, "statvfs", real)
     result = _go(schedule, ctx, specs, log, Adapter(broken), TrialLog(log.path).recover(schedule))
     assert result.failed > 0 and set(_rows(tmp_path).status) == {"ok", "error"}
 
@@ -198,11 +199,11 @@ def test_a_log_write_cut_by_enospc_stops_and_the_resume_repeats_nothing(tmp_path
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_write(fd, data)
 
-    monkeypatch.setattr(gate.driver.os, "write", write)
+    monkeypatch.setattr(gate.engine.process.os, "write", write)
     with pytest.raises(DiskFullError) as exc:
         _go(schedule, ctx, specs, log, Adapter({}))
     assert "the disk is full while writing the trial log" in exc.value.message
-    monkeypatch.setattr(gate.driver.os, "write", real_write)
+    monkeypatch.setattr(gate.engine.process.os, "write", real_write)
     assert not log.is_open
     done = TrialLog(log.path).recover(schedule)
     assert done == {1, 2}

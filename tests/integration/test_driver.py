@@ -24,10 +24,12 @@ from gate.adapters.base import (
     check_finite,
     raise_for_process,
 )
-from gate.driver import SubprocessRunner, TrialLog, is_secret, run_schedule, scrub_env
+from gate.engine.driver import run_schedule
+from gate.engine.process import SubprocessRunner, is_secret, scrub_env
+from gate.engine.schedule import LevelConfig, rmit_schedule
 from gate.errors import InputError
+from gate.files.trial_log import TrialLog
 from gate.model import TRIAL_COLUMNS
-from gate.schedule import LevelConfig, rmit_schedule
 
 PY = sys.executable
 
@@ -234,7 +236,7 @@ def test_log_recovers_from_a_cut_at_every_byte(tmp_path, monkeypatch):
     """SIGKILL at any moment leaves a prefix of the log on disk (one fsynced append per trial):
     recovery must keep exactly the trials whose rows are all in the prefix and cut the rest."""
     schedule, data = _full_log(tmp_path)
-    monkeypatch.setattr("gate.driver.os.fsync", lambda fd: None)  # durability is not under test here
+    monkeypatch.setattr("gate.files.trial_log.os.fsync", lambda fd: None)  # durability is not under test here
     path = tmp_path / "cut.csv"
     lines = data.split(b"\n")
     # byte offset where each trial's last row ends
@@ -267,7 +269,7 @@ def test_log_refuses_a_foreign_file(tmp_path):
 
 def test_endless_output_is_bounded_and_the_trial_still_times_out(tmp_path):
     """`yes` with a timeout: the gate keeps the head and the latest output, not gigabytes."""
-    from gate.driver import OUTPUT_HEAD, OUTPUT_LIMIT
+    from gate.engine.process import OUTPUT_HEAD, OUTPUT_LIMIT
 
     result = SubprocessRunner()(["yes", "1.5"], cwd=tmp_path, timeout=2.0)
     assert result.timed_out

@@ -1,4 +1,4 @@
-"""Every trial runs with its own environment size (gate/layout.py), reproducibly from the seed."""
+"""Every trial runs with its own environment size (gate/engine/layout.py), reproducibly from the seed."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.engine.layout import MAX_PAD_BYTES, PAD_VARIABLE, Layout, pad_bytes
 from gate.errors import ConfigError
-from gate.layout import MAX_PAD_BYTES, PAD_VARIABLE, Layout, pad_bytes
 from tests.integration.test_run_cli import load, make_repo, run_cli
 
 # the benchmark's value is the length of the padding it sees (sh's ${#VAR})
@@ -56,7 +56,7 @@ def test_the_padding_is_a_pure_function_of_seed_and_trial() -> None:
 
 
 def test_a_non_boolean_setting_is_refused_with_the_fix(tmp_path: Path) -> None:
-    from gate.settings import parse_config
+    from gate.engine.settings import parse_config
 
     with pytest.raises(ConfigError, match="randomise_layout must be true or false"):
         parse_config(_config('randomise_layout = "yes"').encode(), tmp_path / ".ordertrap.toml")

@@ -13,7 +13,7 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from gate.driver import SubprocessRunner, _boot_ticks, reap_leftover
+from gate.engine.process import SubprocessRunner, _boot_ticks, reap_leftover
 
 
 def _alive(pid: int) -> bool:
@@ -89,7 +89,7 @@ def test_a_reset_left_running_outside_the_run_is_killed(tmp_path: Path) -> None:
             textwrap.dedent(
                 f"""
                 from pathlib import Path
-                from gate.driver import SubprocessRunner
+                from gate.engine.process import SubprocessRunner
                 runner = SubprocessRunner(pid_file=Path({str(out / ".running")!r}))
                 runner("echo $$ > {tmp_path / "reset.pid"}; exec sleep 60", cwd=Path({str(repo)!r}), timeout=120)
                 """
@@ -150,7 +150,7 @@ def test_a_gate_killed_before_popen_returns_leaves_a_child_the_resume_finds(tmp_
                 f"""
                 import os, signal, subprocess
                 from pathlib import Path
-                from gate.driver import SubprocessRunner
+                from gate.engine.process import SubprocessRunner
                 real = subprocess._fork_exec
                 def fork_exec(*args):
                     pid = real(*args)  # the child runs `sleep` already

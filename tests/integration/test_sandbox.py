@@ -1,4 +1,4 @@
-"""Builds and benchmarks are the pull request's code: in the sandbox (gate/sandbox.py) they cannot
+"""Builds and benchmarks are the pull request's code: in the sandbox (gate/engine/sandbox.py) they cannot
 read a secret out of an ancestor's ``/proc/<pid>/environ`` nor write to what later jobs run.
 
 The attack is a real benchmark run by the real ``ordertrap-gate run`` under a stand-in for the
@@ -20,8 +20,8 @@ from contextlib import suppress
 from pathlib import Path
 
 import gate
-from gate import sandbox
-from gate.driver import SubprocessRunner, reap_leftover
+from gate.engine import sandbox
+from gate.engine.process import SubprocessRunner, reap_leftover
 from tests.conftest import REPO_ROOT, require_tool
 from tests.integration.test_run_cli import make_repo
 
@@ -333,7 +333,7 @@ def test_a_sigkilled_gate_takes_its_sandboxed_trial_with_it(tmp_path):
                 f"""
                 from pathlib import Path
                 from gate import sandbox
-                from gate.driver import SubprocessRunner
+                from gate.engine.process import SubprocessRunner
                 box = sandbox.Sandbox({shutil.which("bwrap")!r}, writable=[Path("/tmp")], read_only=[])
                 runner = SubprocessRunner(pid_file=Path({str(out / ".running")!r}), sandbox=box)
                 runner("setsid sleep {marker} & exec sleep {marker}", cwd=Path({str(tmp_path)!r}), timeout=120)

@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 
-import gate.driver
-from gate.driver import StopFlag, SubprocessRunner
+import gate.engine.process
+from gate.engine.driver import StopFlag
+from gate.engine.process import SubprocessRunner
 
-TRACED = {subprocess.__file__, gate.driver.__file__}
+TRACED = {subprocess.__file__, gate.engine.process.__file__}
 
 
 def _raise_keyboard_interrupt(signum: int, frame: FrameType | None) -> None:  # the CLI's SIGTERM
@@ -74,7 +75,7 @@ class _Injector:
     def _local(self, frame: FrameType, event: str, arg: object) -> Callable[..., Any] | None:
         if event == "opcode" and not self.sent:
             self.count += 1
-            last = self.stop_in_collect and frame.f_code is gate.driver._collect.__code__
+            last = self.stop_in_collect and frame.f_code is gate.engine.process._collect.__code__
             if self.count == self.at or last:
                 self.sent = True
                 self.past_the_end = self.count != self.at

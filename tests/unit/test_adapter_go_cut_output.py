@@ -10,7 +10,7 @@ import pytest
 
 from gate.adapters.base import BenchmarkSpec, TrialFailure, TrialRequest, VersionContext
 from gate.adapters.registry import get_adapter
-from gate.driver import _Capture
+from gate.engine.process import _Capture
 from gate.model import TrialStatus
 from tests.fakes.process_runner import FakeRunner, ok
 

@@ -11,8 +11,8 @@ import pytest
 from gate.analysis.compare import Settings
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis
+from gate.engine.settings import parse_config
 from gate.errors import ConfigError
-from gate.settings import parse_config
 
 
 def _analysis(thresholds: object) -> dict[str, dict]:

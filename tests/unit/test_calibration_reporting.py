@@ -14,8 +14,8 @@ from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
 from gate.calibration_file import Calibration, load_calibration
 from gate.commands.run import _level_configs
+from gate.engine.settings import load_config
 from gate.render import render
-from gate.settings import load_config
 from tests.fakes import analyses
 
 FULL = {"suite_run": 3, "iteration": 5, "measurement": 3}

@@ -18,9 +18,10 @@ import pandas as pd
 from gate.adapters.base import BenchmarkSpec, ProcessResult, VersionContext
 from gate.adapters.command import CommandAdapter
 from gate.analysis.carryover import analyze_carryover
-from gate.driver import TrialLog, run_schedule
+from gate.engine.driver import run_schedule
+from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
+from gate.files.trial_log import TrialLog
 from gate.model import TRIAL_COLUMNS
-from gate.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 
 BENCHES = ("load", "parse", "render", "save")
 BASE_S = {"load": 0.30, "parse": 0.10, "render": 0.20, "save": 0.05}

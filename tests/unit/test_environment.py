@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gate import environment
+from gate.engine import environment
 
 
 def _sys(tmp_path: Path, files: dict[str, str]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gate.analysis.order import order_check_from_trials
-from gate.schedule import order_check_schedule
+from gate.engine.schedule import order_check_schedule
 from tests.unit.test_carryover_driver import BENCHES, LeakyMachine, run_log
 
 

@@ -1,4 +1,4 @@
-"""The bwrap command line the sandbox builds (gate/sandbox.py): the most specific rule wins, and a
+"""The bwrap command line the sandbox builds (gate/engine/sandbox.py): the most specific rule wins, and a
 process may write only the area it starts in. Real paths; nothing is run here
 (tests/integration/test_sandbox.py runs the sandbox)."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from gate.engine.sandbox import Area, Sandbox
+from gate.engine.settings import parse_config
 from gate.errors import ConfigError
-from gate.sandbox import Area, Sandbox
-from gate.settings import parse_config
 
 
 def _binds(options: list[str]) -> list[tuple[str, str]]:

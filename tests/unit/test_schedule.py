@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gate.engine.schedule import LevelConfig, assign_suite_runs, order_check_schedule, rmit_schedule
 from gate.errors import ConfigError
-from gate.schedule import LevelConfig, assign_suite_runs, order_check_schedule, rmit_schedule
 
 VERSIONS = ["main", "HEAD"]
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.engine.settings import load_config, parse_config
 from gate.errors import ConfigError
-from gate.settings import load_config, parse_config
 
 ISSUE_EXAMPLE = b"""
 [suite]

@@ -18,9 +18,8 @@ import pytest
 
 from gate.adapters import _common
 from gate.adapters.registry import ADAPTER_NAMES, get_adapter
-from gate.driver import SubprocessRunner
-from gate.errors import ConfigError
-from gate.settings import (
+from gate.engine.process import SubprocessRunner
+from gate.engine.settings import (
     ADAPTER_KEYS,
     ADAPTERS,
     BENCHMARK_CORE_KEYS,
@@ -32,6 +31,7 @@ from gate.settings import (
     load_config,
     parse_config,
 )
+from gate.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 # the README and the manual it links (docs/frameworks.md holds the adapter tables)
@@ -118,14 +118,14 @@ def test_every_adapter_table_is_allowed_even_when_another_adapter_is_active():
 def test_the_allowed_top_level_tables_are_what_the_gate_reads():
     assert TOP_LEVEL_TABLES[:3] == ("suite", "full", "benchmark")
     assert TOP_LEVEL_TABLES[3:] == ADAPTER_NAMES
-    # Only `run` reads the config (through gate/config_source.py); if another stage starts reading its own table from it,
+    # Only `run` reads the config (through gate/engine/config_source.py); if another stage starts reading its own table from it,
     # add that table to TOP_LEVEL_TABLES (and to README "Configuration").
     readers = sorted(
         str(p.relative_to(ROOT))
         for p in (ROOT / "gate").rglob("*.py")
         if re.search(r"\b(load_config|parse_config)\(|\.raw\b", p.read_text(encoding="utf-8"))
     )
-    assert readers == ["gate/config_source.py", "gate/settings.py"]
+    assert readers == ["gate/engine/config_source.py", "gate/engine/settings.py"]
 
 
 # ---- adapter tables -----------------------------------------------------------------------------

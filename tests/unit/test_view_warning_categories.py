@@ -1,7 +1,7 @@
 """Warning categories of the comment, the summary and the HTML report (gate/render/view.py).
 
 Every code the gate writes is a member of gate.warning_codes.WarningCode with its category
-(tests/unit/test_warning_codes.py). Only the host checks of gate/environment.py belong under
+(tests/unit/test_warning_codes.py). Only the host checks of gate/engine/environment.py belong under
 "Machine preparation"; a suite-level data or log problem (e.g. "3 benchmark(s) ran only in base,
 not in head", an unreadable trial log) is shown where the reader can act on it.
 """
@@ -14,7 +14,7 @@ from gate.render import render, view
 from gate.warning_codes import WarningCategory, WarningCode
 from tests.fakes import analyses
 
-# The host checks of gate/environment.py: the only codes that are about machine preparation.
+# The host checks of gate/engine/environment.py: the only codes that are about machine preparation.
 MACHINE = {"governor", "cpufreq_unknown", "turbo", "smt", "aslr", "load"}
 # Data and log problems that are not about the host.
 NOT_MACHINE = [

@@ -42,11 +42,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gate import worktree
 from gate.calibration_file import Calibration, load_calibration
+from gate.engine import worktree
+from gate.engine.settings import SUITE_KEYS, Config, load_config, parse_config
 from gate.errors import ConfigError, GateError, InputError, RunError
 from gate.model import LEVELS, warning
-from gate.settings import SUITE_KEYS, Config, load_config, parse_config
 from gate.warning_codes import WarningCode
 
 CHOICES: tuple[str, ...] = ("base", "head", "worktree")

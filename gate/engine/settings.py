@@ -51,7 +51,7 @@ SUITE_KEYS: dict[str, str] = {
     "exclude": "list of regexes: drop benchmarks whose name matches one of them",
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
     "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
-    "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/layout.py)",
+    "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/engine/layout.py)",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = (
@@ -63,7 +63,7 @@ BENCHMARK_CORE_KEYS: tuple[str, ...] = (
     "threshold_pct",
 )
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
-SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/sandbox.py
+SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/engine/sandbox.py
 # [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
 BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {
     "jmh": ("params",),
@@ -102,7 +102,7 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "tinybench": ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include"),
 }
-# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config_source.py).
+# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/engine/config_source.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
@@ -142,7 +142,7 @@ class SuiteConfig:
     pass_env: tuple[str, ...] = ()
     sandbox: str = "auto"
     # Mytkowicz et al. (ASPLOS'09): environment size alone shifts timings; a random size per
-    # trial turns that bias into noise (gate/layout.py). On by default: it costs nothing.
+    # trial turns that bias into noise (gate/engine/layout.py). On by default: it costs nothing.
     randomise_layout: bool = True
 
 

@@ -26,7 +26,7 @@ What it does not randomise, and why:
   only ``$PWD`` would differ, which is part of the environment padding above. A really deeper
   *directory* means a copy of the worktree per trial: Go's build cache and pytest's rootdir key on
   the path (a rebuild per trial), and adapters and ``[suite].build`` address files relative to the
-  worktree the sandbox (gate/sandbox.py) binds. The padding moves the stack by the same bytes.
+  worktree the sandbox (gate/engine/sandbox.py) binds. The padding moves the stack by the same bytes.
 * **Link order and code alignment**: they are fixed when the benchmark binary is built, by the
   user's toolchain; the gate runs one build per version. What the padding cannot move, a
   per-benchmark ``threshold_pct`` above the size of such shifts absorbs (README "Layout bias").

@@ -1,6 +1,6 @@
 """Builds, benchmarks and resets run in a bubblewrap sandbox: their own PID and mount namespace.
 
-What the sandbox guarantees, for every process :class:`~gate.driver.SubprocessRunner` starts
+What the sandbox guarantees, for every process :class:`~gate.engine.process.SubprocessRunner` starts
 while it is on (``[suite] sandbox``, default ``"auto"``):
 
 * **No ancestor is visible.** A new PID namespace with its own ``/proc`` (bwrap ``--unshare-pid
@@ -42,7 +42,7 @@ ephemeral runner is for (README, runner checklist).
 
 Timing: the sandbox is set up before the command starts and torn down after it ended. A shell
 inside sends one datagram before it starts the command and one when the command has exited,
-stamped by the kernel when sent; :class:`~gate.driver.SubprocessRunner` measures the process's wall time
+stamped by the kernel when sent; :class:`~gate.engine.process.SubprocessRunner` measures the process's wall time
 (``ProcessResult.elapsed_s``, the command adapter's ``value = "wall"``) between the two, so
 neither bwrap's set-up nor the namespace's teardown is measured. Frameworks that time
 themselves (Go, Google Benchmark, pytest-benchmark, JMH, hyperfine's runs of its command) run
@@ -62,11 +62,11 @@ from pathlib import Path
 from typing import Any
 
 import gate
-from gate import worktree
+from gate.engine import worktree
 from gate.errors import RunError
 from gate.warning_codes import WarningCode
 
-# Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, driver._Marks) says
+# Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, process._Marks) says
 # "set up, starting the command now", a second one "the command has ended"; the command gets /dev/null as stdin, as
 # without the sandbox, and its exit status is passed on.
 _STARTER = 'printf . >&0; "$@" </dev/null; s=$?; printf . >&0; exit $s'
@@ -151,7 +151,7 @@ class Sandbox:
         return [*args, "--proc", "/proc", "--dev", "/dev"]
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
-        """``argv`` as run inside the sandbox; its stdin must be the timing socket (driver._Marks)."""
+        """``argv`` as run inside the sandbox; its stdin must be the timing socket (process._Marks)."""
         key = os.path.realpath(cwd)
         prefix = self._cache.get(key)
         if prefix is None:

@@ -1,27 +1,16 @@
-"""Walks a schedule: one process per trial, the trial log appended and fsynced after every trial.
+"""Starts and controls the processes of builds, trials and resets.
 
-* :class:`SubprocessRunner` is the concrete :class:`~gate.adapters.base.ProcessRunner`: every
-  process starts in its own process group so a timeout (or Ctrl-C) kills its whole process group, its
-  environment is scrubbed of secrets (:func:`scrub_env`), stdin is /dev/null and output is
-  captured.
-* :class:`TrialLog` owns ``trials.csv``: header once, all rows of one trial in one unbuffered
-  write after every trial (hyperfine's "persist after every trial"), fsync rate-limited. On resume,
-  :meth:`TrialLog.recover` keeps every complete trial and truncates anything after the last one
-  (a row cut by SIGKILL, or the first rows of a trial whose other rows never made it), so a
-  resumed run neither repeats nor loses a trial.
-* :func:`run_schedule` skips finished trials, runs ``reset`` before each suite run (OrderSage
-  §3 step ·), records failures as rows with a status and a reason, and stops cleanly after the
-  current trial on the first Ctrl-C/SIGTERM. A full disk is not a failure of the benchmark: it
-  stops the run with :class:`~gate.errors.DiskFullError`, the trial unlogged.
+:class:`SubprocessRunner` is the concrete :class:`~gate.adapters.base.ProcessRunner`: every process
+starts in its own process group so a timeout (or Ctrl-C) kills its whole process group, its
+environment is scrubbed of secrets (:func:`scrub_env`), stdin is /dev/null and output is captured
+(bounded). :func:`reap_leftover` kills what a SIGKILLed run left running. A full disk is not a
+failure of the benchmark (:func:`is_disk_full`, :func:`disk_full_error`).
 """
 
 from __future__ import annotations
 
 import _signal
-import csv
 import errno
-import io
-import math
 import os
 import re
 import select
@@ -29,35 +18,22 @@ import signal
 import socket
 import struct
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from gate.adapters.base import (
-    Adapter,
-    BenchmarkSpec,
     ProcessResult,
-    ProcessRunner,
-    TrialFailure,
-    TrialRequest,
-    VersionContext,
 )
-from gate.errors import DiskFullError, InputError, RunError
-from gate.github.workflow_commands import print_untrusted
-from gate.layout import Layout
-from gate.model import TRIAL_COLUMNS, TrialStatus
-from gate.schedule import Trial
+from gate.errors import DiskFullError
 
 if TYPE_CHECKING:
-    from gate.sandbox import Sandbox
+    from gate.engine.sandbox import Sandbox
 
 # ---- environment scrubbing ---------------------------------------------------------------------
 # Benchmark code is untrusted (a pull request's head): it must not see the workflow's secrets.
@@ -418,7 +394,7 @@ class SubprocessRunner:
                     proc.kill()
                 proc.wait()
             # In the sandbox, from the command's start to its end as its shell saw them: bwrap's
-            # set-up and the namespace's teardown are not the command's time (gate/sandbox.py).
+            # set-up and the namespace's teardown are not the command's time (gate/engine/sandbox.py).
             elapsed = marks.elapsed() if marks is not None and marks.stamps else time.perf_counter() - start
             _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
         except BaseException:  # Ctrl-C (at any moment: see _SpawnSignals): never leave it running
@@ -451,7 +427,7 @@ _SO_TIMESTAMPNS: int | None = getattr(socket, "SO_TIMESTAMPNS", None) or (
 
 
 class _Marks:
-    """The sandbox's timing marks (gate/sandbox.py): one datagram its shell sends right before it
+    """The sandbox's timing marks (gate/engine/sandbox.py): one datagram its shell sends right before it
     starts the command, one right after the command exited. The kernel stamps each when it is
     sent (``SO_TIMESTAMPNS``, socket(7); AF_UNIX stamps in ``unix_dgram_sendmsg``), so the wall
     time is the command's, not also the delay until the gate got the CPU to read them. Where the
@@ -628,17 +604,6 @@ def _drain(fd: int) -> None:
         os.read(fd, 4096)
 
 
-# ---- trial log ---------------------------------------------------------------------------------
-HEADER_LINE = ",".join(TRIAL_COLUMNS) + "\n"
-_NEWLINES = str.maketrans({"\n": " ", "\r": " "})
-
-
-def _clean(text: str) -> str:
-    # One row = one physical line, so recovery can split on b"\n" (names and reasons are
-    # untrusted text).
-    return text.translate(_NEWLINES)
-
-
 # ---- a full disk --------------------------------------------------------------------------------
 # ENOSPC ("No space left on device") and EDQUOT ("Disk quota exceeded"), write(2).
 DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
@@ -675,387 +640,3 @@ def low_space(paths: Iterable[Path | str]) -> tuple[str, int] | None:
         if free < LOW_SPACE_BYTES or (st.f_files > 0 and inodes == 0):
             return str(path), free
     return None
-
-
-class TrialLog:
-    """Append-only ``trials.csv``: one descriptor, one ``write`` per trial.
-
-    The write hands every trial to the kernel at once, which is what survives SIGKILL (and
-    Ctrl-C, OOM kills, a cancelled job). The descriptor is unbuffered: a write that fails
-    (a full disk) leaves nothing queued in the gate to be written later, only a torn tail that
-    :meth:`recover` cuts. ``os.fsync`` (what survives a power cut) is rate-limited
-    to once per ``fsync_interval`` seconds and done on close: an fsync costs ~3.5 ms on this
-    disk, more than a trivial benchmark, so fsyncing every trial would triple the driver's cost
-    (benchmarks/bench_driver.py). At most the last ``fsync_interval`` seconds of trials can be lost
-    to a power cut; recovery cuts any torn tail either way.
-    """
-
-    def __init__(self, path: Path, *, fsync: bool = True, fsync_interval: float = 1.0) -> None:
-        self.path = path
-        self.fsync = fsync
-        self.fsync_interval = fsync_interval
-        self._fd: int | None = None
-        self._last_sync = 0.0
-
-    def recover(self, schedule: Sequence[Trial]) -> set[int]:
-        """Finished trial numbers; truncates everything after the last complete trial."""
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            self.path.write_text(HEADER_LINE, encoding="utf-8")
-            return set()
-        data = self.path.read_bytes()
-        fix = "pass a new --out directory (this one holds a different run), or delete it"
-        if not data.startswith(HEADER_LINE.encode()):
-            if HEADER_LINE.encode().startswith(data):  # killed while writing the header
-                self.path.write_text(HEADER_LINE, encoding="utf-8")
-                return set()
-            raise InputError(f"{self.path} does not start with the trial-log header", fix)
-        finished: set[int] = set()
-        keep = len(HEADER_LINE)
-        pos = keep
-        current: int | None = None
-        count = 0
-        ok = True
-        while True:
-            end = data.find(b"\n", pos)
-            if end < 0:
-                break  # no line or a partial final line (SIGKILL mid-write): dropped below
-            line = data[pos:end].decode("utf-8", "replace")
-            pos = end + 1
-            try:
-                row = next(csv.reader([line]))
-                number = int(row[0])
-                status = row[TRIAL_COLUMNS.index("status")]
-                trial = schedule[number - 1]
-                valid = (
-                    len(row) == len(TRIAL_COLUMNS)
-                    and number >= 1
-                    and row[1] == _clean(trial.benchmark)
-                    and row[2] == _clean(trial.version)
-                )
-            except (ValueError, IndexError, StopIteration):
-                valid = False
-            if not valid:
-                line_no = data.count(b"\n", 0, pos)
-                raise InputError(f"{self.path}: line {line_no} does not match the schedule in meta.json", fix)
-            if number != current:
-                if current is not None:
-                    break  # the previous trial stopped short: its tail was lost
-                if number in finished:
-                    raise InputError(f"{self.path}: trial {number} appears twice", fix)
-                current, count, ok = number, 0, status == TrialStatus.OK.value
-            count += 1
-            needed = trial.measurements if ok else 1
-            if count == needed:
-                finished.add(number)
-                keep = pos
-                current = None
-        if keep < len(data):
-            with self.path.open("r+b") as fh:
-                fh.truncate(keep)
-                fh.flush()
-                os.fsync(fh.fileno())
-        return finished
-
-    @property
-    def is_open(self) -> bool:
-        return self._fd is not None
-
-    def open(self) -> None:
-        if self._fd is None:
-            try:
-                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            except OSError as exc:
-                raise self._error(exc, "opening") from None
-
-    def close(self) -> None:
-        if self._fd is not None:
-            fd, self._fd = self._fd, None
-            try:
-                if self.fsync:
-                    os.fsync(fd)
-            except OSError as exc:
-                raise self._error(exc, "syncing") from None
-            finally:
-                os.close(fd)
-
-    def append(self, rows: list[list[str]]) -> None:
-        assert self._fd is not None, "TrialLog.open() first"
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerows(rows)
-        data = memoryview(buf.getvalue().encode("utf-8"))
-        try:
-            while data:  # a short write (a nearly full disk) goes on where it stopped
-                data = data[os.write(self._fd, data) :]
-            if self.fsync:
-                now = time.monotonic()
-                if now - self._last_sync >= self.fsync_interval:
-                    os.fsync(self._fd)
-                    self._last_sync = now
-        except OSError as exc:
-            raise self._error(exc, "writing") from None
-
-    def _error(self, exc: OSError, doing: str) -> RunError:
-        if is_disk_full(exc):
-            return disk_full_error(f"{doing} the trial log", f"{self.path}: {exc.strerror}", self.path.parent)
-        return RunError(
-            f"{doing} the trial log {self.path} failed: {exc.strerror or exc}",
-            "check the --out directory (permissions, the disk), then run the same command again to resume",
-        )
-
-
-# ---- Ctrl-C ---------------------------------------------------------------------------------------
-class StopFlag:
-    """First SIGINT/SIGTERM: finish the current trial, then stop. Second: abort now. Outside a
-    trial (:meth:`abortable`, e.g. the reset) the first one aborts: there is nothing to finish."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.stream: TextIO = sys.stderr
-        self._abortable = False
-
-    @contextmanager
-    def abortable(self) -> Iterator[None]:
-        self._abortable = True
-        try:
-            yield
-        finally:
-            self._abortable = False
-
-    def _handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.requested or self._abortable:
-            self.requested = True
-            raise KeyboardInterrupt
-        self.requested = True
-        print(
-            "ordertrap-gate: stopping after the current trial (press Ctrl-C again to abort it)",
-            file=self.stream,
-            flush=True,
-        )
-
-    @contextmanager
-    def installed(self) -> Iterator[StopFlag]:
-        if threading.current_thread() is not threading.main_thread():
-            yield self
-            return
-        old: dict[signal.Signals, Any] = {}
-        try:
-            # one at a time inside the try: a signal between the two installs (its handler
-            # raises) must not leave the first one installed for good
-            for s in (signal.SIGINT, signal.SIGTERM):
-                old[s] = signal.getsignal(s)
-                signal.signal(s, self._handler)
-            yield self
-        finally:
-            for s, h in old.items():
-                signal.signal(s, h)
-
-
-# ---- the driver loop ------------------------------------------------------------------------------
-@dataclass
-class DriverResult:
-    total: int
-    ran: int = 0  # trials executed in this invocation
-    failed: int = 0
-    skipped_done: int = 0  # already in the log (resume)
-    interrupted: bool = False
-    elapsed_s: float = 0.0
-    statuses: dict[str, int] = field(default_factory=dict)
-
-
-def _mmss(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    h, rem = divmod(seconds, 3600)
-    m, s = divmod(rem, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
-
-
-def _utc_now() -> str:
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
-
-
-def run_schedule(
-    schedule: Sequence[Trial],
-    *,
-    adapter: Adapter,
-    runner: ProcessRunner,
-    versions: Mapping[str, VersionContext],
-    benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
-    settings: Mapping[str, Any],
-    timeout: float,
-    log: TrialLog,
-    finished: set[int] | frozenset[int] = frozenset(),
-    reset: Callable[[], None] | None = None,
-    progress: TextIO | None = sys.stderr,
-    progress_interval: float = 1.0,
-    stop: StopFlag | None = None,
-    layout: Layout | None = None,
-) -> DriverResult:
-    """Run every trial of ``schedule`` not in ``finished``, appending its rows to ``log``.
-
-    ``benchmarks[version][name]`` is the spec of a benchmark in that version; a benchmark absent
-    from a version is recorded as ``skipped`` without running anything. ``layout``: every process
-    of a trial gets that trial's environment padding (gate/layout.py).
-    """
-    stop = stop or StopFlag()
-    total = len(schedule)
-    todo = [t for t in schedule if t.trial not in finished]
-    result = DriverResult(total=total, skipped_done=total - len(todo))
-    if not todo:
-        return result
-    started = time.monotonic()
-    last_print = -math.inf
-    last_suite_run: int | None = None
-    owns_log = not log.is_open  # a caller that opened the log closes it (benchmarks/bench_driver.py)
-    log.open()
-    try:
-        with stop.installed():
-            for index, trial in enumerate(todo):
-                if stop.requested:
-                    result.interrupted = True
-                    break
-                if reset is not None and trial.suite_run != last_suite_run:
-                    with stop.abortable():  # a stop request kills the reset (its group) at once
-                        reset()  # OrderSage §3 ·: every run starts from the same clean state
-                    if stop.requested:
-                        result.interrupted = True
-                        break
-                last_suite_run = trial.suite_run
-                trial_runner = runner if layout is None else layout.runner(trial.trial, runner)
-                rows, status, reason = _run_one(
-                    trial, adapter, trial_runner, versions, benchmarks, settings, timeout
-                )
-                if status not in (TrialStatus.OK.value, TrialStatus.SKIPPED.value):
-                    _stop_if_disk_full(trial, reason, log, versions)
-                log.append(rows)
-                result.ran += 1
-                result.statuses[status] = result.statuses.get(status, 0) + 1
-                now = time.monotonic()
-                if progress is not None:
-                    failed = status != TrialStatus.OK.value
-                    if failed or now - last_print >= progress_interval or index == len(todo) - 1:
-                        last_print = now
-                        spent = now - started
-                        eta = spent / (index + 1) * (len(todo) - index - 1)
-                        print(
-                            f"[trial {trial.trial}/{total}] elapsed {_mmss(spent)} ETA {_mmss(eta)} "
-                            f"{_clean(trial.benchmark)}@{_clean(trial.version)}"
-                            + (f": {status}" if failed else ""),
-                            file=progress,
-                            flush=True,
-                        )
-                        if failed:
-                            print_untrusted(reason, stream=progress)
-                if status != TrialStatus.OK.value:
-                    result.failed += 1
-    except BaseException:
-        if owns_log:
-            with suppress(RunError):  # the error on its way out (a full disk, Ctrl-C) says more
-                log.close()
-        raise
-    finally:
-        if owns_log:
-            log.close()
-        result.elapsed_s = time.monotonic() - started
-    return result
-
-
-def _stop_if_disk_full(
-    trial: Trial, reason: str, log: TrialLog, versions: Mapping[str, VersionContext]
-) -> None:
-    """A failed trial on a (nearly) full disk is not logged: it says nothing about the benchmark,
-    and logged it would count as done on resume (and fail the benchmark's verdict)."""
-    ctx = versions.get(trial.version)
-    places = [log.path.parent, *((ctx.workdir, ctx.scratch) if ctx else ()), tempfile.gettempdir()]
-    full = low_space(places)
-    if full is not None:
-        path, free = full
-        raise disk_full_error(
-            f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
-            f"{path} has {free // 1024} KiB left and the trial failed ({_clean(reason)[:300]})",
-            path,
-        )
-
-
-def _run_one(
-    trial: Trial,
-    adapter: Adapter,
-    runner: ProcessRunner,
-    versions: Mapping[str, VersionContext],
-    benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
-    settings: Mapping[str, Any],
-    timeout: float,
-) -> tuple[list[list[str]], str, str]:
-    spec = benchmarks.get(trial.version, {}).get(trial.benchmark)
-    started_at = _utc_now()
-    t0 = time.perf_counter()
-    values: list[float] = []
-    if spec is None:
-        status = TrialStatus.SKIPPED.value
-        reason = (
-            f"benchmark {trial.benchmark} does not exist in version {trial.version}; "
-            "expected when a change adds or removes it, otherwise check [suite].include/exclude"
-        )
-        unit, hib = "", ""
-    else:
-        unit, hib = spec.unit, "true" if spec.higher_is_better else "false"
-        request = TrialRequest(
-            benchmark=spec,
-            version=versions[trial.version],
-            measurements=trial.measurements,
-            timeout=timeout,
-            settings=settings,
-        )
-        try:
-            values = adapter.run_trial(request, runner)
-            if len(values) != trial.measurements or not all(math.isfinite(v) for v in values):
-                raise TrialFailure(
-                    TrialStatus.INVALID,
-                    f"adapter {adapter.name} returned {len(values)} values, expected {trial.measurements} "
-                    "finite values; check the benchmark's output format",
-                )
-            status, reason = TrialStatus.OK.value, ""
-        except TrialFailure as exc:
-            status, reason = str(exc.status), exc.reason
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except Exception as exc:  # an adapter bug must not lose the run
-            if is_disk_full(exc):  # not the benchmark's fault, nor a bug: stop, log nothing
-                raise disk_full_error(
-                    f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
-                    f"{type(exc).__name__}: {exc}",
-                    getattr(exc, "filename", None),
-                ) from None
-            status = TrialStatus.ERROR.value
-            reason = f"adapter {adapter.name} raised {type(exc).__name__}: {exc}; please report this as a bug"
-    elapsed = f"{time.perf_counter() - t0:.6f}"
-    head = [
-        str(trial.trial),
-        _clean(trial.benchmark),
-        _clean(trial.version),
-        _clean(trial.instance),
-        str(trial.suite_run),
-        trial.order_type,
-        str(trial.position),
-        str(trial.iteration),
-    ]
-    if status == TrialStatus.OK.value:
-        rows = [
-            [*head, str(m), repr(float(v)), unit, hib, status, "", started_at, elapsed, trial.config]
-            for m, v in enumerate(values, start=1)
-        ]
-    else:
-        rows = [[*head, "1", "", unit, hib, status, _clean(reason)[:500], started_at, elapsed, trial.config]]
-    return rows, status, reason
-
-
-def run_reset(command: str, runner: ProcessRunner, cwd: Path, timeout: float) -> None:
-    """Run ``[suite].reset``; a failed reset stops the run (the state is unknown)."""
-    result = runner(command, cwd=cwd, timeout=timeout)
-    if result.timed_out or result.returncode != 0:
-        print_untrusted((result.stdout + result.stderr)[-2000:], stream=sys.stderr)
-        raise RunError(
-            f"[suite].reset {'timed out' if result.timed_out else f'exited with status {result.returncode}'}",
-            "fix the reset command (run it by hand in the repository), raise [suite].reset_timeout, "
-            "or remove reset",
-        )

@@ -1,0 +1,301 @@
+"""Walks a schedule: one process per trial (:mod:`gate.engine.process`), the trial log
+(:mod:`gate.files.trial_log`) appended after every trial.
+
+:func:`run_schedule` skips finished trials, runs ``reset`` before each suite run (OrderSage §3
+step 2), records failures as rows with a status and a reason, and stops cleanly after the current
+trial on the first Ctrl-C/SIGTERM (:class:`StopFlag`). A full disk is not a failure of the
+benchmark: it stops the run with :class:`~gate.errors.DiskFullError`, the trial unlogged.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any, TextIO
+
+from gate.adapters.base import (
+    Adapter,
+    BenchmarkSpec,
+    ProcessRunner,
+    TrialFailure,
+    TrialRequest,
+    VersionContext,
+)
+from gate.engine.layout import Layout
+from gate.engine.schedule import Trial
+from gate.errors import RunError
+from gate.github.workflow_commands import print_untrusted
+from gate.model import TrialStatus
+
+if TYPE_CHECKING:
+    pass
+
+from gate.engine.process import disk_full_error, is_disk_full, low_space
+from gate.files.trial_log import TrialLog, _clean
+
+
+# ---- Ctrl-C ---------------------------------------------------------------------------------------
+class StopFlag:
+    """First SIGINT/SIGTERM: finish the current trial, then stop. Second: abort now. Outside a
+    trial (:meth:`abortable`, e.g. the reset) the first one aborts: there is nothing to finish."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.stream: TextIO = sys.stderr
+        self._abortable = False
+
+    @contextmanager
+    def abortable(self) -> Iterator[None]:
+        self._abortable = True
+        try:
+            yield
+        finally:
+            self._abortable = False
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.requested or self._abortable:
+            self.requested = True
+            raise KeyboardInterrupt
+        self.requested = True
+        print(
+            "ordertrap-gate: stopping after the current trial (press Ctrl-C again to abort it)",
+            file=self.stream,
+            flush=True,
+        )
+
+    @contextmanager
+    def installed(self) -> Iterator[StopFlag]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        old: dict[signal.Signals, Any] = {}
+        try:
+            # one at a time inside the try: a signal between the two installs (its handler
+            # raises) must not leave the first one installed for good
+            for s in (signal.SIGINT, signal.SIGTERM):
+                old[s] = signal.getsignal(s)
+                signal.signal(s, self._handler)
+            yield self
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+
+
+# ---- the driver loop ------------------------------------------------------------------------------
+@dataclass
+class DriverResult:
+    total: int
+    ran: int = 0  # trials executed in this invocation
+    failed: int = 0
+    skipped_done: int = 0  # already in the log (resume)
+    interrupted: bool = False
+    elapsed_s: float = 0.0
+    statuses: dict[str, int] = field(default_factory=dict)
+
+
+def _mmss(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+
+
+def _utc_now() -> str:
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+
+
+def run_schedule(
+    schedule: Sequence[Trial],
+    *,
+    adapter: Adapter,
+    runner: ProcessRunner,
+    versions: Mapping[str, VersionContext],
+    benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
+    settings: Mapping[str, Any],
+    timeout: float,
+    log: TrialLog,
+    finished: set[int] | frozenset[int] = frozenset(),
+    reset: Callable[[], None] | None = None,
+    progress: TextIO | None = sys.stderr,
+    progress_interval: float = 1.0,
+    stop: StopFlag | None = None,
+    layout: Layout | None = None,
+) -> DriverResult:
+    """Run every trial of ``schedule`` not in ``finished``, appending its rows to ``log``.
+
+    ``benchmarks[version][name]`` is the spec of a benchmark in that version; a benchmark absent
+    from a version is recorded as ``skipped`` without running anything. ``layout``: every process
+    of a trial gets that trial's environment padding (gate/engine/layout.py).
+    """
+    stop = stop or StopFlag()
+    total = len(schedule)
+    todo = [t for t in schedule if t.trial not in finished]
+    result = DriverResult(total=total, skipped_done=total - len(todo))
+    if not todo:
+        return result
+    started = time.monotonic()
+    last_print = -math.inf
+    last_suite_run: int | None = None
+    owns_log = not log.is_open  # a caller that opened the log closes it (benchmarks/bench_driver.py)
+    log.open()
+    try:
+        with stop.installed():
+            for index, trial in enumerate(todo):
+                if stop.requested:
+                    result.interrupted = True
+                    break
+                if reset is not None and trial.suite_run != last_suite_run:
+                    with stop.abortable():  # a stop request kills the reset (its group) at once
+                        reset()  # OrderSage §3 ·: every run starts from the same clean state
+                    if stop.requested:
+                        result.interrupted = True
+                        break
+                last_suite_run = trial.suite_run
+                trial_runner = runner if layout is None else layout.runner(trial.trial, runner)
+                rows, status, reason = _run_one(
+                    trial, adapter, trial_runner, versions, benchmarks, settings, timeout
+                )
+                if status not in (TrialStatus.OK.value, TrialStatus.SKIPPED.value):
+                    _stop_if_disk_full(trial, reason, log, versions)
+                log.append(rows)
+                result.ran += 1
+                result.statuses[status] = result.statuses.get(status, 0) + 1
+                now = time.monotonic()
+                if progress is not None:
+                    failed = status != TrialStatus.OK.value
+                    if failed or now - last_print >= progress_interval or index == len(todo) - 1:
+                        last_print = now
+                        spent = now - started
+                        eta = spent / (index + 1) * (len(todo) - index - 1)
+                        print(
+                            f"[trial {trial.trial}/{total}] elapsed {_mmss(spent)} ETA {_mmss(eta)} "
+                            f"{_clean(trial.benchmark)}@{_clean(trial.version)}"
+                            + (f": {status}" if failed else ""),
+                            file=progress,
+                            flush=True,
+                        )
+                        if failed:
+                            print_untrusted(reason, stream=progress)
+                if status != TrialStatus.OK.value:
+                    result.failed += 1
+    except BaseException:
+        if owns_log:
+            with suppress(RunError):  # the error on its way out (a full disk, Ctrl-C) says more
+                log.close()
+        raise
+    finally:
+        if owns_log:
+            log.close()
+        result.elapsed_s = time.monotonic() - started
+    return result
+
+
+def _stop_if_disk_full(
+    trial: Trial, reason: str, log: TrialLog, versions: Mapping[str, VersionContext]
+) -> None:
+    """A failed trial on a (nearly) full disk is not logged: it says nothing about the benchmark,
+    and logged it would count as done on resume (and fail the benchmark's verdict)."""
+    ctx = versions.get(trial.version)
+    places = [log.path.parent, *((ctx.workdir, ctx.scratch) if ctx else ()), tempfile.gettempdir()]
+    full = low_space(places)
+    if full is not None:
+        path, free = full
+        raise disk_full_error(
+            f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
+            f"{path} has {free // 1024} KiB left and the trial failed ({_clean(reason)[:300]})",
+            path,
+        )
+
+
+def _run_one(
+    trial: Trial,
+    adapter: Adapter,
+    runner: ProcessRunner,
+    versions: Mapping[str, VersionContext],
+    benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
+    settings: Mapping[str, Any],
+    timeout: float,
+) -> tuple[list[list[str]], str, str]:
+    spec = benchmarks.get(trial.version, {}).get(trial.benchmark)
+    started_at = _utc_now()
+    t0 = time.perf_counter()
+    values: list[float] = []
+    if spec is None:
+        status = TrialStatus.SKIPPED.value
+        reason = (
+            f"benchmark {trial.benchmark} does not exist in version {trial.version}; "
+            "expected when a change adds or removes it, otherwise check [suite].include/exclude"
+        )
+        unit, hib = "", ""
+    else:
+        unit, hib = spec.unit, "true" if spec.higher_is_better else "false"
+        request = TrialRequest(
+            benchmark=spec,
+            version=versions[trial.version],
+            measurements=trial.measurements,
+            timeout=timeout,
+            settings=settings,
+        )
+        try:
+            values = adapter.run_trial(request, runner)
+            if len(values) != trial.measurements or not all(math.isfinite(v) for v in values):
+                raise TrialFailure(
+                    TrialStatus.INVALID,
+                    f"adapter {adapter.name} returned {len(values)} values, expected {trial.measurements} "
+                    "finite values; check the benchmark's output format",
+                )
+            status, reason = TrialStatus.OK.value, ""
+        except TrialFailure as exc:
+            status, reason = str(exc.status), exc.reason
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as exc:  # an adapter bug must not lose the run
+            if is_disk_full(exc):  # not the benchmark's fault, nor a bug: stop, log nothing
+                raise disk_full_error(
+                    f"running trial {trial.trial} ({_clean(trial.benchmark)}@{_clean(trial.version)})",
+                    f"{type(exc).__name__}: {exc}",
+                    getattr(exc, "filename", None),
+                ) from None
+            status = TrialStatus.ERROR.value
+            reason = f"adapter {adapter.name} raised {type(exc).__name__}: {exc}; please report this as a bug"
+    elapsed = f"{time.perf_counter() - t0:.6f}"
+    head = [
+        str(trial.trial),
+        _clean(trial.benchmark),
+        _clean(trial.version),
+        _clean(trial.instance),
+        str(trial.suite_run),
+        trial.order_type,
+        str(trial.position),
+        str(trial.iteration),
+    ]
+    if status == TrialStatus.OK.value:
+        rows = [
+            [*head, str(m), repr(float(v)), unit, hib, status, "", started_at, elapsed, trial.config]
+            for m, v in enumerate(values, start=1)
+        ]
+    else:
+        rows = [[*head, "1", "", unit, hib, status, _clean(reason)[:500], started_at, elapsed, trial.config]]
+    return rows, status, reason
+
+
+def run_reset(command: str, runner: ProcessRunner, cwd: Path, timeout: float) -> None:
+    """Run ``[suite].reset``; a failed reset stops the run (the state is unknown)."""
+    result = runner(command, cwd=cwd, timeout=timeout)
+    if result.timed_out or result.returncode != 0:
+        print_untrusted((result.stdout + result.stderr)[-2000:], stream=sys.stderr)
+        raise RunError(
+            f"[suite].reset {'timed out' if result.timed_out else f'exited with status {result.returncode}'}",
+            "fix the reset command (run it by hand in the repository), raise [suite].reset_timeout, "
+            "or remove reset",
+        )

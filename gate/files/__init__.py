@@ -1,0 +1,1 @@
+"""The files the gate writes, one module each: the only readers and writers of their format."""
