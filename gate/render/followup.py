@@ -104,18 +104,21 @@ def unresolved(
             if needs is not None and budget is not None and used is not None and used + needs > budget:
                 suggest += f" --budget {budget_arg(used + needs)}"
     elif kind == "hopeless":
-        need = f"about {values} values per version" if isinstance(values, int) else "more values"
-        why = f"{after}not followed further: too noisy to resolve in the time left ({need} would be needed)"
+        need = f"about {values} values per version" if isinstance(values, int) else "more values than that"
+        why = (
+            f"{after}not followed{' further' if done else ''}: too noisy for the time left ({need} would be "
+            "needed; making the benchmark stabler is likely cheaper)"
+        )
         if needs is not None and budget is not None:
-            more = f"about {rough_duration(needs)} more; making it stabler is likely cheaper"
             suggest = f"--budget {budget_arg(budget + needs)}"
     elif kind == "not_lack_of_data":
-        detail = str(u.get("detail") or "").strip() or reason
+        detail = str(u.get("detail") or "").strip()
+        detail = "" if detail in reason else f": {detail}"  # the reason shown beside it says it already
         order = any(
             (m := lookup(str(w.get("code") or ""))) is not None and m.category is WarningCategory.ORDER
             for w in warnings
         )
-        why = f"{after}more values would not resolve it: {detail}" + (
+        why = f"{after}more values would not resolve it{detail}" + (
             " (an order effect: see the warnings)" if order else ""
         )
         more = None
@@ -167,6 +170,6 @@ def rule(adaptive: Any) -> str | None:
     if not isinstance(looks, int) or per is None or overall is None:
         return None
     return (
-        f"each of the {looks} looks used a {per * 100:g}% CI, so the run keeps {overall * 100:g}% "
-        "overall (Bonferroni)"
+        f"each of the {looks} looks (the planned one and every round) used a {per * 100:g}% CI, so the "
+        f"run keeps {overall * 100:g}% overall (Bonferroni)"
     )
