@@ -612,9 +612,7 @@ def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
             fu = b.get("followup") or {}
             n_rounds = words.rounds_done(fu)
             extra = fu.get("extra_values") or {}
-            added = f"+{extra.get('base', 0)}" + (
-                f"/+{extra.get('head', 0)}" if extra.get("head", 0) != extra.get("base", 0) else ""
-            )
+            added = f"+{extra['base']}" + (f"/+{extra['head']}" if extra["head"] != extra["base"] else "")
             row = f"{row:<98}  " + (f"{n_rounds} round{'s' * (n_rounds != 1)}, {added}" if n_rounds else "—")
         rows.append(row)
     if len(doc["benchmarks"]) > limit:

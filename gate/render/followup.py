@@ -48,6 +48,11 @@ def budget_arg(seconds: float) -> str:
     return f"{hours}h{rest}m" if rest else f"{hours}h"
 
 
+def _count(x: Any) -> int:
+    """A whole number ≥ 0 from the file, else 0 (analysis.json is input: a field may be junk)."""
+    return x if type(x) is int and x > 0 else 0
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
@@ -56,13 +61,12 @@ def extra_values(followup: Mapping[str, Any]) -> str:
     """'+40 values per version', or '+8 base / +7 head values' when they differ."""
     extra = followup.get("extra_values")
     extra = extra if isinstance(extra, Mapping) else {}
-    b, h = int(extra.get("base") or 0), int(extra.get("head") or 0)
+    b, h = _count(extra.get("base")), _count(extra.get("head"))
     return f"+{b} values per version" if b == h else f"+{b} base / +{h} head values"
 
 
 def rounds_done(followup: Mapping[str, Any]) -> int:
-    n = followup.get("rounds")
-    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+    return _count(followup.get("rounds"))
 
 
 def resolved(verdict: str, followup: Any) -> str | None:
@@ -86,9 +90,9 @@ def unresolved(
     done = rounds_done(followup)
     after = f"after {_plural(done, 'follow-up round')} ({extra_values(followup)}) " if done else ""
     needs = _num(u.get("needs_s"))
-    values = u.get("values_needed")
+    values = _count(u.get("values_needed")) or None
     budget, used = _num(a.get("budget_s")), _num(a.get("used_s"))
-    max_rounds = a.get("max_rounds")
+    max_rounds = _count(a.get("max_rounds")) or None
     more = f"about {rough_duration(needs)} more would resolve it" if needs is not None else None
     suggest: str | None = None
     if kind == "budget_spent":
@@ -151,9 +155,8 @@ def stop(adaptive: Any) -> str | None:
     """'2 of at most 3 follow-up rounds; stopped: the budget was spent'."""
     if not isinstance(adaptive, Mapping):
         return None
-    n = adaptive.get("rounds")
-    n = n if isinstance(n, int) else 0
-    cap = adaptive.get("max_rounds")
+    n = _count(adaptive.get("rounds"))
+    cap = _count(adaptive.get("max_rounds")) or None
     text = f"{n} of at most {cap} follow-up rounds" if isinstance(cap, int) else _plural(n, "follow-up round")
     reason = adaptive.get("stop_reason")
     if reason in STOP:
@@ -166,8 +169,12 @@ def rule(adaptive: Any) -> str | None:
     r = adaptive.get("rule") if isinstance(adaptive, Mapping) else None
     if not isinstance(r, Mapping):
         return None
-    looks, per, overall = r.get("looks"), _num(r.get("confidence_per_look")), _num(r.get("confidence"))
-    if not isinstance(looks, int) or per is None or overall is None:
+    looks, per, overall = (
+        _count(r.get("looks")),
+        _num(r.get("confidence_per_look")),
+        _num(r.get("confidence")),
+    )
+    if not looks or per is None or overall is None:
         return None
     return (
         f"each of the {looks} looks (the planned one and every round) used a {per * 100:g}% CI, so the "

@@ -104,7 +104,8 @@ def adaptive_meta() -> dict[str, Any]:
 def write_log(
     tmp_path: Path, rows: list[dict[str, Any]], adaptive: dict[str, Any] | None, *, with_round: bool = True
 ) -> Path:
-    columns = [*TRIAL_COLUMNS, "round"] if with_round else list(TRIAL_COLUMNS)
+    planned_columns = [c for c in TRIAL_COLUMNS if c != "round"]  # schema 1
+    columns = [*planned_columns, "round"] if with_round else planned_columns
     path = tmp_path / "trials.csv"
     pd.DataFrame(rows)[columns].to_csv(path, index=False)
     meta = {"schema_version": TRIAL_LOG_SCHEMA, "base": "base", "head": "head", "adaptive": adaptive}
