@@ -17,7 +17,7 @@ from gate.warning_codes import WarningCode
 
 # ---- schema versions -------------------------------------------------------------------------
 TRIAL_LOG_SCHEMA: Final = 1  # trials.csv + meta.json
-ANALYSIS_SCHEMA: Final = 1  # analysis.json
+ANALYSIS_SCHEMA: Final = 2  # analysis.json (2: adaptive, benchmarks[].followup)
 CALIBRATION_SCHEMA: Final = 1  # .ordertrap/calibration.json
 ORDER_CHECK_SCHEMA: Final = 1  # order-check --json
 

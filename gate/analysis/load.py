@@ -204,7 +204,7 @@ def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | N
 
 
 # meta.json fields that docs/contracts.md gives as objects (or null), and the warning fields
-_META_OBJECTS = ("environment", "versions", "full", "benchmark_configs", "calibration")
+_META_OBJECTS = ("environment", "versions", "full", "benchmark_configs", "calibration", "adaptive")
 _WARNING_FIELDS = ("code", "message", "action")
 
 

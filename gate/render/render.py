@@ -298,6 +298,10 @@ def _summary_extras(v: dict[str, Any], max_notes: int, max_lines: int, max_names
     notes = sorted(v["notes"], key=_summary_rank)  # the table's order
     v["notes_summary"] = notes[:max_notes]
     v["notes_summary_more"] = len(notes) - len(v["notes_summary"])
+    if v["adaptive"]:
+        followed = sorted(v["adaptive"]["followed"], key=_summary_rank)
+        v["adaptive"]["followed_summary"] = followed[:max_notes]
+        v["adaptive"]["followed_summary_more"] = len(followed) - max_notes if len(followed) > max_notes else 0
     for g in v["warning_groups"]:
         if g["n"] <= max_lines:
             # every warning on a line of its own; an action shared by several is written once,
@@ -598,6 +602,10 @@ def render(analysis: dict, fmt: Format, context: RenderContext | None = None) ->
         r["table_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_HTML)
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
+    if v["adaptive"]:  # benchmarks resolved by follow-up rounds: capped like the notes
+        followed = v["adaptive"]["followed"]
+        v["adaptive"]["followed_comment"] = followed[:COMMENT_MAX_NOTES]
+        v["adaptive"]["followed_more"] = len(followed) - len(v["adaptive"]["followed_comment"])
     for g in v["warning_groups"]:
         g["by_action"] = _by_action(g["entries"])
         compact = _compact_warnings(g["entries"])
