@@ -54,7 +54,10 @@ def _scenarios() -> dict[str, tuple[dict[str, Any] | None, dict[str, Any]]]:
     old = analyses.calibration()
     changed = _changed(
         old,
-        {"parse": {"suite_run": 3, "iteration": 5, "measurement": 5}, "added": {"suite_run": 2, "iteration": 1}},
+        {
+            "parse": {"suite_run": 3, "iteration": 5, "measurement": 5},
+            "added": {"suite_run": 2, "iteration": 1},
+        },
     )
     del changed["benchmarks"]["render"]  # removed from the suite
     return {
@@ -73,3 +76,20 @@ SCENARIOS = _scenarios()
 def test_golden_calibration_diff(scenario, update_golden):
     old, new = SCENARIOS[scenario]
     check_golden(GOLDEN_DIR / f"calibration_diff.{scenario}.md", diff_markdown(old, new), update_golden)
+
+
+def test_long_diffs_are_cut_with_a_count_of_the_rest(monkeypatch):
+    monkeypatch.setattr(calibration_diff, "MAX_ROWS", 2)
+    old, new = SCENARIOS["changed"]
+    text = diff_markdown(old, new)
+    assert "| added |" in text and "| parse |" in text and "| render |" not in text
+    assert "| … 1 more | | | |" in text
+
+
+def test_an_audit_with_missing_numbers_shows_dashes():
+    old, new = SCENARIOS["changed"]
+    new = copy.deepcopy(new)
+    new["audit"] = {"pairs": [{"base": "v1", "head": "v2", "n": True}, "not a pair"]}
+    text = diff_markdown(old, new)
+    assert "- v1 → v2: the same verdict for — of — benchmarks" in text
+    assert "not a pair" not in text
