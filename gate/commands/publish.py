@@ -47,7 +47,7 @@ FORK_EXPLANATION = (
     "Fix: use the two-workflow pattern: the `pull_request` workflow runs the benchmarks and uploads "
     "the trial logs with ordertrap-pr.json; a second workflow `on: workflow_run` (which gets a "
     "write token and never runs the PR's code) downloads them and runs this action. See "
-    "examples/workflows/perf-pr-fork-safe.yml and perf-publish.yml, and README 'Fork PRs'."
+    "examples/workflows/perf-pr-fork-safe.yml and perf-publish.yml, and docs/github-actions.md 'Fork PRs'."
 )
 
 

@@ -36,7 +36,7 @@ Outputs (``GITHUB_OUTPUT``): ``allowed`` (``true``/``false``), ``head_sha``, ``r
 
 This guards the gate's own workflow. It cannot stop a fork that edits the workflow file in its
 PR: for that, the repository setting "Require approval for all outside collaborators" (Settings →
-Actions → Fork pull request workflows) must be on; README "Fork PRs" says so.
+Actions → Fork pull request workflows) must be on; docs/github-actions.md "Fork PRs" says so.
 """
 
 from __future__ import annotations
