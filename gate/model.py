@@ -101,6 +101,25 @@ def small_sample_limit(confidence: float = VERDICT_CONFIDENCE) -> int:
     return n
 
 
+# ---- analysis settings a person chooses (analyze's flags, the Docker action's inputs) ------------
+STATISTICS: Final = ("median", "mean")
+
+
+def confidence_problem(confidence: float) -> str | None:
+    """Why a confidence level cannot be used (None: it can). Below 0.5 an interval says less than
+    a coin toss; 1 has no bootstrap interval."""
+    return None if 0.5 <= confidence < 1.0 else "outside [0.5, 1)"
+
+
+def threshold_pct_problem(threshold_pct: float) -> str | None:
+    """Why a threshold (in %) cannot be used (None: it can)."""
+    return (
+        None
+        if math.isfinite(threshold_pct) and 0 < threshold_pct < 1000
+        else "not a percentage above 0 and below 1000"
+    )
+
+
 class Decision(StrEnum):
     PASS = "pass"
     FAIL = "fail"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, Settings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
 from gate.errors import ConfigError, InputError
+from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
 
 NAME = "analyze"
 HELP = "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags"
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, required=True, metavar="OUT.json", help="where to write analysis.json"
     )
-    parser.add_argument("--statistic", choices=("median", "mean"), default=DEFAULTS.statistic)
+    parser.add_argument("--statistic", choices=STATISTICS, default=DEFAULTS.statistic)
     parser.add_argument(
         "--confidence", type=float, default=DEFAULTS.confidence, help="CI level (default 0.99)"
     )
@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bootstrap",
         choices=BOOTSTRAPS,
         default=DEFAULTS.bootstrap,
-        help=f"resampling scheme (default {DEFAULTS.bootstrap}; see README 'How the gate decides')",
+        help=f"resampling scheme (default {DEFAULTS.bootstrap}; see docs/statistics.md 'How the gate decides')",
     )
     parser.add_argument(
         "--pairing",
@@ -68,15 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    if not 0.5 <= args.confidence < 1.0:
-        raise ConfigError(
-            f"--confidence {args.confidence} is outside [0.5, 1)", "pass e.g. --confidence 0.99"
-        )
-    if not (math.isfinite(args.threshold_pct) and 0 < args.threshold_pct < 1000):
-        raise ConfigError(
-            f"--threshold-pct {args.threshold_pct} is not a positive percentage",
-            "pass e.g. --threshold-pct 3",
-        )
+    problem = confidence_problem(args.confidence)
+    if problem is not None:
+        raise ConfigError(f"--confidence {args.confidence} is {problem}", "pass e.g. --confidence 0.99")
+    problem = threshold_pct_problem(args.threshold_pct)
+    if problem is not None:
+        raise ConfigError(f"--threshold-pct {args.threshold_pct} is {problem}", "pass e.g. --threshold-pct 3")
     if not 100 <= args.resamples <= 1_000_000:
         raise ConfigError(
             f"--resamples {args.resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000"

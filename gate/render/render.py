@@ -192,6 +192,13 @@ def _render(template: jinja2.Template, **ctx: Any) -> str:
         ) from None
 
 
+def render_markdown(name: str, **ctx: Any) -> str:
+    """A built-in Markdown template other than the report formats (the calibration diff):
+    the same environment, filters and escaping as the PR comment."""
+    md, _ = _environments(None)
+    return _render(md.get_template(name), **ctx)
+
+
 # ---- limits ------------------------------------------------------------------------------------------
 
 

@@ -230,7 +230,7 @@ def test_bidi_controls_in_names_are_shown_visibly_by_run_and_kept_in_the_log(tmp
 
 def test_formula_like_names_are_kept_as_written_in_the_trial_log(tmp_path, capsys):
     # trials.csv is data (pandas, analyze, calibrate match names across versions and runs); the
-    # gate writes no CSV meant for a spreadsheet, so it neutralises nothing here (README: Trial log)
+    # gate writes no CSV meant for a spreadsheet, so it neutralises nothing here (docs/contracts.md "trials.csv")
     names = ("=1+2", "=cmd|' /C calc'!A0", "+1", "-1", "@SUM(A1)", "\tx")
     code, err = _run_config(tmp_path, capsys, config(names=names, s=1, i=1))
     assert code == 0, err

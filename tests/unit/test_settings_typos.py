@@ -119,7 +119,7 @@ def test_the_allowed_top_level_tables_are_what_the_gate_reads():
     assert TOP_LEVEL_TABLES[:3] == ("suite", "full", "benchmark")
     assert TOP_LEVEL_TABLES[3:] == ADAPTER_NAMES
     # Only `run` reads the config (through gate/engine/config_source.py); if another stage starts reading its own table from it,
-    # add that table to TOP_LEVEL_TABLES (and to README "Configuration").
+    # add that table to TOP_LEVEL_TABLES (and to docs/configuration.md "Configuration").
     readers = sorted(
         str(p.relative_to(ROOT))
         for p in (ROOT / "gate").rglob("*.py")
