@@ -1,6 +1,6 @@
 """A trial log with follow-up rounds through the real CLI: `ordertrap-gate analyze` then
 `ordertrap-gate report` as processes, on a hand-made log and meta.json that follow the contract
-(docs/contracts.md: the ``round`` column and meta.json ``adaptive``)."""
+(the ``round`` column of trials.csv and ``adaptive`` of meta.json, docs/contracts.md)."""
 
 from __future__ import annotations
 
