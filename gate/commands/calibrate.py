@@ -10,20 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from gate import __version__, jsontext
-from gate.calibrate import (
-    AUDIT_RULES,
-    AUDIT_THRESHOLD_PCT,
-    DEFAULT_SEED,
-    DEFAULT_THRESHOLD,
-    audit,
-    build_dataset,
-    calibrate,
-    distinct,
-    make_plan,
-    normalise,
-    read_tables,
-    select,
-)
+from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
+from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
+from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
 from gate.errors import ConfigError, InputError
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS

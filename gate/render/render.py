@@ -444,7 +444,7 @@ def _num(x: Any) -> float | None:
 
 
 def _calibration_view(calibration: Any) -> dict[str, Any] | None:
-    """Instability against cost. calibration.json (gate/calibrate.py) stores, per benchmark, the
+    """Instability against cost. calibration.json (gate/commands/calibrate.py) stores, per benchmark, the
     chosen configuration's instability and cost plus ``full_instability`` and
     ``n_measurements``; the full configuration's cost follows as cost × |full| / n_measurements
     (cost is n_measurements × the mean duration). Each benchmark is drawn as the segment from its
