@@ -100,7 +100,7 @@ class WarningCode(StrEnum):
     NOT_INTERLEAVED = "not_interleaved", _C.LOG
     PAIRING_UNAVAILABLE = "pairing_unavailable", _C.LOG
     REAPED = "reaped", _C.LOG
-    # rows calibrate leaves out or treats as gaps (gate/calibrate.py, commands/calibrate.py)
+    # rows calibrate leaves out or treats as gaps (gate/calibration/dataset.py)
     CALIBRATED_ROWS_IGNORED = "calibrated-rows-ignored", _C.LOG
     FIXED_ORDER_ROWS_IGNORED = "fixed-order-rows-ignored", _C.LOG
     FAILED_TRIALS = "failed-trials", _C.LOG

@@ -19,7 +19,6 @@ commit before its labels are read or anything is published (:func:`verify_pr_hea
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,8 @@ from github import Github, GithubException
 
 from gate import analysis_file
 from gate.errors import GateError, GitHubError, InputError
+from gate.files import calibration_json
+from gate.files.calibration_json import Calibration
 from gate.github import outputs
 from gate.github.client import make_client
 from gate.github.comment import CommentResult, upsert_comment
@@ -234,15 +235,14 @@ def _render(
     return render(analysis, fmt, context)  # type: ignore[arg-type]
 
 
-def _calibration(settings: ActionSettings) -> dict[str, Any] | None:
-    """The calibration file's content for the renderer's instability-vs-cost view, if readable."""
+def _calibration(settings: ActionSettings) -> Calibration | None:
+    """The calibration file for the renderer's instability-vs-cost view, if readable."""
     if not settings.inputs.calibration:
         return None
     try:
-        data = json.loads(Path(settings.inputs.calibration).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return calibration_json.read(settings.inputs.calibration)
+    except InputError:
         return None  # the run step already reported a bad calibration file; the comment goes on
-    return data if isinstance(data, dict) else None
 
 
 def _regression_annotations(analysis: dict[str, Any]) -> list[tuple[str, str]]:

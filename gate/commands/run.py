@@ -23,7 +23,6 @@ from typing import IO, Any
 
 from gate import __version__, jsontext
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
-from gate.calibration_file import Calibration
 from gate.engine import config_source, environment, process, sandbox, worktree
 from gate.engine.driver import StopFlag, run_reset, run_schedule
 from gate.engine.layout import Layout
@@ -31,6 +30,7 @@ from gate.engine.process import SubprocessRunner, reap_leftover
 from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.engine.settings import Config, substitute_worktree
 from gate.errors import ConfigError, InputError, RunError
+from gate.files.calibration_json import Calibration
 from gate.files.trial_log import TrialLog
 from gate.github.workflow_commands import emit, print_untrusted
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gate import jsontext
 from gate.errors import InputError
+from gate.files import calibration_json
 from gate.github.workflow_commands import escape_data
 from gate.render.render import render_markdown
 
@@ -18,11 +18,11 @@ MAX_ROWS = 200
 
 
 def _load(path: Path) -> dict[str, Any] | None:
+    """The document of a readable calibration file (gate/files/calibration_json.py), else None."""
     try:
-        data = jsontext.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return dict(calibration_json.read(path).document)
+    except InputError:
         return None
-    return data if isinstance(data, dict) else None
 
 
 def _config(entry: dict[str, Any] | None) -> str:

@@ -157,7 +157,7 @@ def test_inputs_map_onto_analyze_flags(tmp_path):
 
 
 def test_calibration_diff_lists_changed_benchmarks(tmp_path, capsys):
-    old = analyses.calibration()
+    old = analyses.calibration_document()
     new = json.loads(json.dumps(old))
     name = sorted(new["benchmarks"])[0]
     new["benchmarks"][name]["config"] = {"suite_run": 3, "iteration": 5, "measurement": 5}

@@ -95,12 +95,12 @@ def test_a_calibration_with_a_byte_order_mark_is_read(tmp_path, capsys):
 
 def test_report_reads_a_deeply_nested_calibration_as_an_error(tmp_path):
     from gate.errors import InputError
-    from gate.render import load_calibration_json
+    from gate.files import calibration_json
 
     path = tmp_path / "calibration.json"
     path.write_text('{"benchmarks": ' + "[" * 100_000 + "]" * 100_000 + "}")
     with pytest.raises(InputError, match="nested too deeply"):
-        load_calibration_json(path)
+        calibration_json.read(path)
 
 
 # ---- .ordertrap.toml ---------------------------------------------------------------------------
