@@ -46,12 +46,12 @@ def _hostile() -> tuple[dict[str, Any], dict[str, Any]]:
         "``tick`` and *star* _under_",
         "line\nbreak",
     ]
-    old = analyses.calibration(names)
+    old = analyses.calibration_document(names)
     return old, _changed(old, {name: {"suite_run": 3, "iteration": 5, "measurement": 1} for name in names})
 
 
 def _scenarios() -> dict[str, tuple[dict[str, Any] | None, dict[str, Any]]]:
-    old = analyses.calibration()
+    old = analyses.calibration_document()
     changed = _changed(
         old,
         {
