@@ -41,7 +41,7 @@ import pandas as pd
 from gate.analysis.compare import Sample, Settings, compare_many
 from gate.analysis.load import cut_off_last_line, read_csv_without_cut_line
 from gate.errors import ConfigError, InputError
-from gate.model import LEVELS, TRIAL_COLUMNS, TrialStatus, warning
+from gate.model import LEVELS, TRIAL_COLUMNS_V1, TrialStatus, warning
 from gate.stats.stability import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -165,7 +165,7 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
     warnings: list[dict[str, str]] = list(raw.attrs.get("warnings", []))
     paths = [str(p) for p in raw.attrs.get("paths", [])]
     failed: pd.DataFrame | None = None
-    is_log = set(TRIAL_COLUMNS).issubset(raw.columns)
+    is_log = set(TRIAL_COLUMNS_V1).issubset(raw.columns)
     levels = tuple(levels) if levels else LEVELS
     value = value or "value"
     needed = ["benchmark", *levels, value]

@@ -283,6 +283,8 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
         )
         return None
     df.insert(0, "source", source)
+    if "round" not in df.columns and set(df.columns) >= _RUN_COLUMNS:
+        df["round"] = "0"  # a schema-1 log of `run`: every trial was planned
     df["row"] = np.arange(2, len(df) + 2)  # line number in the file, for messages
     return df
 
