@@ -730,6 +730,17 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     result = drive(schedule)
     if result.interrupted:
         return interrupted()
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
+    print(
+        f"ordertrap-gate run: {len(schedule)} trials done ({statuses}) in {result.elapsed_s:.1f} s; "
+        f"log: {log_path}",
+        file=sys.stderr,
+    )
+    if result.ran and result.failed == result.ran:
+        raise RunError(
+            f"all {result.ran} trials failed",
+            f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree (kept in OUT/worktrees)",
+        )
     if adaptive.on:
         from gate.engine.followup import Rounds  # the analysis stack, only with a budget
 
@@ -748,17 +759,6 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
         )
         if not rounds.run(done):
             return interrupted()
-    statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
-    print(
-        f"ordertrap-gate run: {len(schedule)} trials done ({statuses}) in {result.elapsed_s:.1f} s; "
-        f"log: {log_path}",
-        file=sys.stderr,
-    )
-    if result.ran and result.failed == result.ran:
-        raise RunError(
-            f"all {result.ran} trials failed",
-            f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree (kept in OUT/worktrees)",
-        )
     if not args.keep_worktrees:
         for v in versions:
             worktree.remove(repo, contexts[v.revision].workdir)

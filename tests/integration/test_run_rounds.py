@@ -222,6 +222,9 @@ def test_no_round_when_the_planned_trials_used_the_budget(tmp_path, looks, capsy
     assert meta["adaptive"]["rounds"] == [] and meta["adaptive"]["final"]["stop_reason"] == "budget_spent"
     assert any(w["code"] == "planned_over_budget" for w in meta["warnings"])
     assert "planned trials alone took" in capsys.readouterr().err
+    # the per-look confidence depends on the budget settings: a resume must keep them
+    code = main(argv(repo, out, "--budget", "30", "--max-rounds", "2"))
+    assert code != 0 and "--budget 30s --max-rounds 3" in capsys.readouterr().err
 
 
 def test_max_rounds_is_respected(tmp_path, looks):
