@@ -376,3 +376,14 @@ def test_sigkill_between_two_rounds_resumes_with_the_next_look(tmp_path, capsys)
     assert main(argv(repo, out, "--budget", "1h")) == 0
     assert "look 1 at" in capsys.readouterr().err  # the look after round 1 ran on resume
     check_resumed(out)
+
+
+def test_the_config_sets_the_budget_and_the_command_line_overrides_it(tmp_path, looks):
+    repo = suite(tmp_path, sigmas={"quiet": 0.001}, adaptive='[adaptive]\nbudget = "2h"\nmax_rounds = 2\n')
+    code, _ = run_with(lambda log: SimClock(log), repo, tmp_path / "from-file")
+    assert code == 0
+    ad = load(tmp_path / "from-file")[1]["adaptive"]
+    assert (ad["budget_s"], ad["max_rounds"], ad["rule"]["looks"]) == (7200, 2, 3)
+    assert ad["final"]["stop_reason"] == "all_resolved"
+    code, _ = run_with(lambda log: SimClock(log), repo, tmp_path / "off", "--budget", "0")
+    assert code == 0 and load(tmp_path / "off")[1]["adaptive"] is None
