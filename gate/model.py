@@ -16,7 +16,7 @@ from typing import Any, Final
 from gate.warning_codes import WarningCode
 
 # ---- schema versions -------------------------------------------------------------------------
-TRIAL_LOG_SCHEMA: Final = 1  # trials.csv + meta.json
+TRIAL_LOG_SCHEMA: Final = 2  # trials.csv + meta.json (2: column `round`, meta `adaptive`)
 ANALYSIS_SCHEMA: Final = 2  # analysis.json (2: adaptive, benchmarks[].followup)
 CALIBRATION_SCHEMA: Final = 1  # .ordertrap/calibration.json
 ORDER_CHECK_SCHEMA: Final = 1  # order-check --json
@@ -43,7 +43,10 @@ TRIAL_COLUMNS: Final[tuple[str, ...]] = (
     "started_at",
     "elapsed_s",
     "config",
+    "round",  # 0 = planned, k = follow-up round k; schema-1 logs lack it (read as 0)
 )
+# The columns of a schema-1 log: readers accept them too.
+TRIAL_COLUMNS_V1: Final[tuple[str, ...]] = TRIAL_COLUMNS[:-1]
 
 # The level columns of the gate's own trial logs, outermost first (µOpTime: suite runs ×
 # iterations × measurements; the Go data set calls the innermost level ``second``).

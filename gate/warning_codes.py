@@ -108,6 +108,8 @@ class WarningCode(StrEnum):
     BAD_VALUES_AS_GAPS = "bad-values-as-gaps", _C.LOG
     NO_DURATIONS = "no-durations", _C.LOG
     AUDIT_CALIBRATED_ELSEWHERE = "audit-calibrated-elsewhere", _C.LOG
+    # the planned trials used the whole follow-up budget of `run --budget` (gate/engine/rounds.py)
+    PLANNED_OVER_BUDGET = "planned_over_budget", _C.CONFIG
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE
     NOT_CALIBRATED = "not-calibrated", _C.NOISE

@@ -38,7 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--statistic", choices=STATISTICS, default=DEFAULTS.statistic)
     parser.add_argument(
-        "--confidence", type=float, default=DEFAULTS.confidence, help="CI level (default 0.99)"
+        "--confidence",
+        type=float,
+        default=None,
+        help="CI level (default: the per-look level meta.json records for a run with follow-up rounds, "
+        "else 0.99)",
     )
     parser.add_argument(
         "--threshold-pct",
@@ -67,7 +71,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def _settings(args: argparse.Namespace, confidence: float | None = None) -> Settings:
+    """``confidence``: the default when ``--confidence`` is not given (meta.json's per-look level)."""
+    if args.confidence is None:
+        args = argparse.Namespace(**{**vars(args), "confidence": confidence or DEFAULTS.confidence})
     problem = confidence_problem(args.confidence)
     if problem is not None:
         raise ConfigError(f"--confidence {args.confidence} is {problem}", "pass e.g. --confidence 0.99")
@@ -124,9 +131,21 @@ def _print_benchmark_warnings(doc: dict[str, Any], limit: int = 20) -> None:
         print(f"... and {total - shown} more benchmark warnings in the JSON", file=sys.stderr)
 
 
+def per_look_confidence(metas: list[dict[str, Any]]) -> float | None:
+    """The confidence every look of a run with follow-up rounds used (meta.json ``adaptive.rule``):
+    analysing its log at that level reproduces the run's final verdicts."""
+    for meta in metas:
+        rule = (meta.get("adaptive") or {}).get("rule") if isinstance(meta.get("adaptive"), dict) else None
+        value = rule.get("confidence_per_look") if isinstance(rule, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0.5 <= value < 1.0:
+            return float(value)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    _settings(args)  # bad options are reported before any file is read
     logs = load_trials(args.trials)
+    settings = _settings(args, per_look_confidence(logs.metas))
     doc = build_analysis(logs, base=args.base, head=args.head, settings=settings)
     try:
         _write_json(args.json, doc)

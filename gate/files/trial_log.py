@@ -326,6 +326,8 @@ def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None
             "pass the trials.csv written by `ordertrap-gate run` (comma-separated, header row)",
         ) from exc
     df.columns = [str(c).strip() for c in df.columns]
+    if "round" not in df.columns and _RUN_COLUMNS.issubset(df.columns):
+        df["round"] = "0"  # a schema-1 log of `run`: every trial was planned
     return df
 
 
