@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 
-from gate.calibrate import normalise, read_tables
+from gate.calibration.dataset import normalise, read_tables
 
 from gate.analysis.load import load_trials
 from gate.model import TRIAL_COLUMNS, TRIAL_COLUMNS_V1, TRIAL_LOG_SCHEMA
