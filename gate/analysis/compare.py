@@ -22,7 +22,7 @@ other outcomes say honestly why no change can be called):
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level, ``pairing`` independent | suite-run) was
-chosen by eval/eval_verdicts.py on the µOpTime Go data (README "How the gate decides").
+chosen by eval/eval_verdicts.py on the µOpTime Go data (docs/statistics.md "How the gate decides").
 """
 
 from __future__ import annotations
