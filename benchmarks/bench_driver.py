@@ -70,7 +70,7 @@ def main() -> int:
         box_note = "left out (--no-sandbox)"
         if not args.no_sandbox:
             (work / "out").mkdir()
-            decision = sandbox.decide(
+            decision = sandbox.choose_isolation(
                 "auto",
                 lambda bwrap: sandbox.plan(repo=work, out=work / "out", versions=[(work, work)], bwrap=bwrap),
                 cwd=work,
