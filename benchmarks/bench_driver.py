@@ -70,19 +70,19 @@ def main() -> int:
         box_note = "left out (--no-sandbox)"
         if not args.no_sandbox:
             (work / "out").mkdir()
-            decision = sandbox.decide(
+            isolation = sandbox.choose_isolation(
                 "auto",
                 lambda bwrap: sandbox.plan(repo=work, out=work / "out", versions=[(work, work)], bwrap=bwrap),
                 cwd=work,
                 env={**os.environ, "GITHUB_ACTIONS": ""},
             )
-            if decision.sandbox is not None:
+            if isolation.sandbox is not None:
                 sides["sandboxed"] = SubprocessRunner(
-                    pid_file=work / ".running-box", sandbox=decision.sandbox
+                    pid_file=work / ".running-box", sandbox=isolation.sandbox
                 )
-                box_note = f"bwrap {decision.meta['version']}"
+                box_note = f"bwrap {isolation.meta['version']}"
             else:
-                box_note = f"unavailable: {decision.meta['reason']}"
+                box_note = f"unavailable: {isolation.meta['reason']}"
         logs = {name: TrialLog(work / f"trials-{name}.csv") for name in sides}
         for log in logs.values():
             log.recover(schedule)

@@ -24,8 +24,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from gate.decision import fails_in_head_only
 from gate.errors import InputError
-from gate.model import Verdict, fails_in_head_only
+from gate.model import Verdict
 
 MAX_SAFE_INTEGER: Final = 2**53 - 1  # RFC 8259 §6 (and JavaScript's Number.MAX_SAFE_INTEGER)
 _SAFE_DIGITS: Final = len(str(MAX_SAFE_INTEGER))

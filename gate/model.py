@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
 
 from gate.warning_codes import WarningCode
 
@@ -120,41 +119,6 @@ def threshold_pct_problem(threshold_pct: float) -> str | None:
         None
         if math.isfinite(threshold_pct) and 0 < threshold_pct < 1000
         else "not a percentage above 0 and below 1000"
-    )
-
-
-class Decision(StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
-    INCONCLUSIVE = "inconclusive"
-
-
-def decision(counts: Mapping[str, int], *, failed_in_head_only: int = 0, only_in_base: int = 0) -> Decision:
-    """The default policy (``analyze``'s decision; ``publish`` adds fail_on and the accept label on
-    top). fail: a regression, a benchmark that ran cleanly in base and fails in head (a crash or
-    timeout the change introduced is a finding, never a pass), or no benchmark of base ran in head
-    at all (head's build or discovery broke, or it lost every benchmark); inconclusive: a
-    benchmark could not be decided, failed in base too, or some ran in base but not in head
-    (removed or renamed), or nothing was compared at all; else pass."""
-    compared = sum(int(n or 0) for n in counts.values())
-    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only or (only_in_base and not compared):
-        return Decision.FAIL
-    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
-        return Decision.INCONCLUSIVE
-    return Decision.PASS
-
-
-def fails_in_head_only(benchmark: Mapping[str, Any]) -> bool:
-    """A ``failed`` benchmark whose base trials all ran and gave values, while head's failed or
-    gave none: the change broke it (not a benchmark that is broken in both versions). Read from an
-    analysis.json entry, so ``analyze`` counts it and ``publish`` re-derives the count."""
-    if benchmark.get("verdict") != Verdict.FAILED:
-        return False
-    base, head = benchmark.get("base"), benchmark.get("head")
-    base = base if isinstance(base, Mapping) else {}
-    head = head if isinstance(head, Mapping) else {}
-    return (
-        not base.get("n_failed") and bool(base.get("n")) and (bool(head.get("n_failed")) or not head.get("n"))
     )
 
 

@@ -260,7 +260,7 @@ def rank_test_agrees(base: Sample, head: Sample, confidence: float) -> tuple[boo
     return p <= 1.0 - confidence, p
 
 
-def decide(
+def compare_one(
     benchmark: str,
     base: Sample,
     head: Sample,
@@ -279,7 +279,7 @@ def decide(
     lo_b, hi_b = _bounds(base, rb, eb, settings, paired)
     lo_h, hi_h = _bounds(head, rh, eh, settings, paired)
     change_reps = _change_reps(rb, rh)
-    return _verdict(
+    return _compare_estimates(
         benchmark, base, head, higher_is_better, settings, (eb, lo_b, hi_b), (eh, lo_h, hi_h), change_reps,
         paired, warnings, calibrated,
     )  # fmt: skip
@@ -313,7 +313,7 @@ def _no_data(benchmark: str, base: Sample, head: Sample) -> Comparison:
     )
 
 
-def _verdict(
+def _compare_estimates(
     benchmark: str,
     base: Sample,
     head: Sample,
@@ -473,7 +473,7 @@ def compare_many(
             results[i] = _no_data(name, base, head)
         elif structured or settings.method == "bca":
             rng = np.random.default_rng([settings.seed, i])
-            results[i] = decide(name, base, head, hib, own(name), rng, name in calibrated)
+            results[i] = compare_one(name, base, head, hib, own(name), rng, name in calibrated)
         else:
             batch.setdefault((base.n, head.n), []).append(i)
     for (nb, nh), members in batch.items():
@@ -493,7 +493,7 @@ def compare_many(
                 eb, eh = np.mean(xb, axis=1), np.mean(xh, axis=1)
             for j, i in enumerate(rows):
                 name, base, head, hib = items[i]
-                results[i] = _verdict(
+                results[i] = _compare_estimates(
                     name, base, head, hib, own(name), (float(eb[j]), float(lo_b[j]), float(hi_b[j])),
                     (float(eh[j]), float(lo_h[j]), float(hi_h[j])), _change_reps(rb[j], rh[j]), False, [],
                     name in calibrated,

@@ -13,8 +13,9 @@ from gate import __version__
 from gate.analysis import followup
 from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
+from gate.decision import default_decision, fails_in_head_only
 from gate.errors import ConfigError
-from gate.model import ANALYSIS_SCHEMA, Verdict, decision, fails_in_head_only, utc_timestamp, warning
+from gate.model import ANALYSIS_SCHEMA, Verdict, utc_timestamp, warning
 from gate.stats import stability
 from gate.warning_codes import WarningCode
 
@@ -513,7 +514,7 @@ def build_analysis(
         },
         "summary": {
             "decision": str(
-                decision(counts, failed_in_head_only=failed_in_head_only, only_in_base=len(only_base))
+                default_decision(counts, failed_in_head_only=failed_in_head_only, only_in_base=len(only_base))
             ),
             "counts": counts,
             "n_benchmarks": len(benchmarks),

@@ -65,7 +65,7 @@ def estimate(
     return Estimate(avg, float(lo[0]), float(hi[0]))
 
 
-def verdict(
+def uoptime_verdict_and_change(
     base: Estimate, head: Estimate, threshold_pct: float, higher_is_better: bool
 ) -> tuple[str, float]:
     """µOpTime §4.5: a change is a relative change beyond the threshold with non-overlapping CIs
@@ -163,8 +163,8 @@ def audit(
                 m1, m2 = est(v1, name, configs[name]), est(v2, name, configs[name])
                 if f1 is None or f2 is None or m1 is None or m2 is None:
                     continue
-                full_v[name] = verdict(f1, f2, threshold_pct, hib)
-                min_v[name] = verdict(m1, m2, threshold_pct, hib)
+                full_v[name] = uoptime_verdict_and_change(f1, f2, threshold_pct, hib)
+                min_v[name] = uoptime_verdict_and_change(m1, m2, threshold_pct, hib)
         counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
         agree = 0
         full_changes = min_changes = 0

@@ -1,8 +1,9 @@
-"""`ordertrap-gate publish` — turn analysis.json into a verdict on GitHub.
+"""`ordertrap-gate publish` — turn analysis.json into a decision on GitHub.
 
-Reads the Actions environment once (:mod:`gate.github.context`), decides (:func:`decide`), then:
-upserts the one PR comment, sets the commit status ``ordertrap-gate`` on the head SHA, writes the
-job summary and the step outputs, and emits at most 10 ``::error::`` annotations. The exit code
+Reads the Actions environment once (:mod:`gate.github.context`), decides with fail_on and the
+accept label (:func:`gate.decision.decision_with_fail_on_and_label`), then: upserts the one PR
+comment, sets the commit status ``ordertrap-gate`` on the head SHA, writes the job summary and
+the step outputs, and emits at most 10 ``::error::`` annotations. The exit code
 is non-zero only when the decision is ``fail`` and ``fail_on`` asks for it (or, with status
 ``error``, when there was no usable analysis).
 
@@ -28,16 +29,17 @@ import requests
 from github import Github, GithubException
 
 from gate import analysis_file
+from gate.decision import FAIL_ON_CHOICES, Decision, Outcome, decision_with_fail_on_and_label
 from gate.errors import GateError, GitHubError, InputError
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
 from gate.github import outputs
 from gate.github.client import make_client
 from gate.github.comment import CommentResult, upsert_comment
-from gate.github.context import COMMENT_CHOICES, FAIL_ON_CHOICES, ActionSettings, from_env
+from gate.github.context import COMMENT_CHOICES, ActionSettings, from_env
 from gate.github.event import EventInfo, load_event
 from gate.github.status import DESCRIPTION_LIMIT, State, set_status
-from gate.model import Decision, Verdict, decision
+from gate.model import Verdict
 
 NAME = "publish"
 HELP = "publish analysis.json to GitHub: PR comment, commit status, job summary, outputs"
@@ -72,40 +74,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="workflow_run only: ordertrap-pr.json stored by the first workflow (default: INPUT_PR_INFO)",
     )
-
-
-# ---- decision ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Outcome:
-    decision: Decision
-    accepted: bool
-    exit_code: int
-    counts: dict[str, int] = field(default_factory=dict)
-    failed_in_head_only: int = 0  # benchmarks that ran in base and fail in head
-    only_in_base: int = 0  # benchmarks that ran in base but not in head: not compared
-
-
-def decide(
-    counts: dict[str, int],
-    fail_on: str,
-    accepted_label: bool,
-    *,
-    failed_in_head_only: int = 0,
-    only_in_base: int = 0,
-) -> Outcome:
-    """The final decision: the default policy (:func:`gate.model.decision`), then ``fail_on``
-    (``inconclusive`` also fails what the policy leaves inconclusive; ``never`` keeps the exit code
-    0) and the accept label (turns a fail into pass with an "accepted" note)."""
-    extra = {"failed_in_head_only": failed_in_head_only, "only_in_base": only_in_base}
-    default = decision(counts, **extra)
-    failing = default is Decision.FAIL or (fail_on == "inconclusive" and default is Decision.INCONCLUSIVE)
-    if failing and accepted_label:
-        return Outcome(Decision.PASS, True, 0, counts, **extra)
-    if failing:
-        return Outcome(Decision.FAIL, False, 0 if fail_on == "never" else 1, counts, **extra)
-    return Outcome(default, False, 0, counts, **extra)
 
 
 def load_analysis(path: Path) -> dict[str, Any]:
@@ -453,7 +421,7 @@ def publish(
         )
     accepted = bool(settings.inputs.accept_label) and settings.inputs.accept_label in labels
     summary = analysis["summary"]
-    outcome = decide(
+    outcome = decision_with_fail_on_and_label(
         counts,
         settings.inputs.fail_on,
         accepted,

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from gate.decision import Decision
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json
 from gate.render import MAX_PLOTS, RenderContext, load_analysis, render
@@ -49,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-url", metavar="URL", help="link to the workflow run")
     parser.add_argument("--report-url", metavar="URL", help="link to the HTML report (e.g. the artifact)")
     parser.add_argument(
-        "--decision", choices=("pass", "fail", "inconclusive"), help="override the analysis decision"
+        "--decision", choices=[d.value for d in Decision], help="override the analysis decision"
     )
 
 

@@ -555,7 +555,7 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
         )
     # Builds, benchmarks and resets run the revision's code: in a sandbox (gate/engine/sandbox.py).
     areas = [(out / "worktrees" / v.dirname, out / "scratch" / v.dirname) for v in versions]
-    isolation = sandbox.decide(
+    isolation = sandbox.choose_isolation(
         config.suite.sandbox,
         lambda bwrap: sandbox.plan(repo=repo, out=out, versions=areas, bwrap=bwrap),
         cwd=repo,

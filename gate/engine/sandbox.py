@@ -250,7 +250,7 @@ def plan(
 
 
 @dataclass(frozen=True)
-class Decision:
+class Isolation:
     sandbox: Sandbox | None
     meta: dict[str, Any]  # for meta.json: {"kind": "bwrap", "version": ...} or {"kind": "none", ...}
     warning: dict[str, str] | None = None
@@ -293,13 +293,13 @@ def _version(bwrap: str) -> str:
     return proc.stdout.strip().rpartition(" ")[2] or "unknown"
 
 
-def decide(
+def choose_isolation(
     mode: str,
     make: Callable[[str], Sandbox],
     *,
     cwd: Path,
     env: Mapping[str, str] = os.environ,
-) -> Decision:
+) -> Isolation:
     """Apply ``[suite] sandbox``: ``"off"`` runs without; ``"on"`` refuses to run without one;
     ``"auto"`` (the default) refuses on GitHub Actions (``GITHUB_ACTIONS=true``: the job holds
     tokens and the runner is shared with later jobs) and elsewhere falls back with a warning."""
@@ -313,7 +313,7 @@ def decide(
                 "and of the job's shell through /proc, and write to the gate's venv and the runner's files",
                 "action": 'remove sandbox = "off" unless only trusted code ever runs on this runner',
             }
-        return Decision(None, {"kind": "none", "reason": "[suite] sandbox = off"}, warning)
+        return Isolation(None, {"kind": "none", "reason": "[suite] sandbox = off"}, warning)
     bwrap = shutil.which("bwrap", path=env.get("PATH"))
     if bwrap is None:
         reason = "bubblewrap (bwrap) is not installed"
@@ -325,7 +325,7 @@ def decide(
         sandbox = make(bwrap)
         reason = probe(sandbox, cwd)
         if not reason:
-            return Decision(sandbox, {"kind": "bwrap", "version": _version(bwrap)})
+            return Isolation(sandbox, {"kind": "bwrap", "version": _version(bwrap)})
         fix = (
             "let unprivileged users create user namespaces (sysctl user.max_user_namespaces > 0; Debian: "
             "sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10+: an AppArmor profile that allows "
@@ -345,4 +345,4 @@ def decide(
         "environment through /proc and write wherever this user can",
         "action": fix,
     }
-    return Decision(None, {"kind": "none", "reason": reason}, warning)
+    return Isolation(None, {"kind": "none", "reason": reason}, warning)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from gate.decision import FAIL_ON_CHOICES
 from gate.errors import ConfigError
 from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
 
@@ -27,7 +28,6 @@ DEFAULT_API_URL: Final = "https://api.github.com"
 DEFAULT_SERVER_URL: Final = "https://github.com"
 DEFAULT_ACCEPT_LABEL: Final = "perf-regression-accepted"
 DEFAULT_FORK_LABEL: Final = "ordertrap-run-fork"
-FAIL_ON_CHOICES: Final = ("regression", "inconclusive", "never")
 COMMENT_CHOICES: Final = ("always", "on-change", "never")
 
 

@@ -59,7 +59,7 @@ TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch", "merge_group")
 
 
 @dataclass(frozen=True)
-class Verdict:
+class TrustDecision:
     allowed: bool
     reason: str
 
@@ -72,13 +72,13 @@ def check(
     allow_input: bool,
     label: str,
     client: Github | None,
-) -> Verdict:
+) -> TrustDecision:
     if event_name in TRUSTED_EVENTS or not event_name:
-        return Verdict(True, f"{event_name or 'this'} event: no fork code involved")
+        return TrustDecision(True, f"{event_name or 'this'} event: no fork code involved")
     if event_name not in PR_EVENTS:
         # issue_comment, pull_request_review, workflow_run, ...: anyone can start them, and a
         # workflow that passes a PR's head on would run a fork's code with no check at all
-        return Verdict(
+        return TrustDecision(
             False,
             f"the {event_name} event can be started by anyone and may name a fork's code; the benchmarks run "
             f"only on {', '.join((*PR_EVENTS, *TRUSTED_EVENTS))}. Fix: trigger the benchmark workflow on one "
@@ -87,10 +87,10 @@ def check(
     pr = payload.get("pull_request") or {}
     head_repo = ((pr.get("head") or {}).get("repo") or {}).get("full_name")
     if head_repo == repository:
-        return Verdict(True, "the PR's branch lives in this repository")
+        return TrustDecision(True, "the PR's branch lives in this repository")
     who = head_repo or "a deleted fork"
     if allow_input:
-        return Verdict(True, f"PR from {who}: allowed because the workflow sets allow_fork_prs: true")
+        return TrustDecision(True, f"PR from {who}: allowed because the workflow sets allow_fork_prs: true")
     refusal = (
         f"PR from {who}: its code is NOT run on this runner (fork PRs can run anything on a self-hosted "
         f"machine). To run it, a maintainer with write access reviews the PR and adds the label "
@@ -98,12 +98,12 @@ def check(
         f"New commits need the label removed and added again. Or set `allow_fork_prs: true` in the workflow."
     )
     if payload.get("action") != "labeled" or (payload.get("label") or {}).get("name") != label:
-        return Verdict(False, refusal)
+        return TrustDecision(False, refusal)
     sender = (payload.get("sender") or {}).get("login")
     if not sender:
-        return Verdict(False, refusal)
+        return TrustDecision(False, refusal)
     if client is None:
-        return Verdict(False, refusal + " (no token to verify who added the label)")
+        return TrustDecision(False, refusal + " (no token to verify who added the label)")
     owner_repo = client.get_repo(repository)
     try:
         permission = owner_repo.get_collaborator_permission(sender)
@@ -114,10 +114,10 @@ def check(
         ) from exc
     if permission in WRITE_PERMISSIONS:
         head_sha = (pr.get("head") or {}).get("sha", "?")
-        return Verdict(
+        return TrustDecision(
             True, f"PR from {who}: {sender} ({permission}) added `{label}` for head {head_sha[:12]}"
         )
-    return Verdict(
+    return TrustDecision(
         False, f"`{label}` was added by {sender}, whose permission is {permission!r}, not write. " + refusal
     )
 

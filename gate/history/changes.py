@@ -41,14 +41,14 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Series:
+class Trend:
     benchmark: str
     unit: str
     higher_is_better: bool
     points: tuple[Point, ...]
 
 
-def series_of(entries: Sequence[Entry], include_pr: bool = False) -> list[Series]:
+def series_of(entries: Sequence[Entry], include_pr: bool = False) -> list[Trend]:
     """One series per benchmark, one point per commit in branch order.
 
     A nightly run measures the previous commit again as its base; the point of a commit is its
@@ -69,7 +69,7 @@ def series_of(entries: Sequence[Entry], include_pr: bool = False) -> list[Series
             assert e.estimate is not None
             points.append(Point(e.commit, e.date, e.run, e.estimate, e.ci))
         last = by_bench[name][-1]
-        out.append(Series(name, last.unit, last.higher_is_better, tuple(points)))
+        out.append(Trend(name, last.unit, last.higher_is_better, tuple(points)))
     return out
 
 

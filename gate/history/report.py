@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from gate.history.changes import Series, series_of
+from gate.history.changes import Trend, series_of
 from gate.history.store import Entry
 from gate.model import utc_timestamp
 from gate.render import filters
@@ -29,7 +29,7 @@ def _fmt(x: float) -> str:
     return f"{x:.1f}"
 
 
-def _chart(s: Series, cps: list[dict[str, Any]], repo_url: str | None) -> dict[str, Any]:
+def _chart(s: Trend, cps: list[dict[str, Any]], repo_url: str | None) -> dict[str, Any]:
     pts = s.points
     lows = [p.ci[0] if p.ci else p.estimate for p in pts]
     highs = [p.ci[1] if p.ci else p.estimate for p in pts]

@@ -11,6 +11,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gate.decision import Decision
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
@@ -22,7 +23,7 @@ VERDICT_ICON = {
     "improvement": "🟢",
     "unchanged": "⚪",
 }
-DECISION_ICON = {"fail": "❌", "inconclusive": "⚠️", "pass": "✅"}
+DECISION_ICON: dict[str, str] = {Decision.FAIL: "❌", Decision.INCONCLUSIVE: "⚠️", Decision.PASS: "✅"}
 COUNT_ORDER = ("regression", "improvement", "inconclusive", "unchanged", "failed")
 COUNT_LABEL = {
     "regression": ("regression", "regressions"),
@@ -304,9 +305,9 @@ def headline(
     if accepted:  # name what the label accepted (the status says the same)
         return accepted_what(counts, n, not_compared, failed_in_head_only) + " accepted"
     if not n:
-        if not_compared and decision == "fail":
+        if not_compared and decision == Decision.FAIL:
             return f"no benchmark of base ran in head ({not_compared} missing)"
-        return "no benchmark was compared" + (" — cannot tell yet" if decision != "fail" else "")
+        return "no benchmark was compared" + (" — cannot tell yet" if decision != Decision.FAIL else "")
     problems = [
         p
         for p, k in (
@@ -317,9 +318,9 @@ def headline(
         )
         if k
     ]
-    if decision == "fail":
+    if decision == Decision.FAIL:
         return ", ".join(problems) if problems else "failed"
-    if decision == "inconclusive":
+    if decision == Decision.INCONCLUSIVE:
         return (", ".join(problems) if problems else "inconclusive") + " — cannot tell yet"
     if problems:  # "pass" although something is wrong: the policy does not fail on it
         return ", ".join(problems) + " — not failing the gate"
@@ -424,7 +425,7 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
     rows = [benchmark_row(b, i) for i, b in enumerate(analysis.get("benchmarks") or [])]
     n = int(summary.get("n_benchmarks") or len(rows))
     not_compared = int(summary.get("only_in_base") or 0)  # ran in base, not in head
-    decision = str(context.decision or summary.get("decision") or "inconclusive")
+    decision = str(context.decision or summary.get("decision") or Decision.INCONCLUSIVE)
     settings = analysis.get("settings") or {}
     confidence = settings.get("confidence")
     conf_label = f"{confidence * 100:g}%" if isinstance(confidence, int | float) else "CI"
@@ -518,6 +519,6 @@ def adaptive_view(analysis: Mapping[str, Any], rows: list[Row]) -> dict[str, Any
 def budget_hint(analysis: Mapping[str, Any], rows: list[Row], decision: str) -> int:
     """Inconclusive benchmarks that more values would resolve, on an inconclusive run without a
     budget (0 otherwise): the reports then mention ``run --budget``."""
-    if decision != "inconclusive" or type(analysis.get("adaptive")) is dict:
+    if decision != Decision.INCONCLUSIVE or type(analysis.get("adaptive")) is dict:
         return 0
     return sum(1 for r in rows if r["lacks_data"])

@@ -13,11 +13,10 @@ import pytest
 
 from gate.cli import main
 from gate.commands import publish as publish_module
-from gate.commands.publish import decide, publish
+from gate.commands.publish import publish
 from gate.errors import InputError
 from gate.github.client import make_client, make_retry
 from gate.github.context import from_env
-from gate.model import Decision
 from gate.render import COMMENT_LIMIT, COMMENT_MARKER
 from tests.fakes import analyses
 from tests.fakes.github_server import ACTIONS_TOKEN, READ_ONLY_TOKEN, FakeGitHub
@@ -102,53 +101,6 @@ def job(tmp_path, monkeypatch, fake):
     fast = functools.partial(make_client, throttle=False, retry=make_retry(total=5, backoff_factor=0.05))
     monkeypatch.setattr(publish_module, "make_client", fast)
     return Job(tmp_path, monkeypatch, fake)
-
-
-# ---- decision ----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("counts", "fail_on", "label", "expected", "code"),
-    [
-        ({"regression": 1}, "regression", False, Decision.FAIL, 1),
-        ({"regression": 1}, "never", False, Decision.FAIL, 0),
-        ({"regression": 1}, "regression", True, Decision.PASS, 0),
-        ({"inconclusive": 2}, "regression", False, Decision.INCONCLUSIVE, 0),
-        ({"failed": 1}, "inconclusive", False, Decision.FAIL, 1),
-        ({"inconclusive": 1}, "inconclusive", True, Decision.PASS, 0),
-        ({"improvement": 3, "unchanged": 2}, "inconclusive", False, Decision.PASS, 0),
-    ],
-)
-def test_decide(counts, fail_on, label, expected, code):
-    counts = {"unchanged": 1, **counts}  # something was compared (nothing compared: see below)
-    outcome = decide(counts, fail_on, label)
-    assert (outcome.decision, outcome.exit_code) == (expected, code)
-    assert outcome.accepted == (
-        label
-        and expected == Decision.PASS
-        and code == 0
-        and bool(counts.get("regression") or counts.get("inconclusive"))
-    )
-
-
-@pytest.mark.parametrize(
-    ("counts", "extra", "fail_on", "expected", "code"),
-    [
-        ({"failed": 1, "unchanged": 2}, {"failed_in_head_only": 1}, "regression", Decision.FAIL, 1),
-        ({"failed": 1, "unchanged": 2}, {"failed_in_head_only": 1}, "never", Decision.FAIL, 0),
-        ({"failed": 1, "unchanged": 2}, {}, "regression", Decision.INCONCLUSIVE, 0),  # broken in base too
-        ({"unchanged": 2}, {"only_in_base": 1}, "regression", Decision.INCONCLUSIVE, 0),
-        ({"unchanged": 2}, {"only_in_base": 1}, "inconclusive", Decision.FAIL, 1),
-        ({}, {"only_in_base": 3}, "regression", Decision.FAIL, 1),  # head ran none of them
-        ({}, {"only_in_base": 3}, "never", Decision.FAIL, 0),
-        ({"unchanged": 0}, {}, "regression", Decision.INCONCLUSIVE, 0),
-        ({"unchanged": 0}, {}, "inconclusive", Decision.FAIL, 1),
-    ],
-)
-def test_decide_head_only_failures_and_missing_benchmarks(counts, extra, fail_on, expected, code):
-    """A head that crashes everywhere, or loses every benchmark, never turns the check green."""
-    outcome = decide(counts, fail_on, False, **extra)
-    assert (outcome.decision, outcome.exit_code) == (expected, code)
 
 
 def test_a_head_that_crashes_fails_the_status_unless_accepted(job, fake):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.analysis.compare import Comparison, Sample, Settings, compare_many, decide, samples_needed
+from gate.analysis.compare import Comparison, Sample, Settings, compare_many, compare_one, samples_needed
 from gate.model import Verdict
 
 FAST = Settings(resamples=2000, seed=3)
@@ -24,7 +24,7 @@ def structured(values: np.ndarray, per_trial: int = 3, runs: int = 3) -> Sample:
 def one(
     base: np.ndarray, head: np.ndarray, hib: bool = False, s: Settings = FAST, **kw: object
 ) -> Comparison:
-    return decide("b", Sample(base, **kw), Sample(head), hib, s, np.random.default_rng(0))  # type: ignore[arg-type]
+    return compare_one("b", Sample(base, **kw), Sample(head), hib, s, np.random.default_rng(0))  # type: ignore[arg-type]
 
 
 def noise(n: int, sd: float, seed: int) -> np.ndarray:
@@ -78,7 +78,7 @@ def test_too_few_samples_is_inconclusive() -> None:
 def test_failed_trials_make_the_verdict_failed_even_with_a_clear_change() -> None:
     base = Sample(noise(45, 0.005, 1))
     head = Sample(noise(45, 0.005, 2) * 1.2, n_failed=1, failures=("timeout: killed after 60 s",))
-    c = decide("b", base, head, False, FAST, np.random.default_rng(0))
+    c = compare_one("b", base, head, False, FAST, np.random.default_rng(0))
     assert c.verdict is Verdict.FAILED
     assert "timeout" in c.reason and "head: 1" in c.reason
     assert c.change_pct == pytest.approx(20, abs=1)  # still reported for information
@@ -125,7 +125,9 @@ def test_batched_path_agrees_with_the_single_path() -> None:
         shift = (0.9, 1.0, 1.1)[i % 3]
         items.append((f"b{i}", Sample(noise(45, 0.005, i)), Sample(noise(45, 0.005, 100 + i) * shift), False))
     batched = compare_many(items, FAST)
-    single = [decide(n, b, h, hib, FAST, np.random.default_rng(i)) for i, (n, b, h, hib) in enumerate(items)]
+    single = [
+        compare_one(n, b, h, hib, FAST, np.random.default_rng(i)) for i, (n, b, h, hib) in enumerate(items)
+    ]
     assert [c.verdict for c in batched] == [c.verdict for c in single]
     assert [c.benchmark for c in batched] == [n for n, *_ in items]
 
@@ -136,8 +138,8 @@ def test_every_scheme_finds_a_clear_change_and_clears_no_change(boot: str, pairi
     s = Settings(resamples=1000, bootstrap=boot, pairing=pairing)  # type: ignore[arg-type]
     base, head = structured(noise(45, 0.005, 1)), structured(noise(45, 0.005, 2))
     slow = structured(noise(45, 0.005, 2) * 1.1)
-    assert decide("b", base, slow, False, s, np.random.default_rng(0)).verdict is Verdict.REGRESSION
-    assert decide("b", base, head, False, s, np.random.default_rng(0)).verdict is Verdict.UNCHANGED
+    assert compare_one("b", base, slow, False, s, np.random.default_rng(0)).verdict is Verdict.REGRESSION
+    assert compare_one("b", base, head, False, s, np.random.default_rng(0)).verdict is Verdict.UNCHANGED
 
 
 def test_two_level_is_wider_than_flat_when_trials_differ() -> None:
@@ -145,8 +147,8 @@ def test_two_level_is_wider_than_flat_when_trials_differ() -> None:
     rng = np.random.default_rng(8)
     levels = np.repeat(rng.normal(1.0, 0.03, size=15), 5) + rng.normal(0, 0.001, size=75)
     base, head = structured(levels, per_trial=5), structured(levels[::-1].copy(), per_trial=5)
-    flat = decide("b", base, head, False, Settings(resamples=2000), np.random.default_rng(0))
-    two = decide(
+    flat = compare_one("b", base, head, False, Settings(resamples=2000), np.random.default_rng(0))
+    two = compare_one(
         "b", base, head, False, Settings(resamples=2000, bootstrap="two-level"), np.random.default_rng(0)
     )
     assert flat.base.ci is not None and two.base.ci is not None
@@ -157,7 +159,7 @@ def test_pairing_without_shared_suite_runs_falls_back_with_a_warning() -> None:
     s = Settings(resamples=500, pairing="suite-run")
     base = Sample(noise(30, 0.01, 1), suite_run=np.repeat([1, 2, 3], 10))
     head = Sample(noise(30, 0.01, 2), suite_run=np.repeat([4, 5, 6], 10))
-    c = decide("b", base, head, False, s, np.random.default_rng(0))
+    c = compare_one("b", base, head, False, s, np.random.default_rng(0))
     assert [w["code"] for w in c.warnings] == ["pairing_unavailable"]
     assert "--pairing independent" in c.warnings[0]["action"]
 
@@ -228,12 +230,12 @@ def test_the_rank_guard_leaves_paired_and_mean_verdicts_alone_once_samples_are_l
     base = Sample(offset * jitter, suite_run=runs)
     head = Sample(offset * 1.05 * jitter, suite_run=runs)
     paired = Settings(resamples=2000, seed=3, pairing="suite-run")
-    assert decide("b", base, head, False, paired, np.random.default_rng(0)).verdict is Verdict.REGRESSION
+    assert compare_one("b", base, head, False, paired, np.random.default_rng(0)).verdict is Verdict.REGRESSION
     i = np.arange(75)
     tail_base = 0.98 + 0.04 * ((i * 37) % 75) / 74
     tail_head = (0.98 + 0.04 * ((i * 41) % 75) / 74) * np.where(i % 8 == 0, 3.0, 1.0)
     mean = Settings(resamples=2000, seed=3, statistic="mean")
-    c = decide("b", Sample(tail_base), Sample(tail_head), False, mean, np.random.default_rng(0))
+    c = compare_one("b", Sample(tail_base), Sample(tail_head), False, mean, np.random.default_rng(0))
     assert c.verdict is Verdict.REGRESSION
 
 

@@ -1,4 +1,4 @@
-"""Pieces of gate.analysis.pipeline: decision policy, time summary, warm-up discard, versions."""
+"""Pieces of gate.analysis.pipeline: the decision it writes, time summary, warm-up discard, versions."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import pytest
 
 from gate.analysis.compare import Settings
 from gate.analysis.load import TrialLogs, load_trials
-from gate.analysis.pipeline import build_analysis, decision, resolve_versions, time_summary
+from gate.analysis.pipeline import build_analysis, resolve_versions, time_summary
 from gate.errors import ConfigError
-from gate.model import Decision
 
 
 def frame(rows: list[dict[str, object]]) -> pd.DataFrame:
@@ -22,19 +21,6 @@ def frame(rows: list[dict[str, object]]) -> pd.DataFrame:
     if "kind" not in df:
         df["kind"] = "ok"
     return df
-
-
-def test_decision_policy() -> None:
-    assert decision({"regression": 1, "failed": 2}) is Decision.FAIL
-    assert decision({"failed": 1}) is Decision.INCONCLUSIVE
-    assert decision({"inconclusive": 1, "unchanged": 3}) is Decision.INCONCLUSIVE
-    assert decision({"unchanged": 3, "improvement": 1}) is Decision.PASS
-    # a head that crashes where base ran is a finding; nothing compared is not a pass
-    assert decision({"failed": 1, "unchanged": 3}, failed_in_head_only=1) is Decision.FAIL
-    assert decision({"unchanged": 3}, only_in_base=2) is Decision.INCONCLUSIVE
-    assert decision({"unchanged": 0, "failed": 0}) is Decision.INCONCLUSIVE
-    assert decision({}) is Decision.INCONCLUSIVE
-    assert decision({}, only_in_base=2) is Decision.FAIL  # head ran none of base's benchmarks
 
 
 def _log(tmp_path: Path, rows: list[tuple[str, str, float | str, str]]) -> TrialLogs:

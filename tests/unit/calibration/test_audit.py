@@ -5,19 +5,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gate.calibration.audit import Estimate, audit, verdict
+from gate.calibration.audit import Estimate, audit, uoptime_verdict_and_change
 from gate.calibration.search import make_plan
 from tests.unit.calibration.frames import FULL, dataset
 
 
 def test_verdict_rule_of_rq4() -> None:
     base = Estimate(100.0, 99.0, 101.0)
-    assert verdict(base, Estimate(104.0, 103.0, 105.0), 3.0, False)[0] == "regression"
-    assert verdict(base, Estimate(104.0, 101.0, 105.0), 3.0, False)[0] == "regression"  # touching = disjoint
-    assert verdict(base, Estimate(104.0, 100.5, 105.0), 3.0, False)[0] == "unchanged"  # overlap
-    assert verdict(base, Estimate(102.0, 101.5, 102.5), 3.0, False)[0] == "unchanged"  # below 3 %
-    assert verdict(base, Estimate(96.0, 95.0, 97.0), 3.0, False)[0] == "improvement"
-    assert verdict(base, Estimate(96.0, 95.0, 97.0), 3.0, True)[0] == "regression"  # throughput dropped
+
+    def verdict(head: Estimate, higher_is_better: bool = False) -> str:
+        kind, change = uoptime_verdict_and_change(base, head, 3.0, higher_is_better)
+        assert change == pytest.approx((head.average / base.average - 1.0) * 100.0)
+        return kind
+
+    assert verdict(Estimate(104.0, 103.0, 105.0)) == "regression"
+    assert verdict(Estimate(104.0, 101.0, 105.0)) == "regression"  # touching = disjoint
+    assert verdict(Estimate(104.0, 100.5, 105.0)) == "unchanged"  # overlap
+    assert verdict(Estimate(102.0, 101.5, 102.5)) == "unchanged"  # below 3 %
+    assert verdict(Estimate(96.0, 95.0, 97.0)) == "improvement"
+    assert verdict(Estimate(96.0, 95.0, 97.0), True) == "regression"  # throughput dropped
 
 
 def test_audit_counts_false_positives_and_negatives() -> None:

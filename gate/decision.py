@@ -1,0 +1,99 @@
+"""The gate's pass/fail/inconclusive policy, in one place.
+
+Two layers, each one function:
+
+* :func:`default_decision` — what the benchmark verdicts alone decide (``analyze`` writes it as
+  ``summary.decision`` in analysis.json);
+* :func:`decision_with_fail_on_and_label` — the decision ``publish`` reports: the default one,
+  then the workflow's ``fail_on`` input and the PR's accept label on top (:class:`Outcome`, with
+  the step's exit code).
+
+:func:`fails_in_head_only` is the one reading of "the change broke this benchmark" that both
+count. Benchmark verdicts themselves (:class:`gate.model.Verdict`) are made per benchmark in
+:mod:`gate.analysis.compare`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+
+from gate.model import Verdict
+
+# The values of the action's ``fail_on`` input: what fails the check (exit code 1).
+FAIL_ON_CHOICES: Final = ("regression", "inconclusive", "never")
+
+
+class Decision(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"
+
+
+def default_decision(
+    counts: Mapping[str, int], *, failed_in_head_only: int = 0, only_in_base: int = 0
+) -> Decision:
+    """The default policy (``analyze``'s decision; ``publish`` adds fail_on and the accept label on
+    top, :func:`decision_with_fail_on_and_label`). fail: a regression, a benchmark that ran cleanly
+    in base and fails in head (a crash or timeout the change introduced is a finding, never a
+    pass), or no benchmark of base ran in head at all (head's build or discovery broke, or it lost
+    every benchmark); inconclusive: a benchmark could not be decided, failed in base too, or some
+    ran in base but not in head (removed or renamed), or nothing was compared at all; else pass."""
+    compared = sum(int(n or 0) for n in counts.values())
+    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only or (only_in_base and not compared):
+        return Decision.FAIL
+    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
+        return Decision.INCONCLUSIVE
+    return Decision.PASS
+
+
+def fails_in_head_only(benchmark: Mapping[str, Any]) -> bool:
+    """A ``failed`` benchmark whose base trials all ran and gave values, while head's failed or
+    gave none: the change broke it (not a benchmark that is broken in both versions). Read from an
+    analysis.json entry, so ``analyze`` counts it and ``publish`` re-derives the count."""
+    if benchmark.get("verdict") != Verdict.FAILED:
+        return False
+    base, head = benchmark.get("base"), benchmark.get("head")
+    base = base if isinstance(base, Mapping) else {}
+    head = head if isinstance(head, Mapping) else {}
+    return (
+        not base.get("n_failed") and bool(base.get("n")) and (bool(head.get("n_failed")) or not head.get("n"))
+    )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The decision ``publish`` reports, and why: whether the accept label turned a failing
+    decision into a pass, and the exit code of the step."""
+
+    decision: Decision
+    accepted: bool
+    exit_code: int
+    counts: dict[str, int] = field(default_factory=dict)
+    failed_in_head_only: int = 0  # benchmarks that ran in base and fail in head
+    only_in_base: int = 0  # benchmarks that ran in base but not in head: not compared
+
+
+def decision_with_fail_on_and_label(
+    counts: dict[str, int],
+    fail_on: str,
+    accepted_label: bool,
+    *,
+    failed_in_head_only: int = 0,
+    only_in_base: int = 0,
+) -> Outcome:
+    """The final decision: the default policy (:func:`default_decision`), then ``fail_on``
+    (``inconclusive`` also fails what the policy leaves inconclusive; ``never`` keeps the exit code
+    0) and the accept label (turns a fail into pass with an "accepted" note)."""
+    if fail_on not in FAIL_ON_CHOICES:
+        raise ValueError(f"fail_on {fail_on!r} is not one of {', '.join(FAIL_ON_CHOICES)}")
+    extra = {"failed_in_head_only": failed_in_head_only, "only_in_base": only_in_base}
+    default = default_decision(counts, **extra)
+    failing = default is Decision.FAIL or (fail_on == "inconclusive" and default is Decision.INCONCLUSIVE)
+    if failing and accepted_label:
+        return Outcome(Decision.PASS, True, 0, counts, **extra)
+    if failing:
+        return Outcome(Decision.FAIL, False, 0 if fail_on == "never" else 1, counts, **extra)
+    return Outcome(default, False, 0, counts, **extra)
