@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gate.analysis.compare import Sample, Settings, decide
+from gate.analysis.compare import Sample, Settings, compare_one
 from gate.engine.settings import MAX_VALUES
 from gate.model import Verdict
 
@@ -23,7 +23,7 @@ def spread(n: int, sigma: float, seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize("calibrated", [False, True])
 def test_noise_needing_more_than_one_run_may_collect_points_at_the_noise_and_the_threshold(calibrated):
-    c = decide(
+    c = compare_one(
         "b",
         Sample(spread(75, 1.0, 1)),
         Sample(spread(75, 1.0, 2)),
@@ -40,7 +40,7 @@ def test_noise_needing_more_than_one_run_may_collect_points_at_the_noise_and_the
 
 
 def test_noise_within_the_limit_still_names_the_levels_to_raise():
-    c = decide(
+    c = compare_one(
         "b",
         Sample(spread(45, 0.05, 1)),
         Sample(spread(45, 0.05, 2) * 1.02),
