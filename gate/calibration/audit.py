@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gate.analysis.compare import Sample, Settings, compare_many
-from gate.calibration.dataset import Config, Dataset
+from gate.calibration.dataset import LevelCounts, Dataset
 from gate.calibration.search import DEFAULT_SEED, json_number
 from gate.errors import ConfigError
 from gate.stats.stability import (
@@ -85,7 +85,7 @@ AUDIT_RULES: tuple[str, ...] = ("gate", "uoptime")
 
 def audit(
     datasets: Mapping[str, Dataset],
-    configs: Mapping[str, Config],
+    configs: Mapping[str, LevelCounts],
     metric: str,
     plan: BootstrapPlan,
     threshold_pct: float = AUDIT_THRESHOLD_PCT,
@@ -108,12 +108,12 @@ def audit(
         raise ConfigError(f"unknown audit rule {rule!r}", f"use one of {', '.join(AUDIT_RULES)}")
     statistic, method = AUDIT_ESTIMATOR[metric]
     versions = list(datasets)
-    cache: dict[tuple[str, str, Config], Estimate] = {}
+    cache: dict[tuple[str, str, LevelCounts], Estimate] = {}
 
-    def clip(version: str, config: Config) -> Config:
+    def clip(version: str, config: LevelCounts) -> LevelCounts:
         return tuple(min(c, m) for c, m in zip(config, datasets[version].full, strict=True))
 
-    def est(version: str, name: str, config: Config) -> Estimate | None:
+    def est(version: str, name: str, config: LevelCounts) -> Estimate | None:
         key = (version, name, clip(version, config))
         if key not in cache:
             values = datasets[version].series[name].values(key[2])

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 MIN_VALUES = 3  # a configuration with gaps needs at least this many observed values
 
-Config = tuple[int, ...]
+LevelCounts = tuple[int, ...]
 
 
 @dataclass
@@ -43,9 +43,9 @@ class Series:
     cube: FloatArray  # shape = full configuration; NaN where a measurement is missing
     mean_duration: float | None  # seconds per measurement, None when the log has no durations
     higher_is_better: bool = False
-    _spaces: dict[tuple[Config, int], SearchSpace] = field(default_factory=dict, repr=False)
+    _spaces: dict[tuple[LevelCounts, int], SearchSpace] = field(default_factory=dict, repr=False)
 
-    def values(self, config: Config) -> FloatArray:
+    def values(self, config: LevelCounts) -> FloatArray:
         block = self.cube[tuple(slice(0, c) for c in config)].ravel()
         return block[~np.isnan(block)]
 
@@ -53,7 +53,7 @@ class Series:
 @dataclass
 class Dataset:
     levels: tuple[str, ...]
-    full: Config
+    full: LevelCounts
     series: dict[str, Series]
     cost_unit: str  # "s" or "measurements"
     warnings: list[dict[str, str]] = field(default_factory=list)
@@ -276,7 +276,7 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
         # µOpTime §4.4 (RQ3): a fixed warm-up is discarded before the measurement phase is minimised
         frame = frame[frame[level] > discard_warmup].copy()
         frame[level] = frame[level] - discard_warmup
-    full: Config = tuple(int(frame[level].max()) for level in levels)
+    full: LevelCounts = tuple(int(frame[level].max()) for level in levels)
     series: dict[str, Series] = {}
     skipped: dict[str, str] = {}
     gapped: dict[str, int] = {}

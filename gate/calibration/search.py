@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from gate.calibration.dataset import MIN_VALUES, Config, Dataset, Series
+from gate.calibration.dataset import MIN_VALUES, LevelCounts, Dataset, Series
 from gate.errors import ConfigError, InputError
 from gate.model import warning
 from gate.stats.stability import (
@@ -57,7 +57,7 @@ DEFAULT_SEED = 1
 SEARCH_METRICS: tuple[str, ...] = (*METRICS, RCIW3_UOPTIME)
 
 
-def enumerate_configs(full: Config) -> list[Config]:
+def enumerate_configs(full: LevelCounts) -> list[LevelCounts]:
     """Algorithm 1 line 3 (+ line 8): every level 1..max, the innermost level varying fastest;
     the outer levels' product ≥ 3 (with a single level, the level itself)."""
     out = []
@@ -70,7 +70,7 @@ def enumerate_configs(full: Config) -> list[Config]:
 
 @dataclass(frozen=True)
 class Choice:
-    config: Config
+    config: LevelCounts
     instability: float
     cost: float
     stable: bool
@@ -84,12 +84,12 @@ class Choice:
 class SearchSpace:
     """Configurations of one benchmark with their values and costs (shared by both searches)."""
 
-    configs: list[Config]
+    configs: list[LevelCounts]
     values: list[FloatArray]
     costs: list[float]
 
     @classmethod
-    def of(cls, series: Series, full: Config, min_values: int = MIN_VALUES) -> SearchSpace:
+    def of(cls, series: Series, full: LevelCounts, min_values: int = MIN_VALUES) -> SearchSpace:
         """Built once per benchmark and reused by every metric."""
         space = series._spaces.get((full, min_values))
         if space is None:
@@ -97,7 +97,7 @@ class SearchSpace:
         return space
 
     @classmethod
-    def _build(cls, series: Series, full: Config, min_values: int = MIN_VALUES) -> SearchSpace:
+    def _build(cls, series: Series, full: LevelCounts, min_values: int = MIN_VALUES) -> SearchSpace:
         per = series.mean_duration if series.mean_duration is not None else 1.0
         configs, values, costs = [], [], []
         for config in enumerate_configs(full):
@@ -145,7 +145,7 @@ def _decide(
 
 def search(
     series: Series,
-    full: Config,
+    full: LevelCounts,
     metric: str,
     threshold: float = DEFAULT_THRESHOLD,
     plan: BootstrapPlan | None = None,
@@ -272,7 +272,7 @@ def json_number(x: float) -> float | None:
 
 
 @functools.lru_cache(maxsize=2)
-def make_plan(full: Config, seed: int, resamples: int) -> BootstrapPlan:
+def make_plan(full: LevelCounts, seed: int, resamples: int) -> BootstrapPlan:
     """One plan per (full configuration, seed, resamples), shared by every benchmark, metric and
     version: its per-size indices and weights are computed once (≤ resamples × Σn floats)."""
     return BootstrapPlan.from_seed(seed, max_n=math.prod(full), resamples=resamples)

@@ -36,7 +36,7 @@ from gate.files.calibration_json import Calibration
 from gate.github import outputs
 from gate.github.client import make_client
 from gate.github.comment import CommentResult, upsert_comment
-from gate.github.context import COMMENT_CHOICES, ActionSettings, from_env
+from gate.github.context import COMMENT_CHOICES, ActionContext, from_env
 from gate.github.event import EventInfo, load_event
 from gate.github.status import DESCRIPTION_LIMIT, State, set_status
 from gate.model import Verdict
@@ -182,7 +182,7 @@ def _is_read_only(exc: GithubException) -> bool:
 
 
 def _render(
-    analysis: dict[str, Any], fmt: str, outcome: Outcome, settings: ActionSettings, report_url: str | None
+    analysis: dict[str, Any], fmt: str, outcome: Outcome, settings: ActionContext, report_url: str | None
 ) -> str:
     from gate.render import RenderContext, render
 
@@ -203,7 +203,7 @@ def _render(
     return render(analysis, fmt, context)  # type: ignore[arg-type]
 
 
-def _calibration(settings: ActionSettings) -> Calibration | None:
+def _calibration(settings: ActionContext) -> Calibration | None:
     """The calibration file for the renderer's instability-vs-cost view, if readable."""
     if not settings.inputs.calibration:
         return None
@@ -256,7 +256,7 @@ ERROR_OUTPUTS: dict[str, object] = {
 
 
 def publish_error(
-    settings: ActionSettings,
+    settings: ActionContext,
     reason: str,
     fix: str,
     *,
@@ -323,7 +323,7 @@ def verify_pr_head(repo: Any, event: EventInfo) -> None:
 
 
 def publish(
-    settings: ActionSettings,
+    settings: ActionContext,
     analysis_path: Path,
     *,
     client: Github | None,
@@ -503,7 +503,7 @@ def _with_labels_unread(description: str) -> str:
     return description + extra if len(description) + len(extra) <= DESCRIPTION_LIMIT else description
 
 
-def _labels_unread_note(event: EventInfo, settings: ActionSettings) -> str:
+def _labels_unread_note(event: EventInfo, settings: ActionContext) -> str:
     return (
         f"> **Note:** the labels of PR #{event.pr_number} could not be read from the GitHub API, so the "
         f"accept label `{settings.inputs.accept_label}` was not applied and no PR comment was written. "

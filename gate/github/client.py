@@ -14,7 +14,7 @@ from github import Auth, Github, GithubRetry
 from urllib3.util.retry import Retry
 
 from gate.errors import GitHubError
-from gate.github.context import ActionSettings
+from gate.github.context import ActionContext
 
 USER_AGENT = "ordertrap-gate"
 
@@ -34,7 +34,7 @@ def make_retry(total: int = 5, backoff_factor: float = 1.0, secondary_rate_wait:
 
 
 def make_client(
-    settings: ActionSettings,
+    settings: ActionContext,
     *,
     retry: GithubRetry | None = None,
     timeout: int = 30,

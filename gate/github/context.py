@@ -1,6 +1,6 @@
 """The one reader of the Actions environment (``GITHUB_*`` and ``INPUT_*``).
 
-Everything GitHub-related is configured here once into a frozen :class:`ActionSettings`, whose
+Everything GitHub-related is configured here once into a frozen :class:`ActionContext`, whose
 ``inputs`` (:class:`ActionInputs`) hold every action input parsed to its type and checked, with
 errors that name the input as the workflow writes it (``threshold_pct``, not a CLI flag); the
 rest of the gate receives these objects and never touches ``os.environ`` (the
@@ -213,7 +213,7 @@ _PARSERS: Final[dict[str, Callable[[str, str, list[_Problem]], Any]]] = {
 
 
 @dataclass(frozen=True)
-class ActionSettings:
+class ActionContext:
     """Everything publish and the action entrypoint need from the environment."""
 
     token: Secret = field(repr=False)
@@ -247,7 +247,7 @@ class ActionSettings:
             return None
         return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
 
-    def with_overrides(self, **changes: str | None) -> ActionSettings:
+    def with_overrides(self, **changes: str | None) -> ActionContext:
         """Apply the publish command's flags to the inputs (None means "not given"); the flags
         take the same values as the inputs they stand for and are checked the same way."""
         given = {key: value for key, value in changes.items() if value is not None}
@@ -263,12 +263,12 @@ def _path(value: str | None) -> Path | None:
     return Path(value) if value else None
 
 
-def from_env(environ: Mapping[str, str] | None = None, *, fallback: bool = False) -> ActionSettings:
+def from_env(environ: Mapping[str, str] | None = None, *, fallback: bool = False) -> ActionContext:
     """Read the Actions environment once. ``environ`` defaults to ``os.environ``; ``fallback``
     as in :meth:`ActionInputs.from_env`."""
     env = os.environ if environ is None else environ
     token = _raw(env, "github_token") or env.get("GITHUB_TOKEN", "")
-    return ActionSettings(
+    return ActionContext(
         token=Secret(token),
         api_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
         server_url=(env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL).rstrip("/"),

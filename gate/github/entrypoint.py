@@ -38,7 +38,7 @@ from gate.commands import publish as publish_cmd
 from gate.errors import ConfigError, GateError
 from gate.github import outputs, workflow_commands
 from gate.github.client import make_client
-from gate.github.context import ActionInputs, ActionSettings, from_env
+from gate.github.context import ActionInputs, ActionContext, from_env
 from gate.github.event import load_event
 
 DEFAULT_REPORT_DIR = "ordertrap-report"
@@ -137,12 +137,12 @@ def _masked(text: str, secret: str) -> str:
     return text.replace(secret, "***") if secret else text
 
 
-def _settings_despite_inputs() -> ActionSettings:
+def _settings_despite_inputs() -> ActionContext:
     """The settings with the invalid inputs at their defaults: enough to publish the error."""
     return from_env(fallback=True)
 
 
-def _publish_failure(settings: ActionSettings, reason: str, fix: str) -> None:
+def _publish_failure(settings: ActionContext, reason: str, fix: str) -> None:
     """Status ``error`` (where a commit may carry it), summary and outputs; logs, never raises."""
     root = settings.workspace or Path.cwd()
     repo = None
@@ -162,7 +162,7 @@ def _publish_failure(settings: ActionSettings, reason: str, fix: str) -> None:
         print(f"ordertrap-gate action: the error could not be published: {exc}", file=sys.stderr)
 
 
-def _main(settings: ActionSettings) -> int:
+def _main(settings: ActionContext) -> int:
     root = settings.workspace or Path.cwd()
     report_dir = Path(settings.inputs.report_dir or DEFAULT_REPORT_DIR)
     if not report_dir.is_absolute():

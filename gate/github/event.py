@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from gate.errors import ConfigError, InputError
-from gate.github.context import ActionSettings
+from gate.github.context import ActionContext
 
 PR_INFO_SCHEMA: Final = 1
 PR_INFO_NAME: Final = "ordertrap-pr.json"
@@ -47,7 +47,7 @@ class EventInfo:
     from_artifact: bool = False
 
 
-def load_payload(settings: ActionSettings) -> dict[str, Any]:
+def load_payload(settings: ActionContext) -> dict[str, Any]:
     if settings.event_path is None:
         return {}
     try:
@@ -135,7 +135,7 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _workflow_run_event(payload: dict[str, Any], settings: ActionSettings, pr_info: Path | None) -> EventInfo:
+def _workflow_run_event(payload: dict[str, Any], settings: ActionContext, pr_info: Path | None) -> EventInfo:
     run = payload.get("workflow_run") or {}
     head_sha = run.get("head_sha")
     if not head_sha:
@@ -178,7 +178,7 @@ def _workflow_run_event(payload: dict[str, Any], settings: ActionSettings, pr_in
     )
 
 
-def load_event(settings: ActionSettings, pr_info: Path | None = None) -> EventInfo:
+def load_event(settings: ActionContext, pr_info: Path | None = None) -> EventInfo:
     """Interpret the event that started this job."""
     name = settings.event_name
     payload = load_payload(settings)
@@ -219,7 +219,7 @@ def pr_info_from_payload(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def write_pr_info(settings: ActionSettings, path: Path) -> dict[str, Any]:
+def write_pr_info(settings: ActionContext, path: Path) -> dict[str, Any]:
     info = pr_info_from_payload(load_payload(settings))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")

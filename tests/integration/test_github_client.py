@@ -13,7 +13,7 @@ from gate.errors import ConfigError, GitHubError
 from gate.github import outputs
 from gate.github.client import make_client, make_retry
 from gate.github.comment import ACTIONS_BOT, token_login, upsert_comment
-from gate.github.context import ActionSettings, Secret, from_env
+from gate.github.context import ActionContext, Secret, from_env
 from gate.github.status import CONTEXT, set_status
 from tests.fakes.github_server import ACTIONS_TOKEN, PAT_TOKEN, READ_ONLY_TOKEN, FakeGitHub
 
@@ -29,7 +29,7 @@ def fake():
 
 
 def client_for(fake: FakeGitHub, token: str = ACTIONS_TOKEN):
-    settings = ActionSettings(token=Secret(token), api_url=fake.url, repository=fake.full_name)
+    settings = ActionContext(token=Secret(token), api_url=fake.url, repository=fake.full_name)
     return make_client(settings, retry=make_retry(total=3, backoff_factor=0.01), throttle=False)
 
 
@@ -61,7 +61,7 @@ def test_token_from_github_token_when_input_is_empty():
 
 def test_missing_token_names_the_fix():
     with pytest.raises(GitHubError) as info:
-        make_client(ActionSettings(token=Secret(""), repository="a/b"))
+        make_client(ActionContext(token=Secret(""), repository="a/b"))
     assert "github_token" in info.value.fix
 
 
@@ -97,7 +97,7 @@ def test_finds_its_comment_past_the_first_page(fake):
     for i in range(35):
         fake.add_comment(7, f"chatter {i}")
     existing = fake.add_comment(7, f"{MARKER}\nold", login=ACTIONS_BOT)
-    settings = ActionSettings(token=Secret(ACTIONS_TOKEN), api_url=fake.url, repository=fake.full_name)
+    settings = ActionContext(token=Secret(ACTIONS_TOKEN), api_url=fake.url, repository=fake.full_name)
     from github import Github
 
     gh = make_client(settings, retry=make_retry(total=2, backoff_factor=0.01), throttle=False)

@@ -13,7 +13,7 @@ from gate.commands.publish import _calibration
 from gate.errors import InputError
 from gate.files import calibration_json
 from gate.github.calibration_diff import calibration_diff
-from gate.github.context import ActionInputs, ActionSettings, Secret
+from gate.github.context import ActionInputs, ActionContext, Secret
 from tests.conftest import REPO_ROOT
 from tests.fakes import analyses
 
@@ -76,7 +76,7 @@ def test_a_file_run_refuses_is_not_shown_as_a_calibration(tmp_path: Path) -> Non
     """report, the PR comment and the recalibration diff do not present configurations that
     `run` would refuse to run."""
     bad = _bad_file(tmp_path)
-    settings = ActionSettings(token=Secret(""), inputs=ActionInputs(calibration=str(bad)))
+    settings = ActionContext(token=Secret(""), inputs=ActionInputs(calibration=str(bad)))
     assert _calibration(settings) is None  # the comment goes on without it
     with pytest.raises(InputError, match="is not a calibration file"):
         calibration_diff(tmp_path / "missing.json", bad)
