@@ -1,0 +1,142 @@
+"""The adaptive replay harness's bookkeeping (eval/adaptive_replay.py), not its verdict rates.
+
+A reduced case on the real µOpTime data (toml, 2 benchmarks, one version, an A/A and a 10 %
+pull request) through the real run engine: the values in the trial log are exactly the values
+served, the served values come from the recorded pool of that version in whole blocks, base's
+and head's pools are disjoint halves of the recorded blocks, only head is slowed, and the time
+accounting counts one simulated second per measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import require_shared_data
+
+PROJECT, VERSION = "toml", "v2.0.2"
+
+
+def _replay() -> ModuleType:
+    return importlib.import_module("eval.adaptive_replay")
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[float, tuple[Any, Path, dict[str, Any]]]:
+    data = require_shared_data("uoptime_go")
+    ar = _replay()
+    work = tmp_path_factory.mktemp("replay")
+    args = argparse.Namespace(
+        data=data, projects=[PROJECT], versions=[VERSION], benchmarks=2, schemes=["a"],
+        slowdowns=[0.0, 10.0], budget_fraction=0.25, max_rounds=3, metric="cv", seed=7,
+    )  # fmt: skip
+    out = {}
+    for case in ar.build_cases(args, work):
+        result = ar.run_case(case, data, work)
+        out[case.slowdown] = (case, work / "cases" / case.key.replace("/", "_"), result)
+    return out
+
+
+def _recorded(bench: str) -> pd.DataFrame:
+    df = pd.read_csv(require_shared_data("uoptime_go", PROJECT, "measurements.csv"))
+    return df[(df["version"] == VERSION) & (df["benchmark"] == bench)]
+
+
+def _served(root: Path, side: str, i: int) -> list[float]:
+    path = root / "served" / side / f"b{i:03d}.txt"
+    return [float(x) for x in path.read_text().split()]
+
+
+def test_logged_values_are_the_served_values_in_order(cases: dict[float, Any]) -> None:
+    for case, root, _ in cases.values():
+        log = pd.read_csv(root / "out" / "trials.csv")
+        assert (log["status"] == "ok").all()
+        for i, bench in enumerate(case.benchmarks):
+            for side in ("base", "head"):
+                rows = log[(log["benchmark"] == bench) & (log["version"] == side)].sort_values(
+                    ["trial", "measurement"]
+                )
+                served = _served(root, side, i)
+                assert len(served) > 0
+                assert rows["value"].tolist() == served
+
+
+def test_served_values_are_whole_blocks_of_the_recorded_pool(cases: dict[float, Any]) -> None:
+    ar = _replay()
+    case, root, _ = cases[0.0]
+    for i, bench in enumerate(case.benchmarks):
+        blocks = ar.blocks_of(_recorded(bench))
+        base, head = ar.split_pools(blocks, case.seed, case.project, case.version, bench)
+        # disjoint halves of the recorded blocks, together all of them
+        key = [tuple(b) for b in blocks]
+        assert Counter(tuple(b) for b in base) + Counter(tuple(b) for b in head) == Counter(key)
+        assert not set(tuple(b) for b in base) & set(tuple(b) for b in head)
+        assert abs(len(base) - len(head)) <= 1
+        for side, pool in (("base", base), ("head", head)):
+            seq = np.loadtxt(root / "data" / side / f"b{i:03d}.txt")
+            pool_size = sum(len(b) for b in pool)
+            # each pass through the sequence is the pool itself, every block once and intact
+            for start in (0, pool_size):
+                left, pos = list(pool), start
+                while left:
+                    found = [j for j, b in enumerate(left) if np.array_equal(seq[pos : pos + len(b)], b)]
+                    assert found, f"{bench} {side}: no whole recorded block at position {pos}"
+                    pos += len(left.pop(found[0]))
+            # and what was served is the start of the sequence
+            served = _served(root, side, i)
+            assert served == seq[: len(served)].tolist()
+
+
+def test_slowdown_multiplies_head_only(cases: dict[float, Any]) -> None:
+    aa_case, aa_root, _ = cases[0.0]
+    slow_case, slow_root, _ = cases[10.0]
+    assert aa_case.benchmarks == slow_case.benchmarks
+    for i, _bench in enumerate(aa_case.benchmarks):
+        base_aa = np.loadtxt(aa_root / "data" / "base" / f"b{i:03d}.txt")
+        base_slow = np.loadtxt(slow_root / "data" / "base" / f"b{i:03d}.txt")
+        head_aa = np.loadtxt(aa_root / "data" / "head" / f"b{i:03d}.txt")
+        head_slow = np.loadtxt(slow_root / "data" / "head" / f"b{i:03d}.txt")
+        assert np.array_equal(base_aa, base_slow)
+        assert np.allclose(head_slow, head_aa * 1.10, rtol=1e-12, atol=0)
+        assert not np.allclose(head_slow, head_aa)
+
+
+def test_time_accounting_is_one_simulated_second_per_measurement(cases: dict[float, Any]) -> None:
+    ar = _replay()
+    for case, root, result in cases.values():
+        log = root / "out" / "trials.csv"
+        rows = pd.read_csv(log)
+        served = sum(len(_served(root, s, i)) for s in ("base", "head") for i in range(len(case.benchmarks)))
+        assert result["simulated_s"] == len(rows) == served
+        clock = ar.SimulatedClock(log)
+        assert clock.used_s() == len(rows)
+        for (bench, version), g in rows.groupby(["benchmark", "version"]):
+            per_trial = g.groupby("trial").size()
+            assert clock.trial_s(bench, version, g) == per_trial.mean()
+        # the calibrated minimal configuration costs less than the full one of the same case
+        assert 0 < result["simulated_s"] < case.full_s == 75 * 2 * len(case.benchmarks)
+
+
+def test_simulated_clock_counts_appended_rows_and_a_truncated_log(tmp_path: Path) -> None:
+    ar = _replay()
+    log = tmp_path / "trials.csv"
+    clock = ar.SimulatedClock(log)
+    assert clock.used_s() == 0
+    log.write_text("trial,benchmark\n1,a\n1,a\n")
+    assert clock.used_s() == 2
+    with log.open("a") as fh:
+        fh.write("2,a\n2,a\n2,a\n3,")  # the last row is still being written: not counted yet
+    assert clock.used_s() == 5
+    with log.open("a") as fh:
+        fh.write("a\n")
+    assert clock.used_s() == 6
+    log.write_text("trial,benchmark\n1,a\n")  # a resume cut the log back
+    assert clock.used_s() == 1
