@@ -67,6 +67,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -208,10 +209,12 @@ class Case:
     calibration: str | None
     budget_s: float | None
     max_rounds: int
+    instances: tuple[int, ...] = (1, 2, 3)
 
     @property
     def key(self) -> str:
-        return f"{self.scheme}/{self.project}/{self.version}/{self.slowdown:g}"
+        pooled = "" if self.instances == (1, 2, 3) else "/i" + "-".join(map(str, self.instances))
+        return f"{self.scheme}/{self.project}/{self.version}/{self.slowdown:g}{pooled}"
 
     @property
     def full_s(self) -> float:
@@ -325,7 +328,7 @@ def run_case(case: Case, data: Path, work: Path) -> dict[str, Any]:
         subprocess.run(["rm", "-rf", str(root)], check=True)
     root.mkdir(parents=True)
     rows = pd.read_csv(data / case.project / "measurements.csv")
-    rows = rows[rows["version"] == case.version]
+    rows = rows[(rows["version"] == case.version) & rows["instance"].isin(case.instances)]
     prepare_case(case, rows, root)
     t0 = time.perf_counter()
     log = root / "out" / "trials.csv"
@@ -361,6 +364,8 @@ def summarize(case: Case, root: Path, wall_s: float) -> dict[str, Any]:
         "verdicts": {b["benchmark"]: b["verdict"] for b in doc["benchmarks"]},
         "decision": doc["summary"]["decision"],
         "simulated_s": float(len(log)),
+        # follow-up rounds' measurements (the log's round column, 0 = planned; absent before rounds)
+        "followup_s": float((log["round"] > 0).sum()) if "round" in log.columns else 0.0,
         "full_s": case.full_s,
         "rounds": (doc.get("adaptive") or {}).get("rounds", 0),
         "stop_reason": (doc.get("adaptive") or {}).get("stop_reason"),
@@ -478,6 +483,7 @@ def build_cases(args: argparse.Namespace, work: Path) -> list[Case]:
                             calibration=calibration if scheme in ("a", "b") else None,
                             budget_s=budget,
                             max_rounds=args.max_rounds,
+                            instances=args.instances,
                         )
                     )
     return cases
@@ -502,6 +508,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget-fraction", type=float, default=0.25, help="(b): budget / full time")
     parser.add_argument("--max-rounds", type=int, default=3, help="(b): run --max-rounds")
     parser.add_argument("--metric", default="cv", help="calibrate --metric (default cv)")
+    parser.add_argument(
+        "--instances", default="1,2,3", help="recorded instances pooled into the values served (default: all)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--work", type=Path, help="work folder; finished cases in it are not rerun")
@@ -510,6 +519,7 @@ def main(argv: list[str] | None = None) -> int:
     args.versions = [v for v in args.versions.split(",") if v]
     args.schemes = [s for s in args.schemes.split(",") if s]
     args.slowdowns = [float(s) for s in args.slowdowns.split(",") if s]
+    args.instances = tuple(sorted(int(i) for i in args.instances.split(",") if i))
     bad = [s for s in args.schemes if s not in SCHEMES] + [p for p in args.projects if p not in PROJECTS]
     if bad:
         raise SystemExit(
@@ -555,9 +565,18 @@ def main(argv: list[str] | None = None) -> int:
         f"Replay of {', '.join(f'{p} ({n} benchmarks)' for p, n in n_bench)}, versions "
         f"{', '.join(sorted({r['version'] for r in results}, key=version_key))}; slowdowns "
         f"{', '.join(f'{s:g}%' for s in args.slowdowns)}; calibrate --metric {args.metric}; (b) budget = "
-        f"{args.budget_fraction:g} × full time, max {args.max_rounds} rounds; seed {args.seed}\n"
+        f"{args.budget_fraction:g} × full time, max {args.max_rounds} rounds; instances "
+        f"{','.join(map(str, args.instances))} pooled; seed {args.seed}\n"
     )
     print(table(results, args.schemes))
+    rounds = [r for r in results if r["scheme"] == "b"]
+    if rounds:
+        reasons = Counter(str(r["stop_reason"]) for r in rounds)
+        print(
+            f"\n(b): mean follow-up time {np.mean([r['followup_s'] for r in rounds]):.0f} s, mean rounds "
+            f"{np.mean([r['rounds'] for r in rounds]):.2f}; stop reasons: "
+            + ", ".join(f"{k} {v}" for k, v in reasons.most_common())
+        )
     print(
         f"\nwall time {time.perf_counter() - t0:.0f} s for {len(todo)} case(s) with --jobs {args.jobs}",
         file=sys.stderr,

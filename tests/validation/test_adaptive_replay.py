@@ -36,7 +36,7 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[float, tuple[Any, Pa
     work = tmp_path_factory.mktemp("replay")
     args = argparse.Namespace(
         data=data, projects=[PROJECT], versions=[VERSION], benchmarks=2, schemes=["a"],
-        slowdowns=[0.0, 10.0], budget_fraction=0.25, max_rounds=3, metric="cv", seed=7,
+        slowdowns=[0.0, 10.0], budget_fraction=0.25, max_rounds=3, metric="cv", seed=7, instances=(1, 2, 3),
     )  # fmt: skip
     out = {}
     for case in ar.build_cases(args, work):
