@@ -357,6 +357,7 @@ def run_case(case: Case, data: Path, work: Path) -> dict[str, Any]:
 def summarize(case: Case, root: Path, wall_s: float) -> dict[str, Any]:
     doc = json.loads((root / "analysis.json").read_text(encoding="utf-8"))
     log = pd.read_csv(root / "out" / "trials.csv")
+    meta = json.loads((root / "out" / "meta.json").read_text(encoding="utf-8"))
     return {
         **{k: v for k, v in asdict(case).items() if k not in ("benchmarks",)},
         "key": case.key,
@@ -367,8 +368,8 @@ def summarize(case: Case, root: Path, wall_s: float) -> dict[str, Any]:
         # follow-up rounds' measurements (the log's round column, 0 = planned; absent before rounds)
         "followup_s": float((log["round"] > 0).sum()) if "round" in log.columns else 0.0,
         "full_s": case.full_s,
-        "rounds": (doc.get("adaptive") or {}).get("rounds", 0),
-        "stop_reason": (doc.get("adaptive") or {}).get("stop_reason"),
+        "rounds": int(log["round"].max()) if "round" in log.columns and len(log) else 0,
+        "stop_reason": ((meta.get("adaptive") or {}).get("final") or {}).get("stop_reason"),
         "wall_s": wall_s,
     }
 
