@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -140,3 +141,43 @@ def test_simulated_clock_counts_appended_rows_and_a_truncated_log(tmp_path: Path
     assert clock.used_s() == 6
     log.write_text("trial,benchmark\n1,a\n")  # a resume cut the log back
     assert clock.used_s() == 1
+
+
+def test_budget_scheme_serves_follow_ups_and_stays_within_the_budget(tmp_path: Path) -> None:
+    """(b) on the same reduced case: follow-up rows are ordinary served values and the simulated
+    budget is exceeded by at most one trial."""
+    import inspect
+
+    from gate.commands import run as run_command
+
+    if "clock" not in inspect.signature(run_command.run).parameters:
+        pytest.skip("this gate's run has no --budget (follow-up rounds)")
+    data = require_shared_data("uoptime_go")
+    ar = _replay()
+    args = argparse.Namespace(
+        data=data, projects=[PROJECT], versions=[VERSION], benchmarks=4, schemes=["b"],
+        slowdowns=[0.0], budget_fraction=0.25, max_rounds=3, metric="cv", seed=7, instances=(1, 2, 3),
+    )  # fmt: skip
+    (case,) = ar.build_cases(args, tmp_path)
+    result = ar.run_case(case, data, tmp_path)
+    root = tmp_path / "cases" / case.key.replace("/", "_")
+    log = pd.read_csv(root / "out" / "trials.csv")
+    assert case.budget_s == 0.25 * 75 * 2 * 4
+    assert result["followup_s"] == (log["round"] > 0).sum() > 0  # this case needs a follow-up round
+    for i, bench in enumerate(case.benchmarks):
+        for side in ("base", "head"):
+            rows = log[(log["benchmark"] == bench) & (log["version"] == side)].sort_values(
+                ["trial", "measurement"]
+            )
+            assert rows["value"].tolist() == _served(root, side, i)
+    # the engine's budget clock is the simulated one: what it recorded before each round is the
+    # measurements logged before it, and its estimate of a round is that round's simulated cost
+    meta = json.loads((root / "out" / "meta.json").read_text())
+    for r in meta["adaptive"]["rounds"]:
+        assert r["used_before_s"] == (log["round"] < r["round"]).sum()
+        assert r["estimated_s"] == sum(t["measurements"] for t in r["schedule"])
+        assert (log["round"] == r["round"]).sum() <= r["estimated_s"]
+    assert meta["adaptive"]["final"]["used_s"] == len(log)
+    longest = log.groupby("trial").size().max()
+    planned = float((log["round"] == 0).sum())
+    assert result["simulated_s"] == len(log) <= max(case.budget_s, planned) + longest
