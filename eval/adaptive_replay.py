@@ -14,22 +14,23 @@ one ``/bin/sh -c`` process per measurement, trial log, and with a budget its fol
 runs on it in-process, then ``analyze`` on the log, exactly as a user would.
 
 How values are served. The recorded values of one benchmark × version are cut into blocks of
-one (instance, suite run, iteration) each (the 5 one-second measurements of one ``go test``
-process, in their recorded order). For both A/A and slowdown cases, the blocks are split at
+one (instance, suite run, iteration) each: the 5 one-second measurements of one ``go test``
+process, in their recorded order. For both A/A and slowdown cases, the blocks are split at
 random into two halves, base's pool and head's pool (the same split for every slowdown of that
-version, so the cases differ only by the factor). Each side's values are served from a sequence
-of whole blocks in a random order, values inside a block in recorded order; when a pool is
-exhausted it is served again in a new random block order. A trial of m measurements therefore
-takes m consecutive values, so the correlation inside one recorded process stays inside one
-trial, and no value repeats before its pool is used up (the full configuration needs 75 of ~112
-values per side; calibrated configurations far fewer). Head's served values are base-version
-values multiplied by 1.03 / 1.05 / 1.10 for the slowdown cases (lower is better). The command
-is one ``awk`` process that bumps a counter file, prints the next value of the precomputed
-sequence and appends it to a served log (the bookkeeping the test checks).
+version, so the cases differ only by the factor). One trial is one recorded process: a trial of m
+measurements (the benchmark's configuration in this scheme) gets the first m values of the next
+block of its side, the blocks in a random order, and in a new random order once the pool is used
+up. So the correlation inside a recorded process stays inside one trial, and different trials
+come from different processes, as they do when the gate runs them. A side's pool holds ~22
+blocks: the full configuration's 15 trials per version repeat none, follow-up rounds may (a
+repeated block is a repeated process; it narrows the intervals a little). Head's served values
+are base-version values multiplied by 1.03 / 1.05 / 1.10 for the slowdown cases (lower is
+better). The command is one ``awk`` process that bumps a counter file, prints the next value of
+the precomputed sequence and appends it to a served log (the bookkeeping the test checks).
 
-All three cloud instances are pooled: one instance holds only 75 values, so a side would repeat
-values in the full configuration (repeats narrow the intervals falsely); pooling instances adds
-their differences to both sides alike, which is pessimistic, not optimistic.
+All three cloud instances are pooled (``--instances``): one instance holds only 15 blocks, so a
+side would repeat processes in the full configuration (repeats narrow the intervals falsely);
+pooling instances adds their differences to both sides alike, which is harsher than one runner.
 
 ``[suite] sandbox = "off"``: the served "benchmark" is the harness's own awk script reading the
 harness's own files; the sandbox (bubblewrap) would only add its start-up to each of thousands
@@ -113,17 +114,38 @@ def split_pools(
 
 
 def served_sequence(
-    pool: Sequence[np.ndarray], seed: int, key: tuple[str, ...], length: int = SEQUENCE_MIN
+    pool: Sequence[np.ndarray], seed: int, key: tuple[str, ...], m: int, length: int = SEQUENCE_MIN
 ) -> np.ndarray:
-    """The pool's blocks in a random order, again in a new random order whenever it runs out."""
+    """One trial of ``m`` measurements per recorded block: the first ``m`` values of each block, the
+    blocks in a random order, again in a new random order whenever the pool runs out."""
+    usable = [b[:m] for b in pool if len(b) >= m]
     rng = case_rng(seed, *key, "serve")
     out: list[np.ndarray] = []
     n = 0
     while n < length:
-        for i in rng.permutation(len(pool)):
-            out.append(pool[i])
-            n += len(pool[i])
+        for i in rng.permutation(len(usable)):
+            out.append(usable[i])
+            n += m
     return np.concatenate(out)
+
+
+def measurements_per_trial(names: Sequence[str], calibration: str | None) -> dict[str, int]:
+    """Each benchmark's measurements per trial, as ``run`` sets them: the calibrated configuration's
+    (plus discarded warm-up measurements), [full]'s for a benchmark without one or never stable."""
+    from gate.calibration_file import load_calibration
+
+    m = dict.fromkeys(names, FULL[2])
+    if calibration is None:
+        return m
+    cal = load_calibration(calibration)
+    warmup = (
+        int(cal.discard_warmup.get("count") or 0) if cal.discard_warmup.get("level") == "measurement" else 0
+    )
+    for name in names:
+        config = cal.config_for(name)
+        if config is not None and not cal.never_stable(name):
+            m[name] = int(config.get("measurement", FULL[2])) + warmup
+    return m
 
 
 SERVE_AWK = """\
@@ -231,11 +253,13 @@ def prepare_case(case: Case, rows: pd.DataFrame, root: Path) -> dict[str, dict[s
     for side in ("base", "head"):
         for sub in ("data", "state", "served"):
             (root / sub / side).mkdir(parents=True, exist_ok=True)
+    per_trial = measurements_per_trial(case.benchmarks, case.calibration)
     for i, name in enumerate(case.benchmarks):
         bench_rows = rows[rows["benchmark"] == name]
         base_pool, head_pool = split_pools(blocks_of(bench_rows), case.seed, case.project, case.version, name)
         for side, pool, f in (("base", base_pool, 1.0), ("head", head_pool, factor)):
-            seq = served_sequence(pool, case.seed, (case.project, case.version, name, side)) * f
+            key = (case.project, case.version, name, side)
+            seq = served_sequence(pool, case.seed, key, per_trial[name]) * f
             sequences[side][name] = seq
             (root / "data" / side / f"b{i:03d}.txt").write_text(
                 "".join(f"{v!r}\n" for v in seq.tolist()), encoding="utf-8"
@@ -570,6 +594,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{','.join(map(str, args.instances))} pooled; seed {args.seed}\n"
     )
     print(table(results, args.schemes))
+    if len(args.projects) > 1:
+        for project in args.projects:
+            print(f"\n{project}:\n")
+            print(table([r for r in results if r["project"] == project], args.schemes))
     rounds = [r for r in results if r["scheme"] == "b"]
     if rounds:
         reasons = Counter(str(r["stop_reason"]) for r in rounds)

@@ -70,30 +70,38 @@ def test_logged_values_are_the_served_values_in_order(cases: dict[float, Any]) -
                 assert rows["value"].tolist() == served
 
 
-def test_served_values_are_whole_blocks_of_the_recorded_pool(cases: dict[float, Any]) -> None:
+def test_every_trial_is_the_start_of_one_recorded_block_of_its_side(cases: dict[float, Any]) -> None:
+    """A trial of m measurements = the first m values of one recorded process of that version,
+    base's from base's half of the blocks, head's from the other half; no block twice while the
+    pool lasts."""
     ar = _replay()
-    case, root, _ = cases[0.0]
-    for i, bench in enumerate(case.benchmarks):
-        blocks = ar.blocks_of(_recorded(bench))
-        base, head = ar.split_pools(blocks, case.seed, case.project, case.version, bench)
-        # disjoint halves of the recorded blocks, together all of them
-        key = [tuple(b) for b in blocks]
-        assert Counter(tuple(b) for b in base) + Counter(tuple(b) for b in head) == Counter(key)
-        assert not set(tuple(b) for b in base) & set(tuple(b) for b in head)
-        assert abs(len(base) - len(head)) <= 1
-        for side, pool in (("base", base), ("head", head)):
-            seq = np.loadtxt(root / "data" / side / f"b{i:03d}.txt")
-            pool_size = sum(len(b) for b in pool)
-            # each pass through the sequence is the pool itself, every block once and intact
-            for start in (0, pool_size):
-                left, pos = list(pool), start
-                while left:
-                    found = [j for j, b in enumerate(left) if np.array_equal(seq[pos : pos + len(b)], b)]
-                    assert found, f"{bench} {side}: no whole recorded block at position {pos}"
-                    pos += len(left.pop(found[0]))
-            # and what was served is the start of the sequence
-            served = _served(root, side, i)
-            assert served == seq[: len(served)].tolist()
+    for slowdown, (case, root, _) in cases.items():
+        log = pd.read_csv(root / "out" / "trials.csv")
+        per_trial = ar.measurements_per_trial(case.benchmarks, case.calibration)
+        for bench in case.benchmarks:
+            blocks = ar.blocks_of(_recorded(bench))
+            base, head = ar.split_pools(blocks, case.seed, case.project, case.version, bench)
+            # disjoint halves of the recorded blocks, together all of them
+            assert Counter(tuple(b) for b in base) + Counter(tuple(b) for b in head) == Counter(
+                tuple(b) for b in blocks
+            )
+            assert not {tuple(b) for b in base} & {tuple(b) for b in head}
+            assert abs(len(base) - len(head)) <= 1
+            factor = {"base": 1.0, "head": 1 + slowdown / 100}
+            for side, pool in (("base", base), ("head", head)):
+                rows = log[(log["benchmark"] == bench) & (log["version"] == side)]
+                trials = [g.sort_values("measurement")["value"].to_numpy() for _, g in rows.groupby("trial")]
+                assert trials and all(len(t) == per_trial[bench] for t in trials)
+                used: list[int] = []
+                for t in trials:
+                    match = [
+                        j
+                        for j, b in enumerate(pool)
+                        if np.allclose(t, b[: len(t)] * factor[side], rtol=1e-12, atol=0)
+                    ]
+                    assert match, f"{bench} {side}: a trial is not the start of a recorded block of its side"
+                    used.append(match[0])
+                assert len(set(used)) == len(used) or len(used) > len(pool)
 
 
 def test_slowdown_multiplies_head_only(cases: dict[float, Any]) -> None:
