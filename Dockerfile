@@ -2,7 +2,7 @@
 # on every job, so the dependency layer comes before the source and is cached by the builder.
 # Build elsewhere (no registry): --build-arg BASE=localhost/debian-base:bookworm (see
 # scripts/container-test.sh). Behind a TLS-intercepting proxy, mount the CA bundle and a pip
-# config for the build only (README "Running the image locally or behind a proxy").
+# config for the build only (docs/github-actions.md "Running the image locally or behind a proxy").
 ARG BASE=debian:bookworm-slim
 FROM ${BASE}
 

@@ -1,1 +1,1 @@
-"""Speed benchmarks of the gate itself (README "Speed of the gate itself")."""
+"""Speed benchmarks of the gate itself (docs/performance.md "Speed of the gate itself")."""

@@ -25,16 +25,8 @@ import numpy as np
 import pandas as pd
 
 from eval.reference_data import reference_data, require
-from gate.calibrate import (
-    MIN_VALUES,
-    build_dataset,
-    calibrate,
-    enumerate_configs,
-    make_plan,
-    normalise,
-    read_tables,
-    select,
-)
+from gate.calibration.dataset import MIN_VALUES, build_dataset, normalise, read_tables, select
+from gate.calibration.search import calibrate, enumerate_configs, make_plan
 from gate.stats.stability import METRICS, BootstrapPlan, metric_batch
 
 LEVELS = ("suite_run", "iteration", "second")

@@ -494,7 +494,7 @@ def gate_config(benchtime: str, suite_runs: int, iterations: int, measurements: 
     tops = "|".join(sorted({b.split("/")[0] for b in REAL_BENCHMARKS}))
     return (
         f'[suite]\nadapter = "go"\ntimeout = 300\n{benches}\n[go]\nbenchtime = "{benchtime}"\n'
-        # [[benchmark]] entries add to what discovery lists; include narrows it (README, [go]).
+        # [[benchmark]] entries add to what discovery lists; include narrows it (docs/frameworks.md "[go]").
         f'include = "^({tops})$"\n\n'
         f"[full]\nsuite_runs = {suite_runs}\niterations = {iterations}\nmeasurements = {measurements}\n"
     )

@@ -3,7 +3,7 @@ stop when it is absent.
 
 The data is third-party and carries no licence, so the repository holds none of it: it is read in
 place from one folder, ``$ORDERTRAP_REFERENCE_DATA`` when that is set, else ``../shared/data``
-beside the repository (README "Reproducing the validation tables"). The evaluation scripts, the
+beside the repository (docs/development.md "Reproducing the validation tables"). The evaluation scripts, the
 benchmarks of the gate and the tests (``tests/conftest.py``) all find it through
 :func:`reference_data`. A script whose data is missing exits with status 2 and says where to get it;
 it never prints an empty table with status 0.

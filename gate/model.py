@@ -16,8 +16,8 @@ from typing import Any, Final
 from gate.warning_codes import WarningCode
 
 # ---- schema versions -------------------------------------------------------------------------
-TRIAL_LOG_SCHEMA: Final = 1  # trials.csv + meta.json
-ANALYSIS_SCHEMA: Final = 1  # analysis.json
+TRIAL_LOG_SCHEMA: Final = 2  # trials.csv + meta.json (2: column `round`, meta `adaptive`)
+ANALYSIS_SCHEMA: Final = 2  # analysis.json (2: adaptive, benchmarks[].followup)
 CALIBRATION_SCHEMA: Final = 1  # .ordertrap/calibration.json
 ORDER_CHECK_SCHEMA: Final = 1  # order-check --json
 
@@ -43,7 +43,10 @@ TRIAL_COLUMNS: Final[tuple[str, ...]] = (
     "started_at",
     "elapsed_s",
     "config",
+    "round",  # 0 = planned, k = follow-up round k; schema-1 logs lack it (read as 0)
 )
+# The columns of a schema-1 log: readers accept them too.
+TRIAL_COLUMNS_V1: Final[tuple[str, ...]] = TRIAL_COLUMNS[:-1]
 
 # The level columns of the gate's own trial logs, outermost first (µOpTime: suite runs ×
 # iterations × measurements; the Go data set calls the innermost level ``second``).
@@ -99,6 +102,25 @@ def small_sample_limit(confidence: float = VERDICT_CONFIDENCE) -> int:
     while 2.0 * 0.5**n > alpha:
         n += 1
     return n
+
+
+# ---- analysis settings a person chooses (analyze's flags, the Docker action's inputs) ------------
+STATISTICS: Final = ("median", "mean")
+
+
+def confidence_problem(confidence: float) -> str | None:
+    """Why a confidence level cannot be used (None: it can). Below 0.5 an interval says less than
+    a coin toss; 1 has no bootstrap interval."""
+    return None if 0.5 <= confidence < 1.0 else "outside [0.5, 1)"
+
+
+def threshold_pct_problem(threshold_pct: float) -> str | None:
+    """Why a threshold (in %) cannot be used (None: it can)."""
+    return (
+        None
+        if math.isfinite(threshold_pct) and 0 < threshold_pct < 1000
+        else "not a percentage above 0 and below 1000"
+    )
 
 
 class Decision(StrEnum):

@@ -100,7 +100,7 @@ class WarningCode(StrEnum):
     NOT_INTERLEAVED = "not_interleaved", _C.LOG
     PAIRING_UNAVAILABLE = "pairing_unavailable", _C.LOG
     REAPED = "reaped", _C.LOG
-    # rows calibrate leaves out or treats as gaps (gate/calibrate.py, commands/calibrate.py)
+    # rows calibrate leaves out or treats as gaps (gate/calibration/dataset.py)
     CALIBRATED_ROWS_IGNORED = "calibrated-rows-ignored", _C.LOG
     FIXED_ORDER_ROWS_IGNORED = "fixed-order-rows-ignored", _C.LOG
     FAILED_TRIALS = "failed-trials", _C.LOG
@@ -108,6 +108,8 @@ class WarningCode(StrEnum):
     BAD_VALUES_AS_GAPS = "bad-values-as-gaps", _C.LOG
     NO_DURATIONS = "no-durations", _C.LOG
     AUDIT_CALIBRATED_ELSEWHERE = "audit-calibrated-elsewhere", _C.LOG
+    # the planned trials used the whole follow-up budget of `run --budget` (gate/engine/rounds.py)
+    PLANNED_OVER_BUDGET = "planned_over_budget", _C.CONFIG
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE
     NOT_CALIBRATED = "not-calibrated", _C.NOISE

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the root action's image with podman and runs it the way GitHub runs a Docker action,
-# without a Docker engine or a registry (README "Running the image locally or behind a proxy").
+# without a Docker engine or a registry (docs/github-actions.md "Running the image locally or behind a proxy").
 #
 #   scripts/container-test.sh base            debootstrap + import localhost/debian-base:bookworm (cached)
 #   scripts/container-test.sh build           base, then build localhost/ordertrap-gate:test

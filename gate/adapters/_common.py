@@ -1,6 +1,6 @@
 """Helpers shared by the adapters: config specs, regex anchoring, number parsing, timeouts.
 
-Conventions every adapter follows (see README "Benchmark frameworks (adapters)"):
+Conventions every adapter follows (see docs/frameworks.md "Benchmark frameworks (adapters)"):
 
 * ``settings`` is the adapter's own table of ``.ordertrap.toml`` (``[go]``, ``[jmh]`` ...); the run
   engine adds ``settings["benchmarks"]`` = the raw ``[[benchmark]]`` list (list of dicts).

@@ -100,7 +100,7 @@ class BenchmarkMissing(TrialFailure):
     filter, pytest reports the node id "not found", Google Benchmark "Failed to match any
     benchmarks", JMH "No matching benchmarks", a command exits with its configured
     ``missing_exit_code``). Logged as ``skipped``: ``analyze`` then lists the benchmark as
-    present in one version only instead of failing it (README "How the gate decides")."""
+    present in one version only instead of failing it (docs/statistics.md "How the gate decides")."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(TrialStatus.SKIPPED, reason)

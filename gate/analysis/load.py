@@ -19,9 +19,7 @@ Row classes after loading (column ``kind``):
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,14 +30,12 @@ import pandas as pd
 
 from gate import jsontext
 from gate.errors import InputError
+from gate.files.trial_log import parse_columns, parse_names, parse_numbers, read_rows
 from gate.model import TRIAL_LOG_SCHEMA, TrialStatus, warning
 from gate.warning_codes import WarningCode, canonical
 
 REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
-_TRUE = {"true", "1", "yes", "y", "t"}
 _LIMIT = 1e150
-_TAIL = 1 << 16  # bytes read from the end of a log to find a cut-off last line
-_RUN_COLUMNS = frozenset({"trial", "started_at"})  # a log with these was written by `run`
 
 
 @dataclass(frozen=True)
@@ -66,115 +62,6 @@ def meta_path_for(path: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-@dataclass(frozen=True)
-class CutLine:
-    """The last line of a log, cut off while it was written (a kill during `run`, a copy that
-    stopped short): ``line`` is its 1-based line number, ``offset`` the byte where it starts."""
-
-    line: int
-    offset: int
-    text: str
-    fields: int
-    header_fields: int
-    written_by_run: bool
-
-    def describe(self, path: str | Path) -> str:
-        shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
-        what = (
-            f"{self.fields} of {self.header_fields} fields"
-            if self.fields < self.header_fields
-            else "a quoted field that never closes"
-        )
-        return f"{path} line {self.line} is cut off ({shown!r}: {what}, no line end)"
-
-    def fix(self, path: str | Path) -> str:
-        if self.written_by_run:
-            return (
-                "nothing to do for this result; to measure that trial too, resume the run: the same "
-                "`ordertrap-gate run` command with the same --out truncates the cut line and reruns the trial"
-            )
-        return f"complete or delete the last line of {path}"
-
-
-def cut_off_last_line(path: Path) -> CutLine | None:
-    """A last line that does not end the file properly: no line end and fewer fields than the
-    header, or no line end in a log written by `run` (it ends every row with a newline, so a row
-    without one was cut, even when only its last field is short). A hand-written file whose last
-    row merely lacks the final newline is complete.
-
-    Raises :class:`InputError` naming the file when the csv module cannot parse it (a carriage
-    return inside an unquoted field, a field over the csv module's size limit)."""
-    try:
-        return _cut_off_last_line(path)
-    except csv.Error as exc:
-        reason = str(exc).split(" - do you need")[0]  # the csv module's hint is about open()
-        stray_cr = "new-line character" in reason
-        raise InputError(
-            f"{path} is not a readable CSV trial log ({reason})"
-            + (": a carriage return (\\r) inside an unquoted field" if stray_cr else ""),
-            'remove the stray \\r or quote the field ("…") as the trials.csv written by `ordertrap-gate run` does'
-            if stray_cr
-            else "repair the malformed record, or pass the trials.csv written by `ordertrap-gate run`",
-        ) from None
-
-
-def _cut_off_last_line(path: Path) -> CutLine | None:
-    try:
-        size = path.stat().st_size
-        with path.open("rb") as fh:
-            header = fh.readline()
-            if size <= len(header):
-                return None  # only a header: a cut header is reported as missing columns
-            fh.seek(max(len(header), size - _TAIL))
-            tail = fh.read()
-    except OSError:
-        return None
-    if tail.endswith((b"\n", b"\r")):
-        return None
-    start = tail.rfind(b"\n")
-    if start < 0 and size - len(header) > len(tail):
-        return None  # a last line longer than the tail read: not a row the run writes
-    offset = size - len(tail) + start + 1
-    text = tail[start + 1 :].decode("utf-8", "replace")
-    if not text.strip():
-        return None
-    names = next(csv.reader([header.decode("utf-8", "replace").rstrip("\r\n")]), [])
-    fields = next(csv.reader([text]), [])
-    written_by_run = _RUN_COLUMNS.issubset(c.strip() for c in names)
-    if len(fields) >= len(names) and not written_by_run:
-        return None
-    if not written_by_run and b'"' in tail:
-        # A quoted field may span lines (`run` never writes one; other tools may): the last
-        # physical line can end a complete record, or a cut can fall inside a quoted field. A
-        # full CSV parse finds where the last record starts; it is complete when its quotes are
-        # balanced and it has every field.
-        data = path.read_bytes()
-        reader = csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""))
-        last: list[str] = []
-        last_line = 1
-        previous = 0
-        for record_fields in reader:
-            last, last_line, previous = record_fields, previous + 1, reader.line_num
-        record = data.split(b"\n", last_line - 1)[-1]  # from the last record's first line on
-        offset = len(data) - len(record)
-        if record.count(b'"') % 2 == 0 and len(last) >= len(names):
-            return None
-        text = record.decode("utf-8", "replace")
-        return CutLine(last_line, offset, text, len(last), len(names), written_by_run)
-    with path.open("rb") as fh:
-        line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
-    return CutLine(line, offset, text, len(fields), len(names), written_by_run)
-
-
-def read_csv_without_cut_line(path: Path, cut: CutLine | None, **kwargs: Any) -> pd.DataFrame:
-    """``pd.read_csv`` of ``path`` without its cut-off last line (when there is one)."""
-    if cut is None:
-        return pd.read_csv(path, **kwargs)
-    with path.open("rb") as fh:
-        data = fh.read(cut.offset)
-    return pd.read_csv(io.BytesIO(data), **kwargs)
 
 
 def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | None:
@@ -204,7 +91,7 @@ def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | N
 
 
 # meta.json fields that docs/contracts.md gives as objects (or null), and the warning fields
-_META_OBJECTS = ("environment", "versions", "full", "benchmark_configs", "calibration")
+_META_OBJECTS = ("environment", "versions", "full", "benchmark_configs", "calibration", "adaptive")
 _WARNING_FIELDS = ("code", "message", "action")
 
 
@@ -243,30 +130,9 @@ def _well_typed_meta(meta: dict[str, Any], meta_path: Path, warnings: list[dict[
 
 
 def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.DataFrame | None:
-    if not path.is_file():
-        raise InputError(f"trial log {path} does not exist", "pass the path of a trials.csv written by `run`")
-    if path.stat().st_size == 0:
-        warnings.append(
-            warning(
-                WarningCode.EMPTY_LOG,
-                f"{path} is empty (0 bytes): no trial finished before the run stopped",
-                "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
-            )
-        )
+    df = read_rows(path, warnings)
+    if df is None:
         return None
-    cut = cut_off_last_line(path)
-    if cut is not None:
-        warnings.append(
-            warning(WarningCode.CUT_OFF_ROW, f"{cut.describe(path)}; the row was left out", cut.fix(path))
-        )
-    try:
-        df = read_csv_without_cut_line(path, cut, dtype=str, keep_default_na=False, skipinitialspace=True)
-    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise InputError(
-            f"{path} is not a readable CSV trial log ({exc})",
-            "pass the trials.csv written by `ordertrap-gate run` (comma-separated, header row)",
-        ) from exc
-    df.columns = [str(c).strip() for c in df.columns]
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise InputError(
@@ -288,12 +154,9 @@ def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.Dat
 
 
 def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, str]]) -> pd.DataFrame:
-    raw = df["value"].astype(str).str.strip()
-    value = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=np.float64)
-    if "status" in df.columns:
-        status = df["status"].astype(str).str.strip().str.lower().replace("", TrialStatus.OK.value)
-    else:
-        status = pd.Series(TrialStatus.OK.value, index=df.index)
+    value = parse_numbers(df["value"]).to_numpy(dtype=np.float64)
+    df = parse_columns(df)  # status, higher_is_better, positions: the trial log's rules
+    status = df["status"] if "status" in df.columns else pd.Series(TrialStatus.OK.value, index=df.index)
     is_ok_status = (status == TrialStatus.OK.value).to_numpy()
     # Values outside (1e-150, 1e150) are parsing accidents, not timings; keeping them would let
     # squares and ratios overflow, so they count as invalid like NaN/inf.
@@ -307,8 +170,8 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
     # change adds or removes): absent, not failed, so a PR that adds a benchmark is not flagged.
     kind = np.where((status == TrialStatus.SKIPPED.value).to_numpy(), "absent", kind)
     out = df.assign(value=value, status=status.where(~bad_value, TrialStatus.INVALID.value), kind=kind)
-    out["benchmark"] = out["benchmark"].astype(str).str.strip()
-    out["version"] = out["version"].astype(str).str.strip()
+    out["benchmark"] = parse_names(out["benchmark"])
+    out["version"] = parse_names(out["version"])
     blank = (out["benchmark"] == "") | (out["version"] == "")
     if blank.any():
         warnings.append(
@@ -347,11 +210,6 @@ def _classify(df: pd.DataFrame, paths: Sequence[str], warnings: list[dict[str, s
                     action,
                 )
             )
-    if "higher_is_better" in out.columns:
-        out["higher_is_better"] = out["higher_is_better"].astype(str).str.strip().str.lower().isin(_TRUE)
-    for col in ("trial", "suite_run", "iteration", "measurement", "position", "elapsed_s"):
-        if col in out.columns:
-            out[col] = pd.to_numeric(out[col].astype(str).str.strip(), errors="coerce")
     return out
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from gate import __version__
+from gate.analysis import followup
 from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.errors import ConfigError
@@ -475,9 +476,14 @@ def build_analysis(
     suite_carry = getattr(carry, "suite", None) or {}
     top_warnings.extend(suite_carry.get("warnings", []) or [])
     order_map = _order_by_benchmark(order_check, head)
+    followups = followup.per_benchmark(
+        frame, compared, logs.meta, base, head, ((c.benchmark, c.verdict) for c in comparisons)
+    )
     benchmarks = []
     for c in comparisons:
-        benchmarks.append(_benchmark_entry(c, meta_rows, samples, logs, order_map, carry, simil, settings))
+        entry = _benchmark_entry(c, meta_rows, samples, logs, order_map, carry, simil, settings)
+        entry["followup"] = followups[c.benchmark]
+        benchmarks.append(entry)
     benchmarks.sort(
         key=lambda b: (VERDICT_ORDER[Verdict(b["verdict"])], -abs(b["change_pct"] or 0.0), b["benchmark"])
     )
@@ -486,6 +492,7 @@ def build_analysis(
         counts[b["verdict"]] += 1
     failed_in_head_only = sum(fails_in_head_only(b) for b in benchmarks)
     meta = logs.meta
+    time = time_summary(frame, meta)
     return {
         "schema_version": ANALYSIS_SCHEMA,
         "tool_version": __version__,
@@ -513,8 +520,9 @@ def build_analysis(
             "failed_in_head_only": failed_in_head_only,
             "only_in_base": len(only_base),
             "only_in_head": len(only_head),
-            "time": time_summary(frame, meta),
+            "time": time,
         },
+        "adaptive": followup.summary(frame, meta, time),
         "benchmarks": benchmarks,
         "order_check": order_check,
         "carryover_matrix": getattr(carry, "matrix", None),
@@ -588,16 +596,47 @@ def _benchmark_entry(
 
 def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
     """A short human table for stdout."""
+    from gate.render import followup as words
     from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
 
+    adaptive = doc.get("adaptive")
     rows = [f"{'benchmark':<40} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
+    if adaptive:
+        rows[0] += "  follow-up"
     for b in doc["benchmarks"][:limit]:
         ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
         ci = "—" if not b["change_ci"] else f"[{b['change_ci'][0]:+.1f}%, {b['change_ci'][1]:+.1f}%]"
         name = shorten_middle(b["benchmark"], 40)
-        rows.append(f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}")
+        row = f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}"
+        if adaptive:
+            fu = b.get("followup") or {}
+            n_rounds = words.rounds_done(fu)
+            extra = fu.get("extra_values") or {}
+            added = f"+{extra['base']}" + (f"/+{extra['head']}" if extra["head"] != extra["base"] else "")
+            row = f"{row:<98}  " + (f"{n_rounds} round{'s' * (n_rounds != 1)}, {added}" if n_rounds else "—")
+        rows.append(row)
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")
+    if adaptive:
+        rows.append(f"follow-up rounds: {words.timeline(adaptive)}; {words.stop(adaptive)}")
+        still = [
+            (b["benchmark"], u)
+            for b in doc["benchmarks"]
+            if (
+                u := words.unresolved(
+                    b.get("followup"), adaptive, str(b.get("reason") or ""), b.get("warnings") or []
+                )
+            )
+        ]
+        for name, u in still[:limit]:
+            line = f"  {shorten_middle(name, 60)}: {u['why']}"
+            if u["more"]:
+                line += f"; {u['more']}"
+            if u["suggest"]:
+                line += f": {u['suggest']}"
+            rows.append(line)
+        if len(still) > limit:
+            rows.append(f"  ... and {len(still) - limit} more unresolved (see the JSON)")
     s = doc["summary"]
     counts = ", ".join(f"{v} {k}" for k, v in s["counts"].items() if v)
     extra = [

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, Settings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
 from gate.errors import ConfigError, InputError
+from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
 
 NAME = "analyze"
 HELP = "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags"
@@ -36,9 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, required=True, metavar="OUT.json", help="where to write analysis.json"
     )
-    parser.add_argument("--statistic", choices=("median", "mean"), default=DEFAULTS.statistic)
+    parser.add_argument("--statistic", choices=STATISTICS, default=DEFAULTS.statistic)
     parser.add_argument(
-        "--confidence", type=float, default=DEFAULTS.confidence, help="CI level (default 0.99)"
+        "--confidence",
+        type=float,
+        default=None,
+        help="CI level (default: the per-look level meta.json records for a run with follow-up rounds, "
+        "else 0.99)",
     )
     parser.add_argument(
         "--threshold-pct",
@@ -54,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bootstrap",
         choices=BOOTSTRAPS,
         default=DEFAULTS.bootstrap,
-        help=f"resampling scheme (default {DEFAULTS.bootstrap}; see README 'How the gate decides')",
+        help=f"resampling scheme (default {DEFAULTS.bootstrap}; see docs/statistics.md 'How the gate decides')",
     )
     parser.add_argument(
         "--pairing",
@@ -67,16 +71,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    if not 0.5 <= args.confidence < 1.0:
-        raise ConfigError(
-            f"--confidence {args.confidence} is outside [0.5, 1)", "pass e.g. --confidence 0.99"
-        )
-    if not (math.isfinite(args.threshold_pct) and 0 < args.threshold_pct < 1000):
-        raise ConfigError(
-            f"--threshold-pct {args.threshold_pct} is not a positive percentage",
-            "pass e.g. --threshold-pct 3",
-        )
+def _settings(args: argparse.Namespace, confidence: float | None = None) -> Settings:
+    """``confidence``: the default when ``--confidence`` is not given (meta.json's per-look level)."""
+    if args.confidence is None:
+        args = argparse.Namespace(**{**vars(args), "confidence": confidence or DEFAULTS.confidence})
+    problem = confidence_problem(args.confidence)
+    if problem is not None:
+        raise ConfigError(f"--confidence {args.confidence} is {problem}", "pass e.g. --confidence 0.99")
+    problem = threshold_pct_problem(args.threshold_pct)
+    if problem is not None:
+        raise ConfigError(f"--threshold-pct {args.threshold_pct} is {problem}", "pass e.g. --threshold-pct 3")
     if not 100 <= args.resamples <= 1_000_000:
         raise ConfigError(
             f"--resamples {args.resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000"
@@ -127,9 +131,21 @@ def _print_benchmark_warnings(doc: dict[str, Any], limit: int = 20) -> None:
         print(f"... and {total - shown} more benchmark warnings in the JSON", file=sys.stderr)
 
 
+def per_look_confidence(metas: list[dict[str, Any]]) -> float | None:
+    """The confidence every look of a run with follow-up rounds used (meta.json ``adaptive.rule``):
+    analysing its log at that level reproduces the run's final verdicts."""
+    for meta in metas:
+        rule = (meta.get("adaptive") or {}).get("rule") if isinstance(meta.get("adaptive"), dict) else None
+        value = rule.get("confidence_per_look") if isinstance(rule, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0.5 <= value < 1.0:
+            return float(value)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    _settings(args)  # bad options are reported before any file is read
     logs = load_trials(args.trials)
+    settings = _settings(args, per_look_confidence(logs.metas))
     doc = build_analysis(logs, base=args.base, head=args.head, settings=settings)
     try:
         _write_json(args.json, doc)

@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from gate import __version__, jsontext
-from gate.calibrate import (
-    AUDIT_RULES,
-    AUDIT_THRESHOLD_PCT,
-    DEFAULT_SEED,
-    DEFAULT_THRESHOLD,
-    audit,
-    build_dataset,
-    calibrate,
-    distinct,
-    make_plan,
-    normalise,
-    read_tables,
-    select,
-)
+from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
+from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
+from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
 from gate.errors import ConfigError, InputError
+from gate.files import calibration_json
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 from gate.warning_codes import WarningCode
@@ -241,16 +230,10 @@ def run(args: argparse.Namespace) -> int:
         **body,
         "audit": audit_json,
     }
-    text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
     if args.out == "-":
-        sys.stdout.write(text)
+        sys.stdout.write(calibration_json.dumps(calibration_json.from_document(doc, "stdout")))
     else:
-        out = Path(args.out)
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot write {out}: {exc}", "pass a writable path to --out") from None
+        calibration_json.write(doc, args.out)
     _summary(doc, args.out, sys.stderr if args.out == "-" else sys.stdout)
     return 0
 

@@ -19,7 +19,6 @@ commit before its labels are read or anything is published (:func:`verify_pr_hea
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,8 @@ from github import Github, GithubException
 
 from gate import analysis_file
 from gate.errors import GateError, GitHubError, InputError
+from gate.files import calibration_json
+from gate.files.calibration_json import Calibration
 from gate.github import outputs
 from gate.github.client import make_client
 from gate.github.comment import CommentResult, upsert_comment
@@ -47,7 +48,7 @@ FORK_EXPLANATION = (
     "Fix: use the two-workflow pattern: the `pull_request` workflow runs the benchmarks and uploads "
     "the trial logs with ordertrap-pr.json; a second workflow `on: workflow_run` (which gets a "
     "write token and never runs the PR's code) downloads them and runs this action. See "
-    "examples/workflows/perf-pr-fork-safe.yml and perf-publish.yml, and README 'Fork PRs'."
+    "examples/workflows/perf-pr-fork-safe.yml and perf-publish.yml, and docs/github-actions.md 'Fork PRs'."
 )
 
 
@@ -221,7 +222,7 @@ def _render(
     context = RenderContext(
         decision=outcome.decision,
         accepted=outcome.accepted,
-        accept_label=settings.accept_label,
+        accept_label=settings.inputs.accept_label,
         run_url=run_url,
         report_url=report_url,
         summary_url=f"{run_url}#summary" if run_url else None,
@@ -234,15 +235,14 @@ def _render(
     return render(analysis, fmt, context)  # type: ignore[arg-type]
 
 
-def _calibration(settings: ActionSettings) -> dict[str, Any] | None:
-    """The calibration file's content for the renderer's instability-vs-cost view, if readable."""
-    if not settings.calibration:
+def _calibration(settings: ActionSettings) -> Calibration | None:
+    """The calibration file for the renderer's instability-vs-cost view, if readable."""
+    if not settings.inputs.calibration:
         return None
     try:
-        data = json.loads(Path(settings.calibration).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return calibration_json.read(settings.inputs.calibration)
+    except InputError:
         return None  # the run step already reported a bad calibration file; the comment goes on
-    return data if isinstance(data, dict) else None
 
 
 def _regression_annotations(analysis: dict[str, Any]) -> list[tuple[str, str]]:
@@ -443,19 +443,19 @@ def publish(
             result.errors.append(exc)
             labels_unread = True
             note(
-                f"{exc.message}; the accept label `{settings.accept_label}` is treated as absent "
+                f"{exc.message}; the accept label `{settings.inputs.accept_label}` is treated as absent "
                 "(it is trusted only from the API), and the PR comment is not written",
                 warn=True,
             )
-    elif event.pr_number and settings.accept_label:
+    elif event.pr_number and settings.inputs.accept_label:
         note(
-            f"no GitHub token/repository: the accept label `{settings.accept_label}` is not read (local run)"
+            f"no GitHub token/repository: the accept label `{settings.inputs.accept_label}` is not read (local run)"
         )
-    accepted = bool(settings.accept_label) and settings.accept_label in labels
+    accepted = bool(settings.inputs.accept_label) and settings.inputs.accept_label in labels
     summary = analysis["summary"]
     outcome = decide(
         counts,
-        settings.fail_on,
+        settings.inputs.fail_on,
         accepted,
         failed_in_head_only=analysis_file.derived_failed_in_head_only(analysis["benchmarks"]),
         only_in_base=int(summary.get("only_in_base") or 0),
@@ -464,7 +464,7 @@ def publish(
 
     # the PR comment
     comment_url = ""
-    if event.pr_number and settings.comment != "never":
+    if event.pr_number and settings.inputs.comment != "never":
         if repo is None:
             note("no GitHub token/repository: the PR comment is not written (local run)")
         elif issue is None:
@@ -473,7 +473,7 @@ def publish(
             body = _render(analysis, "comment", outcome, settings, report_url)
             from gate.render import COMMENT_MARKER
 
-            create = _wants_comment(settings.comment, counts, outcome)
+            create = _wants_comment(settings.inputs.comment, counts, outcome)
             res = try_write(
                 "PR comment",
                 lambda: upsert_comment(client, issue, body, COMMENT_MARKER, create=create),  # type: ignore[arg-type]
@@ -483,7 +483,7 @@ def publish(
                 comment_url = res.url or ""
 
     # the commit status
-    state, description = status_of(outcome, settings.accept_label)
+    state, description = status_of(outcome, settings.inputs.accept_label)
     if labels_unread and outcome.decision is Decision.FAIL:
         description = _with_labels_unread(description)
     if repo is not None:
@@ -538,7 +538,7 @@ def _with_labels_unread(description: str) -> str:
 def _labels_unread_note(event: EventInfo, settings: ActionSettings) -> str:
     return (
         f"> **Note:** the labels of PR #{event.pr_number} could not be read from the GitHub API, so the "
-        f"accept label `{settings.accept_label}` was not applied and no PR comment was written. "
+        f"accept label `{settings.inputs.accept_label}` was not applied and no PR comment was written. "
         "Re-run the job once the API answers; the log says what failed.\n\n"
     )
 
@@ -581,7 +581,7 @@ def run(args: argparse.Namespace) -> int:
         settings,
         args.analysis,
         client=client,
-        pr_info=Path(settings.pr_info) if settings.pr_info else None,
+        pr_info=Path(settings.inputs.pr_info) if settings.inputs.pr_info else None,
         report_path=args.report_path,
         report_url=args.report_url,
     )

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from gate.errors import ConfigError, InputError
-from gate.render import MAX_PLOTS, RenderContext, load_analysis, load_calibration_json, render
+from gate.files import calibration_json
+from gate.render import MAX_PLOTS, RenderContext, load_analysis, render
 
 NAME = "report"
 HELP = "render analysis.json as a PR comment, a job summary or a self-contained HTML report"
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             "create it with your template (e.g. comment.md.j2) or drop --template-dir",
         )
     analysis = load_analysis(args.analysis)
-    calibration = load_calibration_json(args.calibration) if args.calibration else None
+    calibration = calibration_json.read(args.calibration) if args.calibration else None
     context = RenderContext(
         decision=args.decision,
         run_url=args.run_url,

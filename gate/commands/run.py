@@ -23,14 +23,25 @@ from typing import IO, Any
 
 from gate import __version__, jsontext
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
-from gate.calibration_file import Calibration
 from gate.engine import config_source, environment, process, sandbox, worktree
-from gate.engine.driver import StopFlag, run_reset, run_schedule
+from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
 from gate.engine.layout import Layout
 from gate.engine.process import SubprocessRunner, reap_leftover
+from gate.engine.rounds import (
+    DEFAULT_MAX_ROUNDS,
+    AdaptiveConfig,
+    BudgetClock,
+    WallClock,
+    adaptive_meta,
+    check_max_rounds,
+    parse_duration,
+    prior_elapsed_s,
+    round_trials,
+)
 from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.engine.settings import Config, substitute_worktree
 from gate.errors import ConfigError, InputError, RunError
+from gate.files.calibration_json import Calibration
 from gate.files.trial_log import TrialLog
 from gate.github.workflow_commands import emit, print_untrusted
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
@@ -88,6 +99,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--instance", help="runner identity for the instance column (default: host name)")
     parser.add_argument(
         "--repo", metavar="DIR", help="git repository to check out from (default: the config's repo)"
+    )
+    parser.add_argument(
+        "--budget",
+        metavar="DURATION",
+        help="follow-up rounds for benchmarks inconclusive for lack of data, within this wall time of "
+        "measuring (900, 900s, 15m, 1h30m; 0 = off; default: [adaptive].budget); needs --base",
+    )
+    parser.add_argument(
+        "--max-rounds",
+        type=int,
+        metavar="N",
+        help=f"most follow-up rounds (default: [adaptive].max_rounds, else {DEFAULT_MAX_ROUNDS})",
     )
     parser.add_argument(
         "--keep-worktrees",
@@ -331,13 +354,15 @@ def _trials_from_meta(meta: Mapping[str, Any]) -> list[Trial]:
     ]
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, clock: BudgetClock | None = None) -> int:
+    """``clock``: the budget clock of follow-up rounds (default :class:`WallClock`); an evaluation
+    passes one that replays recorded durations in simulated time."""
     out = Path(args.out).resolve()
     try:
         out.mkdir(parents=True, exist_ok=True)
         lock = _lock(out)
         try:
-            return _run(args, out)
+            return _run(args, out, clock)
         finally:
             lock.close()
     except OSError as exc:
@@ -348,7 +373,49 @@ def run(args: argparse.Namespace) -> int:
         raise process.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
 
 
-def _run(args: argparse.Namespace, out: Path) -> int:
+def _adaptive(args: argparse.Namespace, config: Config) -> AdaptiveConfig:
+    """``[adaptive]`` of the config, overridden by ``--budget`` / ``--max-rounds``."""
+    budget = config.adaptive.budget_s
+    if getattr(args, "budget", None) is not None:
+        budget = parse_duration(args.budget, "--budget")
+    max_rounds = config.adaptive.max_rounds
+    if getattr(args, "max_rounds", None) is not None:
+        max_rounds = check_max_rounds(args.max_rounds, "--max-rounds")
+    adaptive = AdaptiveConfig(budget, max_rounds)
+    if adaptive.on and args.base is None:
+        raise ConfigError(
+            "a follow-up budget needs two versions: rounds resolve base-vs-head comparisons",
+            "pass --base REF, or --budget 0 (or remove [adaptive].budget) for a one-version run",
+        )
+    if adaptive.on and args.order_check:
+        raise ConfigError(
+            "--order-check cannot be combined with a follow-up budget: --order-check measures the full "
+            "configuration",
+            "pass --budget 0 with --order-check (or run the order check without [adaptive].budget)",
+        )
+    return adaptive
+
+
+def _check_adaptive_resume(meta: Mapping[str, Any], adaptive: AdaptiveConfig, out: Path) -> None:
+    old = meta.get("adaptive") or {}
+    was = (float(old.get("budget_s", 0) or 0), int(old.get("max_rounds", adaptive.max_rounds) or 0))
+    now = (adaptive.budget_s, adaptive.max_rounds if adaptive.on else was[1])
+    if not old and not adaptive.on:
+        return
+    if was != now:
+        raise InputError(
+            f"{out} holds a run with follow-up budget {was[0]:g} s and at most {was[1]} rounds, now "
+            f"{now[0]:g} s and {now[1]}",
+            f"resume with --budget {was[0]:g}s --max-rounds {was[1]} (the per-look confidence depends "
+            "on them), or pass a new --out to start a new run",
+        )
+
+
+def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) -> int:
+    if getattr(args, "budget", None) is not None:
+        parse_duration(args.budget, "--budget")  # a typo is reported before any checkout
+    if getattr(args, "max_rounds", None) is not None:
+        check_max_rounds(args.max_rounds, "--max-rounds")
     if args.order_check and args.calibration:
         raise ConfigError(
             "--order-check and --calibration cannot be combined",
@@ -387,6 +454,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     for line in inputs.log:
         print(f"ordertrap-gate run: {line}", file=sys.stderr)
     config, calibration = inputs.config, inputs.calibration
+    adaptive = _adaptive(args, config)
     headers = worktree.persisted_auth_headers(repo)
     if headers:
         # The benchmarks run the revision's code in worktrees that share this config.
@@ -439,10 +507,12 @@ def _run(args: argparse.Namespace, out: Path) -> int:
     }
     if existing is not None:
         _check_resume(existing, fresh, out)
-        old_schedule = _trials_from_meta(existing)
+        _check_adaptive_resume(existing, adaptive, out)
+        old_schedule = _trials_from_meta(existing) + round_trials(existing)
+        complete = not adaptive.on or (existing.get("adaptive") or {}).get("final") is not None
         if log_path.exists():
             done = TrialLog(log_path).recover(old_schedule)
-            if len(done) == len(old_schedule):
+            if complete and (len(done) == len(old_schedule) or adaptive.on):
                 print(
                     f"ordertrap-gate run: all {len(done)} trials are already in {log_path}", file=sys.stderr
                 )
@@ -601,6 +671,7 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         "sandbox": isolation.meta,
         "layout": layout.meta([t.trial for t in schedule]),
         "warnings": warnings,
+        "adaptive": adaptive_meta(adaptive),
     }
     log = TrialLog(log_path)
     if existing is not None:
@@ -609,13 +680,16 @@ def _run(args: argparse.Namespace, out: Path) -> int:
                 f"the benchmarks found now differ from the run in {out} (discovery or filters changed)",
                 "pass a new --out to start a new run",
             )
-        done = log.recover(schedule)
+        meta = existing  # its recorded rounds are part of the run
+        done = log.recover(schedule + round_trials(existing))
     else:
         _write_json(meta_path, meta)
         done = log.recover(schedule)
     if done:
         print(
-            f"ordertrap-gate run: resuming, {len(done)}/{len(schedule)} trials already done", file=sys.stderr
+            f"ordertrap-gate run: resuming, {len(done)}/{len(schedule) + len(round_trials(meta))} trials "
+            "already done",
+            file=sys.stderr,
         )
 
     reset = None
@@ -625,29 +699,37 @@ def _run(args: argparse.Namespace, out: Path) -> int:
         def reset() -> None:
             run_reset(reset_cmd, runner, repo, reset_timeout)
 
-    result = run_schedule(
-        schedule,
-        adapter=adapter,
-        runner=runner,
-        versions=contexts,
-        benchmarks=per_version,
-        settings=config.adapter_settings(),
-        timeout=config.suite.timeout,
-        log=log,
-        finished=done,
-        reset=reset,
-        progress=sys.stderr,
-        stop=StopFlag(),
-        layout=layout,
-    )
-    finished = result.skipped_done + result.ran
-    if result.interrupted:
+    def drive(trials: Sequence[Trial], may_start: Any = None) -> DriverResult:
+        return run_schedule(
+            trials,
+            adapter=adapter,
+            runner=runner,
+            versions=contexts,
+            benchmarks=per_version,
+            settings=config.adapter_settings(),
+            timeout=config.suite.timeout,
+            log=log,
+            finished=done,
+            reset=reset,
+            progress=sys.stderr,
+            stop=StopFlag(),
+            layout=layout,
+            may_start=may_start,
+        )
+
+    def interrupted() -> int:
         print(
-            f"ordertrap-gate run: stopped after {finished}/{len(schedule)} trials; everything is in {log_path}. "
+            f"ordertrap-gate run: stopped; every finished trial is in {log_path}. "
             "Run the same command again to resume.",
             file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+
+    if clock is None:  # the budget counts from the first planned trial (docs/running.md)
+        clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, done))
+    result = drive(schedule)
+    if result.interrupted:
+        return interrupted()
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
     print(
         f"ordertrap-gate run: {len(schedule)} trials done ({statuses}) in {result.elapsed_s:.1f} s; "
@@ -659,12 +741,47 @@ def _run(args: argparse.Namespace, out: Path) -> int:
             f"all {result.ran} trials failed",
             f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree (kept in OUT/worktrees)",
         )
+    if adaptive.on:
+        from gate.engine.followup import Rounds  # the analysis stack, only with a budget
+
+        _warn_planned_over_budget(meta, adaptive, clock)
+        rounds = Rounds(
+            meta=meta,
+            save_meta=lambda doc: _write_json(meta_path, doc),
+            log_path=log_path,
+            planned=schedule,
+            levels=levels,
+            versions=[v.revision for v in versions],
+            instance=instance,
+            seed=seed,
+            clock=clock,
+            drive=drive,
+        )
+        if not rounds.run(done):
+            return interrupted()
     if not args.keep_worktrees:
         for v in versions:
             worktree.remove(repo, contexts[v.revision].workdir)
             (out / "worktrees" / f"{v.dirname}.built").unlink(missing_ok=True)
             shutil.rmtree(contexts[v.revision].scratch, ignore_errors=True)
     return 0
+
+
+def _warn_planned_over_budget(meta: dict[str, Any], adaptive: AdaptiveConfig, clock: BudgetClock) -> None:
+    """Planned trials always all run; when they alone used the budget, no round can follow."""
+    used = clock.used_s()
+    if used < adaptive.budget_s or (meta["adaptive"] or {}).get("rounds"):
+        return
+    w = {
+        "code": WarningCode.PLANNED_OVER_BUDGET.value,
+        "message": f"the planned trials alone took {used:.0f} s, more than the follow-up budget of "
+        f"{adaptive.budget_s:.0f} s, so no follow-up round can run",
+        "action": "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's "
+        "time line), or measure fewer values per benchmark with a calibration",
+    }
+    if all(x.get("code") != w["code"] for x in meta["warnings"]):
+        meta["warnings"].append(w)
+    _warn(w)
 
 
 def _report_changes(

@@ -42,10 +42,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gate.calibration_file import Calibration, load_calibration
 from gate.engine import worktree
 from gate.engine.settings import SUITE_KEYS, Config, load_config, parse_config
 from gate.errors import ConfigError, GateError, InputError, RunError
+from gate.files import calibration_json
+from gate.files.calibration_json import Calibration
 from gate.model import LEVELS, warning
 from gate.warning_codes import WarningCode
 
@@ -217,7 +218,7 @@ def _calibration_from(source: Source) -> Calibration:
             f"calibration file {source.label} is not UTF-8 text ({exc})",
             "regenerate it with `ordertrap-gate calibrate TRIALS.csv --out " + source.path + "`",
         ) from None
-    return load_calibration(source.label, text=text)
+    return calibration_json.read(source.label, text=text)
 
 
 # ---- choosing the files ----------------------------------------------------------------------------------
@@ -299,7 +300,7 @@ def read_inputs(
     if calibration_arg is not None:
         cal_source, pair = _choose("calibration", calibration_arg, mode, repo, base, head, origin)
         if cal_source.kind in ("outside", "worktree") and cal_source.data is None:
-            calibration = load_calibration(calibration_arg)  # says why it cannot be read
+            calibration = calibration_json.read(calibration_arg)  # says why it cannot be read
         elif cal_source.data is not None:
             calibration = _calibration_from(cal_source)
         elif pair is None or pair.used != "base" or (pair.other.data is None and pair.other.error is None):
@@ -499,13 +500,13 @@ def _raw_calibration(source: Source) -> tuple[Mapping[str, Any] | None, str | No
     assert source.data is not None
     try:
         text = source.data.decode("utf-8")
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        data = calibration_json.load_document(text, source.label)
+    except UnicodeDecodeError as exc:
         return None, f"not valid JSON ({_short(str(exc), 80)})"
-    if not isinstance(data, dict):
-        return None, "not a JSON object"
+    except GateError as exc:
+        return None, exc.message
     try:
-        load_calibration(source.label, text=text)
+        calibration_json.from_document(data, source.label)
     except GateError as exc:
         return data, exc.message
     except (ValueError, TypeError, RecursionError) as exc:

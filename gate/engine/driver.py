@@ -98,6 +98,7 @@ class DriverResult:
     failed: int = 0
     skipped_done: int = 0  # already in the log (resume)
     interrupted: bool = False
+    out_of_budget: bool = False  # ``may_start`` refused the next trial (follow-up rounds)
     elapsed_s: float = 0.0
     statuses: dict[str, int] = field(default_factory=dict)
 
@@ -130,12 +131,15 @@ def run_schedule(
     progress_interval: float = 1.0,
     stop: StopFlag | None = None,
     layout: Layout | None = None,
+    may_start: Callable[[], bool] | None = None,
 ) -> DriverResult:
     """Run every trial of ``schedule`` not in ``finished``, appending its rows to ``log``.
 
     ``benchmarks[version][name]`` is the spec of a benchmark in that version; a benchmark absent
     from a version is recorded as ``skipped`` without running anything. ``layout``: every process
-    of a trial gets that trial's environment padding (gate/engine/layout.py).
+    of a trial gets that trial's environment padding (gate/engine/layout.py). ``may_start`` is
+    asked before every trial; once it says no, no further trial starts (the time budget of
+    follow-up rounds: it is exceeded by at most the trial already running).
     """
     stop = stop or StopFlag()
     total = len(schedule)
@@ -153,6 +157,9 @@ def run_schedule(
             for index, trial in enumerate(todo):
                 if stop.requested:
                     result.interrupted = True
+                    break
+                if may_start is not None and not may_start():
+                    result.out_of_budget = True
                     break
                 if reset is not None and trial.suite_run != last_suite_run:
                     with stop.abortable():  # a stop request kills the reset (its group) at once
@@ -281,11 +288,37 @@ def _run_one(
     ]
     if status == TrialStatus.OK.value:
         rows = [
-            [*head, str(m), repr(float(v)), unit, hib, status, "", started_at, elapsed, trial.config]
+            [
+                *head,
+                str(m),
+                repr(float(v)),
+                unit,
+                hib,
+                status,
+                "",
+                started_at,
+                elapsed,
+                trial.config,
+                str(trial.round),
+            ]
             for m, v in enumerate(values, start=1)
         ]
     else:
-        rows = [[*head, "1", "", unit, hib, status, _clean(reason)[:500], started_at, elapsed, trial.config]]
+        rows = [
+            [
+                *head,
+                "1",
+                "",
+                unit,
+                hib,
+                status,
+                _clean(reason)[:500],
+                started_at,
+                elapsed,
+                trial.config,
+                str(trial.round),
+            ]
+        ]
     return rows, status, reason
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from gate.errors import ConfigError
 from gate.model import ConfigSource, OrderType
@@ -57,11 +57,12 @@ class Trial:
     iteration: int  # 1-based iteration of this benchmark × version inside the suite run
     measurements: int
     config: str  # ConfigSource value
+    round: int = 0  # 0 = planned, k = follow-up round k (gate/engine/rounds.py)
 
     def as_meta(self) -> dict[str, object]:
-        """The meta.json ``schedule`` entry (docs/contracts.md)."""
+        """The meta.json ``schedule`` entry (docs/contracts.md); the round is where it is listed."""
         d = asdict(self)
-        del d["config"]
+        del d["config"], d["round"]
         return d
 
 
@@ -127,6 +128,54 @@ def rmit_schedule(
     rng = random.Random(seed)
     total_runs = max(configs[b].suite_runs for b in benchmarks)
     runs_of = assign_suite_runs(benchmarks, {b: configs[b].suite_runs for b in benchmarks}, total_runs, rng)
+    return _rmit_runs(rng, benchmarks, versions, configs, instance, runs_of, total_runs)
+
+
+def followup_schedule(
+    seed: int,
+    round_no: int,
+    runs: Mapping[str, int],
+    versions: Sequence[str],
+    configs: Mapping[str, LevelConfig],
+    instance: str,
+    *,
+    first_trial: int,
+    first_suite_run: int,
+) -> list[Trial]:
+    """The RMIT suite runs of follow-up round ``round_no``: ``max(runs)`` suite runs, benchmark
+    ``b`` in the first ``runs[b]`` of them, each run holding all its trials (both versions, every
+    iteration) in a fresh random order from ``seed`` (the round's own seed). Trial and suite-run
+    numbers continue after ``first_trial - 1`` and ``first_suite_run - 1``."""
+    benchmarks = sorted(runs)
+    _check(benchmarks, versions)
+    total_runs = max(runs.values())
+    _check_size(
+        len(versions) * sum(runs[b] * configs[b].iterations for b in benchmarks),
+        f"follow-up round {round_no}",
+        "lower the budget",
+    )
+    runs_of = {b: list(range(1, runs[b] + 1)) for b in benchmarks}
+    trials = _rmit_runs(random.Random(seed), benchmarks, versions, configs, instance, runs_of, total_runs)
+    return [
+        replace(
+            t,
+            trial=t.trial + first_trial - 1,
+            suite_run=t.suite_run + first_suite_run - 1,
+            round=round_no,
+        )
+        for t in trials
+    ]
+
+
+def _rmit_runs(
+    rng: random.Random,
+    benchmarks: Sequence[str],
+    versions: Sequence[str],
+    configs: Mapping[str, LevelConfig],
+    instance: str,
+    runs_of: Mapping[str, Sequence[int]],
+    total_runs: int,
+) -> list[Trial]:
     trials: list[Trial] = []
     for suite_run in range(1, total_runs + 1):
         slots = [

@@ -25,6 +25,7 @@ from typing import Any
 
 from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
+from gate.engine.rounds import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.errors import ConfigError
 
 ADAPTERS: tuple[str, ...] = (
@@ -103,7 +104,9 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
     "tinybench": ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include"),
 }
 # Every top-level table of .ordertrap.toml; only `run` reads the file (gate/engine/config_source.py).
-TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS)
+TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS, "adaptive")
+# [adaptive]: follow-up rounds within a time budget (gate/engine/rounds.py)
+ADAPTIVE_KEYS: tuple[str, ...] = ("budget", "max_rounds")
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
 # Values per benchmark and version that [full] may ask for (suite_runs × iterations × measurements).
@@ -155,6 +158,7 @@ class Config:
     benchmarks: tuple[BenchmarkSpec, ...]
     adapter_table: Mapping[str, Any]  # the [<adapter>] table, e.g. [go]
     raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
+    adaptive: AdaptiveConfig = field(default_factory=AdaptiveConfig)
 
     def adapter_settings(self) -> dict[str, Any]:
         """What adapters receive as ``settings``: the adapter's own table (``[go]``, ...) plus
@@ -414,6 +418,18 @@ def _full(table: Mapping[str, Any]) -> FullConfig:
     return full
 
 
+def _adaptive(table: Any) -> AdaptiveConfig:
+    if not isinstance(table, dict):
+        raise ConfigError("[adaptive] must be a table", 'write it as [adaptive] with budget = "15m"')
+    _unknown_keys(table, ADAPTIVE_KEYS, "[adaptive]")
+    return AdaptiveConfig(
+        budget_s=parse_duration(table.get("budget", 0), "[adaptive].budget"),
+        max_rounds=check_max_rounds(
+            table.get("max_rounds", AdaptiveConfig().max_rounds), "[adaptive].max_rounds"
+        ),
+    )
+
+
 def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
     if entries is None:
         return ()
@@ -509,6 +525,7 @@ def parse_config(data: bytes, path: Path) -> Config:
         benchmarks=benchmarks,
         adapter_table=adapter_table,
         raw=raw,
+        adaptive=_adaptive(raw.get("adaptive", {})),
     )
 
 

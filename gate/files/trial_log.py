@@ -1,10 +1,15 @@
-"""``trials.csv``: the append-only trial log.
+"""``trials.csv``: the append-only trial log, its writer and its one reader.
 
 :class:`TrialLog` writes the header once and all rows of one trial in one unbuffered write after
 every trial (hyperfine's "persist after every trial"), fsync rate-limited. On resume,
 :meth:`TrialLog.recover` keeps every complete trial and truncates anything after the last one (a
 row cut by SIGKILL, or the first rows of a trial whose other rows never made it), so a resumed run
 neither repeats nor loses a trial.
+
+:func:`read_rows` is the one reader (``analyze`` and ``calibrate`` alike): every cell as text, a
+last line cut off by a kill left out with a warning, columns the reader does not know (a newer
+writer's, a tidy file's own) passed through. The ``parse_*`` functions are the one set of rules
+by which those texts become statuses, flags and numbers (docs/contracts.md, trials.csv).
 """
 
 from __future__ import annotations
@@ -14,16 +19,18 @@ import io
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gate.engine.process import disk_full_error, is_disk_full
 from gate.engine.schedule import Trial
 from gate.errors import InputError, RunError
-from gate.model import TRIAL_COLUMNS, TrialStatus
+from gate.model import TRIAL_COLUMNS, TrialStatus, warning
+from gate.warning_codes import WarningCode
 
 if TYPE_CHECKING:
-    pass
+    import pandas as pd  # the readers import it when called: `run` only writes and stays light
 
 
 # ---- trial log ---------------------------------------------------------------------------------
@@ -161,3 +168,211 @@ class TrialLog:
             f"{doing} the trial log {self.path} failed: {exc.strerror or exc}",
             "check the --out directory (permissions, the disk), then run the same command again to resume",
         )
+
+
+# ---- reading ----------------------------------------------------------------------------------
+# Spellings of true in ``higher_is_better`` (any case, surrounding blanks ignored); anything
+# else is false, as the writer writes ``true``/``false``.
+TRUE_SPELLINGS = frozenset({"true", "1", "yes", "y", "t"})
+# Columns of docs/contracts.md that hold numbers (positions, trial number, duration).
+NUMBER_COLUMNS: tuple[str, ...] = ("trial", "suite_run", "iteration", "measurement", "position", "elapsed_s")
+_TAIL = 1 << 16  # bytes read from the end of a log to find a cut-off last line
+_RUN_COLUMNS = frozenset({"trial", "started_at"})  # a log with these was written by `run`
+
+
+@dataclass(frozen=True)
+class CutLine:
+    """The last line of a log, cut off while it was written (a kill during `run`, a copy that
+    stopped short): ``line`` is its 1-based line number, ``offset`` the byte where it starts."""
+
+    line: int
+    offset: int
+    text: str
+    fields: int
+    header_fields: int
+    written_by_run: bool
+
+    def describe(self, path: str | Path) -> str:
+        shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        what = (
+            f"{self.fields} of {self.header_fields} fields"
+            if self.fields < self.header_fields
+            else "a quoted field that never closes"
+        )
+        return f"{path} line {self.line} is cut off ({shown!r}: {what}, no line end)"
+
+    def fix(self, path: str | Path) -> str:
+        if self.written_by_run:
+            return (
+                "nothing to do for this result; to measure that trial too, resume the run: the same "
+                "`ordertrap-gate run` command with the same --out truncates the cut line and reruns the trial"
+            )
+        return f"complete or delete the last line of {path}"
+
+
+def cut_off_last_line(path: Path) -> CutLine | None:
+    """A last line that does not end the file properly: no line end and fewer fields than the
+    header, or no line end in a log written by `run` (it ends every row with a newline, so a row
+    without one was cut, even when only its last field is short). A hand-written file whose last
+    row merely lacks the final newline is complete.
+
+    Raises :class:`InputError` naming the file when the csv module cannot parse it (a carriage
+    return inside an unquoted field, a field over the csv module's size limit)."""
+    try:
+        return _cut_off_last_line(path)
+    except csv.Error as exc:
+        reason = str(exc).split(" - do you need")[0]  # the csv module's hint is about open()
+        stray_cr = "new-line character" in reason
+        raise InputError(
+            f"{path} is not a readable CSV trial log ({reason})"
+            + (": a carriage return (\\r) inside an unquoted field" if stray_cr else ""),
+            'remove the stray \\r or quote the field ("…") as the trials.csv written by `ordertrap-gate run` does'
+            if stray_cr
+            else "repair the malformed record, or pass the trials.csv written by `ordertrap-gate run`",
+        ) from None
+
+
+def _cut_off_last_line(path: Path) -> CutLine | None:
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            header = fh.readline()
+            if size <= len(header):
+                return None  # only a header: a cut header is reported as missing columns
+            fh.seek(max(len(header), size - _TAIL))
+            tail = fh.read()
+    except OSError:
+        return None
+    if tail.endswith((b"\n", b"\r")):
+        return None
+    start = tail.rfind(b"\n")
+    if start < 0 and size - len(header) > len(tail):
+        return None  # a last line longer than the tail read: not a row the run writes
+    offset = size - len(tail) + start + 1
+    text = tail[start + 1 :].decode("utf-8", "replace")
+    if not text.strip():
+        return None
+    names = next(csv.reader([header.decode("utf-8", "replace").rstrip("\r\n")]), [])
+    fields = next(csv.reader([text]), [])
+    written_by_run = _RUN_COLUMNS.issubset(c.strip() for c in names)
+    if len(fields) >= len(names) and not written_by_run:
+        return None
+    if not written_by_run and b'"' in tail:
+        # A quoted field may span lines (`run` never writes one; other tools may): the last
+        # physical line can end a complete record, or a cut can fall inside a quoted field. A
+        # full CSV parse finds where the last record starts; it is complete when its quotes are
+        # balanced and it has every field.
+        data = path.read_bytes()
+        reader = csv.reader(io.StringIO(data.decode("utf-8", "replace"), newline=""))
+        last: list[str] = []
+        last_line = 1
+        previous = 0
+        for record_fields in reader:
+            last, last_line, previous = record_fields, previous + 1, reader.line_num
+        record = data.split(b"\n", last_line - 1)[-1]  # from the last record's first line on
+        offset = len(data) - len(record)
+        if record.count(b'"') % 2 == 0 and len(last) >= len(names):
+            return None
+        text = record.decode("utf-8", "replace")
+        return CutLine(last_line, offset, text, len(last), len(names), written_by_run)
+    with path.open("rb") as fh:
+        line = 1 + sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    return CutLine(line, offset, text, len(fields), len(names), written_by_run)
+
+
+def read_csv_without_cut_line(path: Path, cut: CutLine | None, **kwargs: Any) -> pd.DataFrame:
+    """``pd.read_csv`` of ``path`` without its cut-off last line (when there is one)."""
+    import pandas as pd
+
+    if cut is None:
+        return pd.read_csv(path, **kwargs)
+    with path.open("rb") as fh:
+        data = fh.read(cut.offset)
+    return pd.read_csv(io.BytesIO(data), **kwargs)
+
+
+def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None:
+    """The rows of one trial log (or tidy CSV file) with every cell as text (blank cells as ``""``,
+    blanks after a comma skipped) and the header names stripped; every column is kept, known or
+    not. ``None`` for an empty file (with an ``empty_log`` warning); a cut-off last line is left
+    out with a ``cut_off_row`` warning. Raises :class:`InputError` naming the file when it is
+    missing or is not CSV. Callers check the columns they need: which those are depends on them."""
+    if not path.is_file():
+        raise InputError(
+            f"trial log {path} does not exist",
+            "pass the path of a trials.csv written by `ordertrap-gate run` (or a CSV file with a header row)",
+        )
+    if path.stat().st_size == 0:
+        warnings.append(
+            warning(
+                WarningCode.EMPTY_LOG,
+                f"{path} is empty (0 bytes): no trial finished before the run stopped",
+                "rerun `ordertrap-gate run` (it resumes an interrupted log) or drop this file",
+            )
+        )
+        return None
+    cut = cut_off_last_line(path)
+    if cut is not None:
+        warnings.append(
+            warning(WarningCode.CUT_OFF_ROW, f"{cut.describe(path)}; the row was left out", cut.fix(path))
+        )
+    import pandas as pd
+
+    try:
+        df = read_csv_without_cut_line(path, cut, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise InputError(
+            f"{path} is not a readable CSV trial log ({exc})",
+            "pass the trials.csv written by `ordertrap-gate run` (comma-separated, header row)",
+        ) from exc
+    df.columns = [str(c).strip() for c in df.columns]
+    if "round" not in df.columns and _RUN_COLUMNS.issubset(df.columns):
+        df["round"] = "0"  # a schema-1 log of `run`: every trial was planned
+    return df
+
+
+def _text(column: pd.Series) -> pd.Series:
+    """The cells as stripped text. Names, statuses and flags repeat: each distinct cell is
+    stripped once (stripping 40,000 cells one by one costs 0.2 s per column)."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    stripped = pd.Index(uniques).astype(str).str.strip()
+    return pd.Series(stripped.to_numpy()[codes], index=column.index, dtype=object)
+
+
+def parse_names(column: pd.Series) -> pd.Series:
+    """Benchmark, version and instance names as text, surrounding blanks ignored."""
+    return _text(column)
+
+
+def parse_numbers(column: pd.Series) -> pd.Series:
+    """Numbers, surrounding blanks ignored; NaN where a cell is empty or not a number."""
+    import pandas as pd
+
+    return pd.to_numeric(column, errors="coerce")  # ignores blanks around a number itself
+
+
+def parse_flags(column: pd.Series) -> pd.Series:
+    """``higher_is_better``: true for the spellings in :data:`TRUE_SPELLINGS`, else false."""
+    return _text(column).str.lower().isin(TRUE_SPELLINGS)
+
+
+def parse_statuses(column: pd.Series) -> pd.Series:
+    """Trial statuses in lower case, surrounding blanks ignored; an empty status is ``ok`` (a
+    minimal log without one lists measurements)."""
+    return _text(column).str.lower().replace("", TrialStatus.OK.value)
+
+
+def parse_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the known columns it has parsed by the rules above (``status``,
+    ``higher_is_better``, :data:`NUMBER_COLUMNS`); ``value`` and every other column as they were."""
+    parsed: dict[str, Any] = {}
+    if "status" in frame.columns:
+        parsed["status"] = parse_statuses(frame["status"])
+    if "higher_is_better" in frame.columns:
+        parsed["higher_is_better"] = parse_flags(frame["higher_is_better"])
+    for column in NUMBER_COLUMNS:
+        if column in frame.columns:
+            parsed[column] = parse_numbers(frame[column])
+    return frame.assign(**parsed) if parsed else frame

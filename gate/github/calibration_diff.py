@@ -9,19 +9,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gate import jsontext
 from gate.errors import InputError
+from gate.files import calibration_json
 from gate.github.workflow_commands import escape_data
+from gate.render.render import render_markdown
 
 MAX_ROWS = 200
 
 
 def _load(path: Path) -> dict[str, Any] | None:
+    """The document of a readable calibration file (gate/files/calibration_json.py), else None."""
     try:
-        data = jsontext.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return dict(calibration_json.read(path).document)
+    except InputError:
         return None
-    return data if isinstance(data, dict) else None
 
 
 def _config(entry: dict[str, Any] | None) -> str:
@@ -34,26 +35,41 @@ def _config(entry: dict[str, Any] | None) -> str:
     return text or "—"
 
 
-def _cell(text: object) -> str:
-    # benchmark names are user data: keep them from breaking the table or pinging people
-    return str(text).replace("|", "\\|").replace("@", "@\u200b").replace("\n", " ")
+def _number(value: object, digits: int) -> str:
+    return f"{value:.{digits}f}" if isinstance(value, int | float) and not isinstance(value, bool) else "—"
 
 
-def diff_markdown(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
-    lines = ["## ordertrap-gate: nightly recalibration", ""]
+def _count(value: object) -> object:
+    return value if isinstance(value, int) and not isinstance(value, bool) else "—"
+
+
+def _pct(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _audit_view(audit: Any) -> dict[str, Any] | None:
+    """The audit's own facts (scalars such as ``calibrated_on``) and, per version pair, how often
+    the minimal configurations reach the full configuration's verdict (docs/contracts.md, audit)."""
+    if not isinstance(audit, dict):
+        return None
+    facts = [(key, value) for key, value in audit.items() if isinstance(value, int | float | str | bool)]
+    pairs = [
+        {
+            "base": pair.get("base", "?"),
+            "head": pair.get("head", "?"),
+            "agreement_pct": _pct(pair.get("agreement_pct")),
+            **{key: _count(pair.get(key)) for key in ("n", "full_changes", "min_changes", "fp", "fn")},
+        }
+        for pair in audit.get("pairs") or []
+        if isinstance(pair, dict)
+    ]
+    return {"facts": facts, "pairs": pairs}
+
+
+def diff_view(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """What the template shows: Python computes, the template only formats (render/filters)."""
     summary = new.get("summary") or {}
     old_summary = (old or {}).get("summary") or {}
-    saved, old_saved = summary.get("saved_pct"), old_summary.get("saved_pct")
-    lines.append(
-        f"Metric `{new.get('metric')}` < {new.get('threshold')}; "
-        f"{summary.get('n_benchmarks', '?')} benchmarks, {summary.get('n_never_stable', 0)} never stable."
-    )
-    if isinstance(saved, int | float):
-        before = f" (was {old_saved:.1f}%)" if isinstance(old_saved, int | float) else ""
-        lines.append(
-            f"The minimal configurations save **{saved:.1f}%** of the full configuration's cost{before}."
-        )
-    lines.append("")
     new_b = new.get("benchmarks") or {}
     old_b = (old or {}).get("benchmarks") or {}
     changed = [
@@ -61,34 +77,33 @@ def diff_markdown(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
         for name in sorted(set(new_b) | set(old_b))
         if _config(old_b.get(name)) != _config(new_b.get(name))
     ]
-    if old is None:
-        lines.append("First calibration of this repository.")
-    elif not changed:
-        lines.append("No benchmark changed its configuration.")
-    if changed and old is not None:
-        lines += [
-            "| benchmark | before (runs × iterations × measurements) | now | instability now |",
-            "|---|---|---|---|",
-        ]
-        for name in changed[:MAX_ROWS]:
-            entry = new_b.get(name) or {}
-            value = entry.get("instability")
-            shown = f"{value:.4f}" if isinstance(value, int | float) else "—"
-            lines.append(
-                f"| {_cell(name)} | {_config(old_b.get(name))} | {_config(new_b.get(name))} | {shown} |"
-            )
-        if len(changed) > MAX_ROWS:
-            lines.append(f"| … {len(changed) - MAX_ROWS} more | | | |")
-    audit = new.get("audit")
-    lines.append("")
-    if isinstance(audit, dict):
-        lines.append("### Audit (minimal vs full configuration)")
-        for key, value in audit.items():
-            if isinstance(value, int | float | str | bool):
-                lines.append(f"- {_cell(key)}: {_cell(value)}")
-    else:
-        lines.append("No audit in this calibration (run `calibrate --audit` on a log with two versions).")
-    return "\n".join(lines) + "\n"
+    rows = [
+        {
+            "name": name,
+            "before": _config(old_b.get(name)),
+            "now": _config(new_b.get(name)),
+            "instability": _number((new_b.get(name) or {}).get("instability"), 4),
+        }
+        for name in changed[:MAX_ROWS]
+    ]
+    saved = _pct(summary.get("saved_pct"))
+    return {
+        "metric": str(new.get("metric")),
+        "threshold": new.get("threshold"),
+        "n_benchmarks": summary.get("n_benchmarks", "?"),
+        "n_never_stable": summary.get("n_never_stable", 0),
+        "saved_pct": saved,
+        "old_saved_pct": _pct(old_summary.get("saved_pct")) if saved is not None else None,
+        "first": old is None,
+        "rows": rows if old is not None else [],
+        "more": len(changed) - len(rows) if old is not None else 0,
+        "audit": _audit_view(new.get("audit")),
+    }
+
+
+def diff_markdown(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
+    """The Markdown of :func:`diff_view`, rendered by ``calibration_diff.md.j2``."""
+    return render_markdown("calibration_diff.md.j2", v=diff_view(old, new))
 
 
 def calibration_diff(old: Path, new: Path) -> str:

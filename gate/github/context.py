@@ -1,7 +1,9 @@
 """The one reader of the Actions environment (``GITHUB_*`` and ``INPUT_*``).
 
-Everything GitHub-related is configured here once into a frozen :class:`ActionSettings`; the
-rest of :mod:`gate.github` receives that object and never touches ``os.environ`` (the
+Everything GitHub-related is configured here once into a frozen :class:`ActionSettings`, whose
+``inputs`` (:class:`ActionInputs`) hold every action input parsed to its type and checked, with
+errors that name the input as the workflow writes it (``threshold_pct``, not a CLI flag); the
+rest of the gate receives these objects and never touches ``os.environ`` (the
 python-coverage-comment-action ``settings.py`` habit). The token is kept in a :class:`Secret`
 whose ``repr`` and ``str`` are masked, so a settings object can be logged safely.
 
@@ -13,16 +15,18 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from gate.errors import ConfigError
+from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
 
 DEFAULT_API_URL: Final = "https://api.github.com"
 DEFAULT_SERVER_URL: Final = "https://github.com"
 DEFAULT_ACCEPT_LABEL: Final = "perf-regression-accepted"
+DEFAULT_FORK_LABEL: Final = "ordertrap-run-fork"
 FAIL_ON_CHOICES: Final = ("regression", "inconclusive", "never")
 COMMENT_CHOICES: Final = ("always", "on-change", "never")
 
@@ -53,14 +57,159 @@ class Secret:
         return hash(self._value)
 
 
-def _choice(value: str, choices: tuple[str, ...], name: str) -> str:
-    value = value.strip().lower()
-    if value not in choices:
-        raise ConfigError(
-            f"{name} is {value!r}, which is not one of {', '.join(choices)}",
-            fix=f"set the action input `{name}` (or --{name.replace('_', '-')}) to one of: {', '.join(choices)}",
+def _raw(env: Mapping[str, str], name: str) -> str:
+    """The input ``name`` as the runner passes it: ``INPUT_<NAME>`` ("Metadata syntax for GitHub
+    Actions", inputs); the root action maps each one in ``runs.env``, the composite actions in
+    their steps' ``env``. Unset and empty are the same: the input was not given."""
+    return env.get(f"INPUT_{name.upper()}") or ""
+
+
+_Problem = tuple[str, str]  # (what is wrong, naming the input; how to fix it)
+
+
+def _text(name: str, value: str, problems: list[_Problem]) -> str:
+    return value.strip()
+
+
+def _choice(choices: tuple[str, ...], flag: str = "") -> Callable[[str, str, list[_Problem]], str]:
+    """One of ``choices`` (any case); ``flag`` is the publish command's option for the same value."""
+    also = f" (or {flag})" if flag else ""
+
+    def parse(name: str, value: str, problems: list[_Problem]) -> str:
+        chosen = value.strip().lower()
+        if chosen not in choices:
+            problems.append(
+                (
+                    f"{name} is {value!r}, which is not one of {', '.join(choices)}",
+                    f"set the action input `{name}`{also} to one of: {', '.join(choices)}",
+                )
+            )
+        return chosen
+
+    return parse
+
+
+def _optional_choice(choices: tuple[str, ...]) -> Callable[[str, str, list[_Problem]], str | None]:
+    strict = _choice(choices)
+
+    def parse(name: str, value: str, problems: list[_Problem]) -> str | None:
+        return strict(name, value, problems) if value.strip() else None
+
+    return parse
+
+
+def _number(
+    check: Callable[[float], str | None], example: str
+) -> Callable[[str, str, list[_Problem]], float | None]:
+    """An optional number: empty means the analysis default; the range is the one ``analyze``
+    accepts for the same setting (:mod:`gate.model`), so a value the action takes never fails later
+    under a flag name the workflow does not contain."""
+
+    def parse(name: str, value: str, problems: list[_Problem]) -> float | None:
+        text = value.strip()
+        if not text:
+            return None
+        fix = f"set the action input `{name}` to a number, e.g. `{name}: {example}`, or leave it empty for the default"
+        try:
+            number = float(text)
+        except ValueError:
+            problems.append((f"{name} is {value!r}, which is not a number", fix))
+            return None
+        problem = check(number)
+        if problem is not None:
+            problems.append((f"{name} is {value!r}, which is {problem}", fix))
+            return None
+        return number
+
+    return parse
+
+
+def _boolean(name: str, value: str, problems: list[_Problem]) -> bool:
+    """``true`` or ``false`` (any case), as a workflow's boolean input arrives; empty is false.
+    Anything else is refused rather than read as false: ``allow_fork_prs: yes`` is meant as yes."""
+    text = value.strip().lower()
+    if text in ("", "false"):
+        return False
+    if text == "true":
+        return True
+    problems.append(
+        (
+            f"{name} is {value!r}, which is not true or false",
+            f"set the action input `{name}` to true or false",
         )
-    return value
+    )
+    return False
+
+
+def _trials(name: str, value: str, problems: list[_Problem]) -> tuple[str, ...]:
+    """``trials`` takes paths or globs separated by newlines, commas or spaces."""
+    return tuple(value.replace(",", "\n").split())
+
+
+def _raise(problems: list[_Problem]) -> None:
+    if problems:
+        raise ConfigError("; ".join(p for p, _ in problems), fix="; ".join(f for _, f in problems))
+
+
+@dataclass(frozen=True)
+class ActionInputs:
+    """The inputs of the actions (action.yml, run/action.yml, guard/action.yml), parsed and checked
+    once: each is the typed value or, where "not given" means the analysis default, None.
+    Names are the inputs' own (snake_case), so every error names what the workflow writes."""
+
+    trials: tuple[str, ...] = ()
+    base: str = ""
+    head: str = ""
+    threshold_pct: float | None = None
+    confidence: float | None = None
+    statistic: str | None = None
+    fail_on: str = "regression"
+    comment: str = "on-change"
+    accept_label: str = DEFAULT_ACCEPT_LABEL
+    calibration: str = ""
+    pr_info: str = ""
+    report_dir: str = ""
+    allow_fork_prs: bool = False
+    fork_label: str = DEFAULT_FORK_LABEL
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, fallback: bool = False) -> ActionInputs:
+        """Every ``INPUT_*`` this product reads. An input that is not given takes its default;
+        one that does not parse is an error (:class:`ConfigError`) naming every such input and
+        how to set it. ``fallback=True`` gives the default instead: enough to publish that error."""
+        env = os.environ if environ is None else environ
+        defaults = cls()
+        problems: list[_Problem] = []
+        values: dict[str, Any] = {}
+        for item in dataclasses.fields(cls):
+            raw = _raw(env, item.name)
+            if not raw:
+                continue
+            found: list[_Problem] = []
+            value = _PARSERS[item.name](item.name, raw, found)
+            problems += found
+            values[item.name] = getattr(defaults, item.name) if found else value
+        if not fallback:
+            _raise(problems)
+        return cls(**values)
+
+
+_PARSERS: Final[dict[str, Callable[[str, str, list[_Problem]], Any]]] = {
+    "trials": _trials,
+    "base": _text,
+    "head": _text,
+    "threshold_pct": _number(threshold_pct_problem, "3"),
+    "confidence": _number(confidence_problem, "0.99"),
+    "statistic": _optional_choice(STATISTICS),
+    "fail_on": _choice(FAIL_ON_CHOICES, "--fail-on"),
+    "comment": _choice(COMMENT_CHOICES, "--comment"),
+    "accept_label": _text,
+    "calibration": _text,
+    "pr_info": _text,
+    "report_dir": _text,
+    "allow_fork_prs": _boolean,
+    "fork_label": _text,
+}
 
 
 @dataclass(frozen=True)
@@ -80,19 +229,7 @@ class ActionSettings:
     workspace: Path | None = None
     output_path: Path | None = None
     summary_path: Path | None = None
-    # action inputs (snake_case names, as in action.yml)
-    trials: tuple[str, ...] = ()
-    base: str = ""
-    head: str = ""
-    threshold_pct: str = ""
-    confidence: str = ""
-    statistic: str = ""
-    fail_on: str = "regression"
-    comment: str = "on-change"
-    accept_label: str = DEFAULT_ACCEPT_LABEL
-    calibration: str = ""
-    pr_info: str = ""
-    report_dir: str = ""
+    inputs: ActionInputs = field(default_factory=lambda: ActionInputs())
 
     @property
     def owner_repo(self) -> tuple[str, str]:
@@ -110,42 +247,28 @@ class ActionSettings:
             return None
         return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
 
-    def with_overrides(self, **changes: object) -> ActionSettings:
-        """Apply CLI flags (None means "not given") and validate the result again."""
+    def with_overrides(self, **changes: str | None) -> ActionSettings:
+        """Apply the publish command's flags to the inputs (None means "not given"); the flags
+        take the same values as the inputs they stand for and are checked the same way."""
         given = {key: value for key, value in changes.items() if value is not None}
-        return _validated(dataclasses.replace(self, **given))  # type: ignore[arg-type]
+        if not given:
+            return self
+        problems: list[_Problem] = []
+        parsed = {name: _PARSERS[name](name, value, problems) for name, value in given.items()}
+        _raise(problems)
+        return dataclasses.replace(self, inputs=dataclasses.replace(self.inputs, **parsed))
 
 
 def _path(value: str | None) -> Path | None:
     return Path(value) if value else None
 
 
-def _split_trials(value: str) -> tuple[str, ...]:
-    """``trials`` takes paths or globs separated by newlines, commas or spaces."""
-    parts = value.replace(",", "\n").split()
-    return tuple(part for part in (p.strip() for p in parts) if part)
-
-
-def _validated(settings: ActionSettings) -> ActionSettings:
-    return dataclasses.replace(
-        settings,
-        fail_on=_choice(settings.fail_on, FAIL_ON_CHOICES, "fail_on"),
-        comment=_choice(settings.comment, COMMENT_CHOICES, "comment"),
-        accept_label=settings.accept_label.strip(),
-    )
-
-
-def from_env(environ: Mapping[str, str] | None = None) -> ActionSettings:
-    """Read the Actions environment once. ``environ`` defaults to ``os.environ``."""
+def from_env(environ: Mapping[str, str] | None = None, *, fallback: bool = False) -> ActionSettings:
+    """Read the Actions environment once. ``environ`` defaults to ``os.environ``; ``fallback``
+    as in :meth:`ActionInputs.from_env`."""
     env = os.environ if environ is None else environ
-
-    def inp(name: str, default: str = "") -> str:
-        # Docker actions get INPUT_<NAME> from runs.env; spaces/hyphens are kept as the runner does.
-        value = env.get(f"INPUT_{name.upper()}")
-        return default if value is None or value == "" else value
-
-    token = inp("github_token") or env.get("GITHUB_TOKEN", "")
-    settings = ActionSettings(
+    token = _raw(env, "github_token") or env.get("GITHUB_TOKEN", "")
+    return ActionSettings(
         token=Secret(token),
         api_url=(env.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
         server_url=(env.get("GITHUB_SERVER_URL") or DEFAULT_SERVER_URL).rstrip("/"),
@@ -159,17 +282,5 @@ def from_env(environ: Mapping[str, str] | None = None) -> ActionSettings:
         workspace=_path(env.get("GITHUB_WORKSPACE")),
         output_path=_path(env.get("GITHUB_OUTPUT")),
         summary_path=_path(env.get("GITHUB_STEP_SUMMARY")),
-        trials=_split_trials(inp("trials")),
-        base=inp("base"),
-        head=inp("head"),
-        threshold_pct=inp("threshold_pct"),
-        confidence=inp("confidence"),
-        statistic=inp("statistic"),
-        fail_on=inp("fail_on", "regression"),
-        comment=inp("comment", "on-change"),
-        accept_label=inp("accept_label", DEFAULT_ACCEPT_LABEL),
-        calibration=inp("calibration"),
-        pr_info=inp("pr_info"),
-        report_dir=inp("report_dir"),
+        inputs=ActionInputs.from_env(env, fallback=fallback),
     )
-    return _validated(settings)

@@ -20,7 +20,8 @@ exception nothing else handled (a bug, or input no check foresaw) is logged with
 and the commit status ``error`` gets a one-line reason (its type and message, with the token
 masked, never the traceback), the job summary says what to do, the outputs say
 ``decision=error``, and the step exits :data:`EXIT_INTERNAL`. Invalid inputs (a ``fail_on`` that
-is not a choice) are published the same way, with the inputs they do not affect.
+is not a choice, a ``threshold_pct`` that is not a number) are published the same way, with
+the other inputs as given and the invalid ones at their defaults.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from gate.commands import publish as publish_cmd
 from gate.errors import ConfigError, GateError
 from gate.github import outputs, workflow_commands
 from gate.github.client import make_client
-from gate.github.context import ActionSettings, from_env
+from gate.github.context import ActionInputs, ActionSettings, from_env
 from gate.github.event import load_event
 
 DEFAULT_REPORT_DIR = "ordertrap-report"
@@ -45,8 +46,6 @@ TOKEN_VARIABLES = ("INPUT_GITHUB_TOKEN", "GITHUB_TOKEN")
 # sysexits(3) EX_SOFTWARE, "an internal software error has been detected": apart from 1 (the
 # gate failed) and 2 (an input or API error the message explains)
 EXIT_INTERNAL: Final = 70
-# inputs whose value from_env validates: a bad one is reported with the others left as they are
-VALIDATED_INPUTS: Final = ("INPUT_FAIL_ON", "INPUT_COMMENT")
 INTERNAL_FIX: Final = (
     "this is a bug in ordertrap-gate or an input it does not check yet: please report it with the "
     "traceback from this step's log; re-running helps only if the cause was passing"
@@ -79,17 +78,18 @@ def expand_trials(patterns: tuple[str, ...], root: Path) -> list[Path]:
     return list(found.values())
 
 
-def analyze_args(settings: ActionSettings, trials: list[Path], analysis: Path) -> list[str]:
+def analyze_args(inputs: ActionInputs, trials: list[Path], analysis: Path) -> list[str]:
+    """``analyze``'s argv from the checked inputs (an input not given leaves analyze's default)."""
     args = ["analyze", *map(str, trials), "--json", str(analysis)]
     for flag, value in (
-        ("--base", settings.base),
-        ("--head", settings.head),
-        ("--statistic", settings.statistic),
-        ("--confidence", settings.confidence),
-        ("--threshold-pct", settings.threshold_pct),
+        ("--base", inputs.base),
+        ("--head", inputs.head),
+        ("--statistic", inputs.statistic),
+        ("--confidence", inputs.confidence),
+        ("--threshold-pct", inputs.threshold_pct),
     ):
         if value:
-            args += [flag, value]
+            args += [flag, repr(value) if isinstance(value, float) else value]
     return args
 
 
@@ -138,8 +138,8 @@ def _masked(text: str, secret: str) -> str:
 
 
 def _settings_despite_inputs() -> ActionSettings:
-    """The settings with the validated inputs at their defaults: enough to publish the error."""
-    return from_env({k: v for k, v in os.environ.items() if k not in VALIDATED_INPUTS})
+    """The settings with the invalid inputs at their defaults: enough to publish the error."""
+    return from_env(fallback=True)
 
 
 def _publish_failure(settings: ActionSettings, reason: str, fix: str) -> None:
@@ -150,7 +150,7 @@ def _publish_failure(settings: ActionSettings, reason: str, fix: str) -> None:
     try:
         if settings.token and settings.repository:
             repo = make_client(settings).get_repo(settings.repository)
-        event = load_event(settings, root / settings.pr_info if settings.pr_info else None)
+        event = load_event(settings, root / settings.inputs.pr_info if settings.inputs.pr_info else None)
         if repo is not None and event.from_artifact and event.pr_number:
             publish_cmd.verify_pr_head(repo, event)  # workflow_run: only on a verified PR's head
         sha = event.head_sha
@@ -164,7 +164,7 @@ def _publish_failure(settings: ActionSettings, reason: str, fix: str) -> None:
 
 def _main(settings: ActionSettings) -> int:
     root = settings.workspace or Path.cwd()
-    report_dir = Path(settings.report_dir or DEFAULT_REPORT_DIR)
+    report_dir = Path(settings.inputs.report_dir or DEFAULT_REPORT_DIR)
     if not report_dir.is_absolute():
         report_dir = root / report_dir
     report_dir.mkdir(parents=True, exist_ok=True)
@@ -173,7 +173,7 @@ def _main(settings: ActionSettings) -> int:
     analysis.unlink(missing_ok=True)  # never publish a stale analysis from an earlier step
 
     try:
-        trials = expand_trials(settings.trials, root)
+        trials = expand_trials(settings.inputs.trials, root)
     except ConfigError as exc:
         print(f"ordertrap-gate action: error: {exc}", file=sys.stderr)
         trials = []
@@ -184,15 +184,15 @@ def _main(settings: ActionSettings) -> int:
             workflow_commands.group(f"analyze {len(trials)} trial log(s)"),
             workflow_commands.stop_commands(),
         ):
-            code = _cli(analyze_args(settings, trials, analysis))
+            code = _cli(analyze_args(settings.inputs, trials, analysis))
         if code != 0:
             print(f"ordertrap-gate action: analyze exited {code}; publishing status `error`", file=sys.stderr)
     report_path = ""
     if analysis.is_file():
         with workflow_commands.group("HTML report"), workflow_commands.stop_commands():
             args = ["report", str(analysis), "--format", "html", "--out", str(report)]
-            if settings.calibration and (root / settings.calibration).is_file():
-                args += ["--calibration", str(root / settings.calibration)]
+            if settings.inputs.calibration and (root / settings.inputs.calibration).is_file():
+                args += ["--calibration", str(root / settings.inputs.calibration)]
             if settings.run_url:
                 args += ["--run-url", settings.run_url]
             if _cli(args) == 0:
@@ -208,7 +208,7 @@ def _main(settings: ActionSettings) -> int:
             settings,
             analysis,
             client=client,
-            pr_info=root / settings.pr_info if settings.pr_info else None,
+            pr_info=root / settings.inputs.pr_info if settings.inputs.pr_info else None,
             report_path=report_path or None,
             # the example workflows upload report_path as the `ordertrap-report` artifact, which the
             # run page lists under Artifacts

@@ -36,7 +36,7 @@ Outputs (``GITHUB_OUTPUT``): ``allowed`` (``true``/``false``), ``head_sha``, ``r
 
 This guards the gate's own workflow. It cannot stop a fork that edits the workflow file in its
 PR: for that, the repository setting "Require approval for all outside collaborators" (Settings →
-Actions → Fork pull request workflows) must be on; README "Fork PRs" says so.
+Actions → Fork pull request workflows) must be on; docs/github-actions.md "Fork PRs" says so.
 """
 
 from __future__ import annotations
@@ -56,7 +56,6 @@ WRITE_PERMISSIONS = ("admin", "maintain", "write")
 # Events only people with write access start (or GitHub itself, for the default branch and the
 # merge queue): the code they run is already in the repository.
 TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch", "merge_group")
-DEFAULT_FORK_LABEL = "ordertrap-run-fork"
 
 
 @dataclass(frozen=True)
@@ -143,8 +142,8 @@ def guard(env: Mapping[str, str]) -> int:
         settings.event_name,
         payload,
         settings.repository,
-        allow_input=env.get("INPUT_ALLOW_FORK_PRS", "false").strip().lower() == "true",
-        label=env.get("INPUT_FORK_LABEL") or DEFAULT_FORK_LABEL,
+        allow_input=settings.inputs.allow_fork_prs,
+        label=settings.inputs.fork_label,
         client=client,
     )
     outputs.write_outputs(

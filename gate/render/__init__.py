@@ -15,7 +15,6 @@ from gate.render.render import (
     SUMMARY_LIMIT,
     RenderContext,
     load_analysis,
-    load_calibration_json,
     render,
     validate_analysis,
 )
@@ -27,7 +26,6 @@ __all__ = [
     "SUMMARY_LIMIT",
     "RenderContext",
     "load_analysis",
-    "load_calibration_json",
     "render",
     "validate_analysis",
 ]

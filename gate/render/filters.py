@@ -277,6 +277,7 @@ def make_filters(fmt: str) -> dict[str, Callable[..., Any]]:
         "code": code,
         "trunc": lambda v, n: truncate(v, n),  # plain str: still escaped afterwards
         "mid": lambda v, n: shorten_middle(v, n),  # names: cut in the middle; still escaped
+        "capfirst": lambda v: (t := str(v))[:1].upper() + t[1:],  # plain str: still escaped
         "esc": lambda v: wrap(esc(v)),
         "url": url,
     }

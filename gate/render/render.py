@@ -22,9 +22,10 @@ from typing import Any, Literal
 import jinja2
 from markupsafe import Markup
 
-from gate import analysis_file, jsontext
+from gate import analysis_file
 from gate.bidi import show_bidi
 from gate.errors import InputError
+from gate.files.calibration_json import Calibration
 from gate.model import ANALYSIS_SCHEMA
 from gate.render import filters, view
 
@@ -65,7 +66,7 @@ class RenderContext:
     report_url: str | None = None  # link to the HTML report (artifact)
     summary_url: str | None = None  # where the full table lives when the comment is truncated
     rerun_hint: str | None = None  # how to rerun (e.g. "re-run the workflow" or a command)
-    calibration: dict | None = None  # calibration.json for the instability-vs-cost view
+    calibration: Calibration | None = None  # for the instability-vs-cost view
     template_dir: str | None = None  # user templates that may {% extends "builtin/<name>" %}
     max_plots: int = MAX_PLOTS  # benchmark figures drawn in the HTML report
 
@@ -111,23 +112,6 @@ def load_analysis(path: str | Path) -> dict[str, Any]:
         ) from None
     data = validate_analysis(analysis_file.loads(text, str(p)), str(p))
     analysis_file.check(data, str(p))  # a file is input: its summary must agree with its benchmarks
-    return data
-
-
-def load_calibration_json(path: str | Path) -> dict[str, Any]:
-    """calibration.json for the instability-vs-cost view (the run engine's loader is stricter)."""
-    p = Path(path)
-    fix = "pass the file written by `ordertrap-gate calibrate` (.ordertrap/calibration.json), or drop --calibration"
-    try:
-        data = jsontext.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"calibration file {p} does not exist", fix) from None
-    except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
-        raise InputError(f"calibration file {p} is not valid JSON ({exc})", fix) from None
-    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), dict):
-        raise InputError(
-            f"calibration file {p} has no 'benchmarks' object, so it is not a calibration.json", fix
-        )
     return data
 
 
@@ -190,6 +174,13 @@ def _render(template: jinja2.Template, **ctx: Any) -> str:
             f"template {template.name} uses an undefined value: {exc}",
             "use only the view-model fields of the built-in templates (see gate/render/view.py)",
         ) from None
+
+
+def render_markdown(name: str, **ctx: Any) -> str:
+    """A built-in Markdown template other than the report formats (the calibration diff):
+    the same environment, filters and escaping as the PR comment."""
+    md, _ = _environments(None)
+    return _render(md.get_template(name), **ctx)
 
 
 # ---- limits ------------------------------------------------------------------------------------------
@@ -298,6 +289,10 @@ def _summary_extras(v: dict[str, Any], max_notes: int, max_lines: int, max_names
     notes = sorted(v["notes"], key=_summary_rank)  # the table's order
     v["notes_summary"] = notes[:max_notes]
     v["notes_summary_more"] = len(notes) - len(v["notes_summary"])
+    if v["adaptive"]:
+        followed = sorted(v["adaptive"]["followed"], key=_summary_rank)
+        v["adaptive"]["followed_summary"] = followed[:max_notes]
+        v["adaptive"]["followed_summary_more"] = len(followed) - max_notes if len(followed) > max_notes else 0
     for g in v["warning_groups"]:
         if g["n"] <= max_lines:
             # every warning on a line of its own; an action shared by several is written once,
@@ -439,34 +434,24 @@ def _pick_heatmap(
     }
 
 
-def _num(x: Any) -> float | None:
-    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
-
-
-def _calibration_view(calibration: Any) -> dict[str, Any] | None:
-    """Instability against cost. calibration.json (gate/calibrate.py) stores, per benchmark, the
+def _calibration_view(calibration: Calibration | None) -> dict[str, Any] | None:
+    """Instability against cost. calibration.json (gate/files/calibration_json.py) stores, per benchmark, the
     chosen configuration's instability and cost plus ``full_instability`` and
     ``n_measurements``; the full configuration's cost follows as cost × |full| / n_measurements
     (cost is n_measurements × the mean duration). Each benchmark is drawn as the segment from its
     chosen to its full configuration; a per-configuration ``curve`` list is drawn when present."""
-    if not isinstance(calibration, Mapping) or not isinstance(calibration.get("benchmarks"), Mapping):
+    if calibration is None:
         return None
-    full = calibration.get("full") or {}
-    full_count = 1.0
-    for level in full.values() if isinstance(full, Mapping) else []:
-        full_count *= float(level) if isinstance(level, int | float) else math.nan
+    full_count = float(math.prod(calibration.full.values()))
     points = []
     kind = "none"
-    for name, entry in calibration["benchmarks"].items():
-        if not isinstance(entry, Mapping):
-            continue
-        cost, instab = _num(entry.get("cost")), _num(entry.get("instability"))
-        curve = entry.get("curve") or entry.get("configurations") or []
-        curve = curve if isinstance(curve, list) else []
+    for name, entry in calibration.benchmarks.items():
+        cost, instab = entry.cost, entry.instability
+        curve = list(entry.curve)
         if curve:
             kind = "curve"
         else:
-            n_meas, full_instab = _num(entry.get("n_measurements")), _num(entry.get("full_instability"))
+            n_meas, full_instab = entry.n_measurements, entry.full_instability
             if (
                 cost is not None
                 and instab is not None
@@ -484,13 +469,13 @@ def _calibration_view(calibration: Any) -> dict[str, Any] | None:
                 "name": str(name),
                 "cost": cost,
                 "instability": instab,
-                "stable": bool(entry.get("stable", True)),
+                "stable": entry.stable,
                 # a never-stable benchmark keeps the full configuration (µOpTime §5): not "minimal"
                 "config": view.config_label(
                     {
-                        "source": "full" if entry.get("never_stable") is True else "calibration",
-                        "never_stable": entry.get("never_stable") is True,
-                        **(entry.get("config") or {}),
+                        "source": "full" if entry.never_stable else "calibration",
+                        "never_stable": entry.never_stable,
+                        **entry.config,
                     }
                 ),
                 "curve": curve,
@@ -498,14 +483,14 @@ def _calibration_view(calibration: Any) -> dict[str, Any] | None:
         )
     from gate.render import plots
 
-    threshold = _num(calibration.get("threshold"))
+    threshold = calibration.threshold or None
     image = plots.calibration_figure(points, threshold)
-    summary = calibration.get("summary") or {}
+    summary = calibration.summary
     return {
         "image": image,
         "points": points,
         "curve_kind": kind,
-        "metric": str(calibration.get("metric") or "instability"),
+        "metric": calibration.metric or "instability",
         "threshold": threshold,
         "saved_pct": summary.get("saved_pct"),
         "cost_unit": str(summary.get("cost_unit") or ""),
@@ -598,6 +583,10 @@ def render(analysis: dict, fmt: Format, context: RenderContext | None = None) ->
         r["table_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_HTML)
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
+    if v["adaptive"]:  # benchmarks resolved by follow-up rounds: capped like the notes
+        followed = v["adaptive"]["followed"]
+        v["adaptive"]["followed_comment"] = followed[:COMMENT_MAX_NOTES]
+        v["adaptive"]["followed_more"] = len(followed) - len(v["adaptive"]["followed_comment"])
     for g in v["warning_groups"]:
         g["by_action"] = _by_action(g["entries"])
         compact = _compact_warnings(g["entries"])

@@ -11,6 +11,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
 
@@ -218,6 +219,10 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
             ],
             "n_warnings": len(warnings),
             "n_label": _n_label(base, head),
+            # inconclusive for lack of data: more values would resolve it (a budget's hint)
+            "lacks_data": verdict == "inconclusive" and type(g("samples_needed")) is int,
+            "followup_resolved": followup_words.resolved(verdict, g("followup")),
+            "followup_unresolved": None,  # set by build(): its words need the run's budget
         }
     )
 
@@ -463,6 +468,8 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
             for k, v in (analysis.get("environment") or {}).items()
             if not isinstance(v, Mapping | list)
         },
+        "adaptive": adaptive_view(analysis, rows),
+        "budget_hint": budget_hint(analysis, rows, decision),
         "n_minimal": sum(1 for r in rows if r["minimal"]),
         "n_never_stable": sum(1 for r in rows if r["never_stable"]),
         "config_note": config_note(rows, n),
@@ -482,3 +489,35 @@ def config_note(rows: list[Row], n: int) -> str:
             "configuration for them (never stable)"
         )
     return text
+
+
+def adaptive_view(analysis: Mapping[str, Any], rows: list[Row]) -> dict[str, Any] | None:
+    """The follow-up rounds of ``run --budget`` (analysis.json ``adaptive``), None without a
+    budget. Sets each row's ``followup_unresolved`` (why it stayed inconclusive and what would
+    resolve it); ``followed`` lists the other benchmarks that had follow-up rounds, in the
+    table's order, with how they were resolved."""
+    adaptive = analysis.get("adaptive")
+    if type(adaptive) is not dict:
+        return None
+    benchmarks = analysis.get("benchmarks") or []
+    for r in rows:
+        if r["verdict"] == "inconclusive":
+            b = benchmarks[r["index"]]
+            r["followup_unresolved"] = followup_words.unresolved(
+                b.get("followup"), adaptive, r["reason"], r["warnings"]
+            )
+    return {
+        "timeline": followup_words.timeline(adaptive),
+        "stop": followup_words.stop(adaptive),
+        "rule": followup_words.rule(adaptive),
+        "followed": [r for r in rows if r["followup_resolved"] and not r["followup_unresolved"]],
+        "unresolved": [r for r in rows if r["followup_unresolved"]],
+    }
+
+
+def budget_hint(analysis: Mapping[str, Any], rows: list[Row], decision: str) -> int:
+    """Inconclusive benchmarks that more values would resolve, on an inconclusive run without a
+    budget (0 otherwise): the reports then mention ``run --budget``."""
+    if decision != "inconclusive" or type(analysis.get("adaptive")) is dict:
+        return 0
+    return sum(1 for r in rows if r["lacks_data"])

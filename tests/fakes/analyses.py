@@ -10,6 +10,9 @@ a given seed (``random.Random``, rounded floats), so golden files stay stable. T
 * :func:`order_effects` — ``order_check`` with fixed vs random runs, carry-over matrix,
   dissimilar runs and machine-preparation warnings
 * :func:`hostile_names` — names, units and messages full of Markdown/HTML/mentions/very long text
+* :func:`followup_rounds` — a run with a time budget (``run --budget``): benchmarks resolved by
+  follow-up rounds and ones left inconclusive for each reason (with a hostile name and detail)
+* :func:`needs_budget` — inconclusive for lack of data, measured without a budget
 * :func:`large` — ``n`` benchmarks (default 5,000) for the speed benchmark and truncation
 
 ``SCENARIOS`` maps a short name to a zero-argument builder (golden files use these names).
@@ -22,7 +25,10 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-SCHEMA_VERSION = 1
+from gate.files import calibration_json
+from gate.files.calibration_json import Calibration
+
+SCHEMA_VERSION = 2
 TOOL_VERSION = "0.1.0"
 CREATED_AT = "2026-11-26T02:30:00Z"
 
@@ -83,6 +89,8 @@ def benchmark(
     warnings: list[dict[str, str]] | None = None,
     warmup: bool = False,
     seed: int = 0,
+    samples_needed: int | None = None,
+    followup: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One entry of ``analysis["benchmarks"]`` with raw samples drawn around the estimates.
 
@@ -159,6 +167,8 @@ def benchmark(
             "predecessors": predecessors or [],
         },
         "similarity": {"dissimilar_runs": dissimilar_runs or [], "dissimilar_instances": []},
+        "samples_needed": samples_needed,
+        "followup": followup,
         "warnings": warnings or [],
         "samples": {
             "base": {"value": base_vals, "seq": base_seq[:n_base]},
@@ -193,6 +203,7 @@ def analysis(
     warnings: list[dict[str, str]] | None = None,
     decision: str | None = None,
     only_in_base: int = 0,
+    adaptive: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Wrap benchmark entries into a full analysis document: sorted as the contract says, counts
     and the default-policy decision computed from the verdicts."""
@@ -234,6 +245,7 @@ def analysis(
             "only_in_head": 0,
             "time": time,
         },
+        "adaptive": adaptive,
         "benchmarks": ordered,
         "order_check": order_check,
         "carryover_matrix": carryover_matrix,
@@ -540,6 +552,155 @@ def hostile_names() -> dict[str, Any]:
     )
 
 
+def _followup(rounds: int, base: int, head: int, unresolved: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"rounds": rounds, "extra_values": {"base": base, "head": head}, "unresolved": unresolved}
+
+
+HOSTILE_FOLLOWUP = "<b>x</b>|@octocat `y` #7"
+
+
+def followup_rounds() -> dict[str, Any]:
+    """A 15-minute budget spent in 2 follow-up rounds: two benchmarks resolved by them, one left
+    for the budget, one hopeless, two where more values would not help (one an order effect, one
+    with a hostile name and detail)."""
+    cal = calibration_config(1, 3, 1)
+    per_look = "99.75% CI"
+    benches = [
+        benchmark("parse", "unchanged", change_pct=0.6, config=cal, n=45, followup=_followup(2, 40, 40)),
+        benchmark(
+            "alloc",
+            "regression",
+            change_pct=5.2,
+            base_estimate=812.0,
+            unit="ns/op",
+            config=cal,
+            n=15,
+            followup=_followup(1, 10, 10),
+        ),
+        benchmark("render", "unchanged", change_pct=-0.3, config=cal, n=5, followup=_followup(0, 0, 0)),
+        benchmark(
+            "query",
+            "inconclusive",
+            change_pct=2.1,
+            noise=0.03,
+            config=cal,
+            n=43,
+            samples_needed=90,
+            reason=f"the {per_look} of the change [-0.9%, +5.2%] is too wide to rule out a 3% change; about "
+            "90 values per version (now 45/43) would resolve a 3% change at this noise",
+            followup=_followup(
+                2,
+                40,
+                40,
+                {
+                    "reason": "budget_spent",
+                    "detail": "the CI is too wide",
+                    "values_needed": 90,
+                    "needs_s": 1500.0,
+                },
+            ),
+        ),
+        benchmark(
+            "flaky_io",
+            "inconclusive",
+            change_pct=4.0,
+            noise=0.2,
+            config=cal,
+            n=5,
+            samples_needed=4000,
+            reason=f"the {per_look} of the change [-40.2%, +61.0%] is too wide to rule out a 3% change; about "
+            "4000 values per version (now 5/5) would resolve a 3% change at this noise",
+            followup=_followup(
+                0,
+                0,
+                0,
+                {"reason": "hopeless", "detail": "", "values_needed": 4000, "needs_s": 5400.0},
+            ),
+        ),
+        benchmark(
+            "sorted_insert",
+            "inconclusive",
+            change_pct=3.5,
+            config=cal,
+            n=5,
+            reason="no confidence interval could be computed (non-positive or non-finite values); check the "
+            "benchmark's output",
+            warnings=[
+                {
+                    "code": "order_effect",
+                    "message": "sorted_insert: fixed and random order give different results (Kruskal-Wallis "
+                    "p=0.002, Δ +6.0%)",
+                    "action": "keep RMIT's random order (the default) and add a reset between benchmarks "
+                    "([suite].reset)",
+                }
+            ],
+            followup=_followup(
+                0,
+                0,
+                0,
+                {
+                    "reason": "not_lack_of_data",
+                    "detail": "no confidence interval could be computed",
+                    "values_needed": None,
+                    "needs_s": None,
+                },
+            ),
+        ),
+        benchmark(
+            HOSTILE_FOLLOWUP,
+            "inconclusive",
+            change_pct=3.1,
+            config=cal,
+            n=10,
+            reason="values cannot be compared: <script>alert(1)</script> @team",
+            followup=_followup(
+                1,
+                5,
+                5,
+                {
+                    "reason": "not_lack_of_data",
+                    "detail": "</details> **bold** @octocat #12 |pipe| [x](javascript:alert(1))",
+                    "values_needed": None,
+                    "needs_s": None,
+                },
+            ),
+        ),
+    ]
+    adaptive = {
+        "budget_s": 900.0,
+        "used_s": 880.3,
+        "planned_s": 180.2,
+        "followup_s": 700.1,
+        "full_s": 2460.0,
+        "rounds": 2,
+        "max_rounds": 3,
+        "rule": {"name": "bonferroni-looks", "confidence": 0.99, "looks": 4, "confidence_per_look": 0.9975},
+        "stop_reason": "budget_spent",
+    }
+    doc = analysis(benches, time={"spent_s": 880.3, "full_s": 2460.0, "saved_pct": 64.2}, adaptive=adaptive)
+    doc["settings"]["confidence"] = 0.9975
+    return doc
+
+
+def needs_budget() -> dict[str, Any]:
+    """No budget; two benchmarks inconclusive for lack of data (samples_needed), one not."""
+    cal = calibration_config(1, 2, 1)
+    benches = [
+        benchmark("parse", "unchanged", change_pct=0.4, config=cal, n=6),
+        benchmark("query", "inconclusive", change_pct=2.6, noise=0.03, config=cal, n=6, samples_needed=30),
+        benchmark("scan", "inconclusive", change_pct=-2.9, noise=0.03, config=cal, n=6, samples_needed=18),
+        benchmark(
+            "broken",
+            "inconclusive",
+            change_pct=0.5,
+            n=6,
+            reason="no confidence interval could be computed (non-positive or non-finite values); check the "
+            "benchmark's output",
+        ),
+    ]
+    return analysis(benches, time={"spent_s": 30.0, "full_s": 150.0, "saved_pct": 80.0})
+
+
 def large(n: int = 5000, seed: int = 7) -> dict[str, Any]:
     """``n`` benchmarks: ~1% regressions, ~1% improvements, ~3% inconclusive, a few failed,
     the rest unchanged; 15 samples per version each."""
@@ -571,8 +732,17 @@ def large(n: int = 5000, seed: int = 7) -> dict[str, Any]:
     return analysis(benches, time={"spent_s": 3600.0, "full_s": 14400.0, "saved_pct": 75.0})
 
 
-def calibration(benchmarks: Sequence[str] = ("parse", "render", "tokenize", "serialize", "compress")) -> dict:
-    """A calibration.json (docs/contracts.md) for the given benchmark names."""
+def calibration(
+    benchmarks: Sequence[str] = ("parse", "render", "tokenize", "serialize", "compress"),
+) -> Calibration:
+    """A calibration.json for the given benchmark names, as its reader returns it."""
+    return calibration_json.from_document(calibration_document(benchmarks))
+
+
+def calibration_document(
+    benchmarks: Sequence[str] = ("parse", "render", "tokenize", "serialize", "compress"),
+) -> dict[str, Any]:
+    """The JSON object of :func:`calibration` (docs/contracts.md), to edit before reading it."""
     rng = random.Random("calibration")
     entries = {}
     for name in benchmarks:
@@ -617,4 +787,6 @@ SCENARIOS: dict[str, Callable[[], dict[str, Any]]] = {
     "failures": failures,
     "order_effects": order_effects,
     "hostile_names": hostile_names,
+    "followup_rounds": followup_rounds,
+    "needs_budget": needs_budget,
 }

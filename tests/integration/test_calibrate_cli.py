@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gate.calibration_file import load_calibration
+from gate.files import calibration_json
 from gate.model import CALIBRATION_SCHEMA, TRIAL_COLUMNS
 from tests.conftest import REPO_ROOT
 
@@ -139,7 +139,7 @@ def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> Non
     assert any(w["code"] == "failed-trials" for w in doc["warnings"])
     assert all({"code", "message", "action"} == set(w) for w in doc["warnings"])
     # the run engine's reader accepts it
-    cal = load_calibration(out)
+    cal = calibration_json.read(out)
     assert cal.config_for("quiet") == quiet["config"]
     assert cal.config_for("new-benchmark") is None
     assert cal.discard_warmup == {"level": "measurement", "count": 1}

@@ -1,7 +1,7 @@
 """The root action's image, built and run with podman the way GitHub runs a Docker action.
 
 ``scripts/container-test.sh build`` builds the Dockerfile (base image debootstrapped once and
-cached, see README "Running the image locally or behind a proxy"); the container then runs with the workspace at
+cached, see docs/github-actions.md "Running the image locally or behind a proxy"); the container then runs with the workspace at
 ``/github/workspace``, the runner's files under ``/github/file_commands`` and
 ``/github/workflow``, the inputs in ``INPUT_*``, against the fake GitHub server on the host.
 ``--network host`` lets the container reach the fake server on 127.0.0.1 (it binds loopback only).
@@ -181,8 +181,8 @@ def test_container_runs_its_installed_gate_not_a_gate_package_in_the_workspace(i
 
 
 def test_arguments_given_to_the_image_reach_the_cli(image):
-    # `docker run IMAGE --help`: with arguments the entrypoint is the CLI (README "Running the
-    # image locally or behind a proxy"); GitHub runs it without any (action.yml has no args)
+    # `docker run IMAGE --help`: with arguments the entrypoint is the CLI; GitHub runs it without
+    # any, action.yml has no args (docs/github-actions.md "Running the image locally or behind a proxy")
     proc = subprocess.run(
         ["bash", str(SCRIPT), "run", "--rm", image, "--help"], capture_output=True, text=True, timeout=300
     )

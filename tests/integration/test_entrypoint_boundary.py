@@ -101,15 +101,28 @@ def test_an_unexpected_exception_still_publishes_with_the_token_masked(job, fake
         assert ACTIONS_TOKEN not in text
 
 
-def test_an_invalid_input_still_publishes_status_error(job, fake, monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("name", "value", "fix"),
+    [
+        ("fail_on", "sometimes", "one of: regression"),
+        ("threshold_pct", "5%", "to a number, e.g."),
+        ("confidence", "99", "to a number, e.g."),
+        ("statistic", "mode", "one of: median, mean"),
+    ],
+)
+def test_an_invalid_input_still_publishes_status_error(job, fake, monkeypatch, capsys, name, value, fix):
+    """Checked before anything runs, and named as the workflow writes it (not as analyze's flag)."""
     job.pull_request()
-    workspace(job, monkeypatch)
-    monkeypatch.setenv("INPUT_FAIL_ON", "sometimes")
+    ws = workspace(job, monkeypatch)
+    monkeypatch.setenv(f"INPUT_{name.upper()}", value)
     assert entrypoint.main() == 2
-    assert "fail_on is 'sometimes'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"fix: set the action input `{name}`" in err
+    assert f"{name} is {value!r}" in err and not any(f"--{n}" in err for n in ("threshold", "conf", "stat"))
     (status,) = fake.statuses_for(HEAD)
-    assert status["state"] == "error" and status["description"].startswith("invalid action input: fail_on")
-    assert job.outputs()["decision"] == "error" and "one of: regression" in job.summary.read_text()
+    assert status["state"] == "error" and status["description"].startswith(f"invalid action input: {name} is")
+    assert job.outputs()["decision"] == "error" and fix in job.summary.read_text()
+    assert not (ws / "ordertrap-report" / "analysis.json").exists()  # nothing was analyzed
 
 
 @pytest.mark.parametrize("pr_head", [HEAD, "9" * 40], ids=["verified", "not-at-the-run-head"])

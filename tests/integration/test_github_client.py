@@ -44,12 +44,12 @@ def test_settings_read_inputs_and_validate_choices():
     settings = from_env(
         {"INPUT_FAIL_ON": "Inconclusive", "INPUT_COMMENT": "always", "INPUT_TRIALS": "a/*.csv, b.csv\nc.csv"}
     )
-    assert (settings.fail_on, settings.comment, settings.trials) == (
+    assert (settings.inputs.fail_on, settings.inputs.comment, settings.inputs.trials) == (
         "inconclusive",
         "always",
         ("a/*.csv", "b.csv", "c.csv"),
     )
-    assert settings.accept_label == "perf-regression-accepted"
+    assert settings.inputs.accept_label == "perf-regression-accepted"
     with pytest.raises(ConfigError, match="fail_on") as info:
         from_env({"INPUT_FAIL_ON": "sometimes"})
     assert "regression, inconclusive, never" in info.value.fix

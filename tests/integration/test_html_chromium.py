@@ -101,3 +101,12 @@ def test_screenshot_is_not_blank(tmp_path: Path) -> None:
     white = sum(n for n, c in colours if c == (255, 255, 255))
     assert white < 0.97 * 1000 * 1400, "the page should show text, tables and plots"
     assert len(colours) > 50, "plots and styled text have many colours; a blank or error page has few"
+
+
+def test_follow_up_rounds_stay_text_in_the_browser(tmp_path: Path) -> None:
+    dom = _dump(tmp_path, render(analyses.followup_rounds(), "html"))
+    assert 'id="js-error"' not in dom and 'data-ready="1"' in dom
+    assert '<table id="followup">' in dom
+    # the hostile detail is text in its cell, and the <details>/<b> in it never became elements
+    assert "&lt;/details&gt; **bold** @octocat #12 |pipe| [x](javascript:alert(1))" in dom
+    assert "<b>x</b>" not in dom and 'href="javascript' not in dom

@@ -143,11 +143,14 @@ def test_artifact_name_is_sanitised_and_the_folder_emptied(tmp_path):
 
 
 def _fake_gate(tmp_path: Path) -> Path:
-    """A stand-in `ordertrap-gate` that records its environment, to see what a benchmark inherits."""
+    """A stand-in `ordertrap-gate` that records its environment (what a benchmark inherits) and
+    its arguments."""
     bin_dir = tmp_path / "gatebin"
     bin_dir.mkdir()
     script = bin_dir / "ordertrap-gate"
-    script.write_text(f"#!/bin/sh\nenv > {tmp_path}/gate-env.txt\n")
+    script.write_text(
+        f"#!/bin/sh\nenv > {tmp_path}/gate-env.txt\nprintf '%s\\n' \"$@\" > {tmp_path}/gate-args.txt\n"
+    )
     script.chmod(0o755)
     python = bin_dir / "python"  # the real one: the token check is gate code
     python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
@@ -168,6 +171,30 @@ def test_run_step_strips_tokens_from_the_benchmark_environment(repo):
     _run_step("bench", path, _bench_env(path))
     inherited = (path / "gate-env.txt").read_text()
     assert "ghs_secret" not in inherited and "INSTANCE=r1" in inherited
+
+
+@pytest.mark.parametrize(
+    ("order_check", "flag"), [("true", True), ("True", True), ("false", False), ("", False)]
+)
+def test_run_step_reads_order_check_as_a_boolean(repo, order_check, flag):
+    path, _ = repo
+    _run_step("bench", path, {**_bench_env(path), "ORDER_CHECK": order_check, "SEED": "-3"})
+    args = (path / "gate-args.txt").read_text().splitlines()
+    assert ("--order-check" in args) is flag and args[args.index("--seed") + 1] == "-3"
+
+
+@pytest.mark.parametrize(("name", "value"), [("ORDER_CHECK", "yes"), ("SEED", "abc"), ("SEED", "1.5")])
+def test_run_step_names_a_bad_seed_or_order_check_input(repo, name, value):
+    path, _ = repo
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("bench")],
+        cwd=path, env={**env, name: value}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"::error title=ordertrap-gate::the input {name.lower()} is not" in result.stdout
+    assert f"fix: set {name.lower()}" in result.stdout and value not in result.stdout
+    assert not (path / "gate-args.txt").exists()  # the gate never started
 
 
 @pytest.mark.parametrize(

@@ -87,6 +87,17 @@ def test_fork_pr_runs_when_the_workflow_opts_in(fake, tmp_path):
     assert guard(fake, tmp_path, fork_payload(fake), allow_fork_prs="true") == 0
 
 
+@pytest.mark.parametrize("value", ["yes", "on", "1"])
+def test_an_opt_in_that_is_not_true_or_false_is_an_error_naming_the_input(fake, tmp_path, capsys, value):
+    """Not read as false: the workflow meant something, so the guard cannot decide (exit 2) and
+    says which input to write how; the benchmark job, which needs `allowed == 'true'`, stays off."""
+    assert guard(fake, tmp_path, fork_payload(fake), allow_fork_prs=value) == 2
+    captured = capsys.readouterr()
+    assert f"allow_fork_prs is {value!r}, which is not true or false" in captured.err
+    assert "set the action input `allow_fork_prs` to true or false" in captured.err
+    assert "allowed" not in captured.out
+
+
 def test_label_by_a_writer_in_this_event_runs(fake, tmp_path, capsys):
     fake.set_permission("maintainer", "write")
     payload = fork_payload(
@@ -136,17 +147,17 @@ def test_expand_trials_globs_dirs_and_dedup(tmp_path):
 
 
 def test_inputs_map_onto_analyze_flags(tmp_path):
-    settings = from_env({"INPUT_BASE": "main", "INPUT_THRESHOLD_PCT": "5", "INPUT_STATISTIC": "mean"})
-    args = analyze_args(settings, [tmp_path / "trials.csv"], tmp_path / "a.json")
+    settings = from_env({"INPUT_BASE": "main", "INPUT_THRESHOLD_PCT": " 5 ", "INPUT_STATISTIC": "Mean"})
+    args = analyze_args(settings.inputs, [tmp_path / "trials.csv"], tmp_path / "a.json")
     assert args == ["analyze", str(tmp_path / "trials.csv"), "--json", str(tmp_path / "a.json"),
-                    "--base", "main", "--statistic", "mean", "--threshold-pct", "5"]  # fmt: skip
+                    "--base", "main", "--statistic", "mean", "--threshold-pct", "5.0"]  # fmt: skip
 
 
 # ---- calibration diff --------------------------------------------------------------------------
 
 
 def test_calibration_diff_lists_changed_benchmarks(tmp_path, capsys):
-    old = analyses.calibration()
+    old = analyses.calibration_document()
     new = json.loads(json.dumps(old))
     name = sorted(new["benchmarks"])[0]
     new["benchmarks"][name]["config"] = {"suite_run": 3, "iteration": 5, "measurement": 5}

@@ -53,7 +53,7 @@ def test_comment_to_stdout(analysis_file: Path, capsys: pytest.CaptureFixture[st
 
 def test_html_to_a_new_directory(analysis_file: Path, tmp_path: Path) -> None:
     cal = tmp_path / "calibration.json"
-    cal.write_text(json.dumps(analyses.calibration()), encoding="utf-8")
+    cal.write_text(json.dumps(analyses.calibration_document()), encoding="utf-8")
     out = tmp_path / "demo-output" / "report.html"
     proc = _run(str(analysis_file), "--format", "html", "--out", str(out), "--calibration", str(cal))
     assert proc.returncode == 0, proc.stderr

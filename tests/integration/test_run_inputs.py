@@ -95,12 +95,12 @@ def test_a_calibration_with_a_byte_order_mark_is_read(tmp_path, capsys):
 
 def test_report_reads_a_deeply_nested_calibration_as_an_error(tmp_path):
     from gate.errors import InputError
-    from gate.render import load_calibration_json
+    from gate.files import calibration_json
 
     path = tmp_path / "calibration.json"
     path.write_text('{"benchmarks": ' + "[" * 100_000 + "]" * 100_000 + "}")
     with pytest.raises(InputError, match="nested too deeply"):
-        load_calibration_json(path)
+        calibration_json.read(path)
 
 
 # ---- .ordertrap.toml ---------------------------------------------------------------------------
@@ -230,7 +230,7 @@ def test_bidi_controls_in_names_are_shown_visibly_by_run_and_kept_in_the_log(tmp
 
 def test_formula_like_names_are_kept_as_written_in_the_trial_log(tmp_path, capsys):
     # trials.csv is data (pandas, analyze, calibrate match names across versions and runs); the
-    # gate writes no CSV meant for a spreadsheet, so it neutralises nothing here (README: Trial log)
+    # gate writes no CSV meant for a spreadsheet, so it neutralises nothing here (docs/contracts.md "trials.csv")
     names = ("=1+2", "=cmd|' /C calc'!A0", "+1", "-1", "@SUM(A1)", "\tx")
     code, err = _run_config(tmp_path, capsys, config(names=names, s=1, i=1))
     assert code == 0, err

@@ -332,7 +332,7 @@ def test_a_sigkilled_gate_takes_its_sandboxed_trial_with_it(tmp_path):
             textwrap.dedent(
                 f"""
                 from pathlib import Path
-                from gate import sandbox
+                from gate.engine import sandbox
                 from gate.engine.process import SubprocessRunner
                 box = sandbox.Sandbox({shutil.which("bwrap")!r}, writable=[Path("/tmp")], read_only=[])
                 runner = SubprocessRunner(pid_file=Path({str(out / ".running")!r}), sandbox=box)

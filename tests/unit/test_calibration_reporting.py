@@ -12,9 +12,10 @@ import pandas as pd
 from gate.analysis.compare import Sample, Settings, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
-from gate.calibration_file import Calibration, load_calibration
 from gate.commands.run import _level_configs
 from gate.engine.settings import load_config
+from gate.files import calibration_json
+from gate.files.calibration_json import Calibration
 from gate.render import render
 from tests.fakes import analyses
 
@@ -36,7 +37,7 @@ def _calibration(tmp_path: Path, never: set[str]) -> Calibration:
     }
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps(doc))
-    return load_calibration(path)
+    return calibration_json.read(path)
 
 
 def test_a_never_stable_benchmark_runs_and_is_labelled_as_the_full_configuration(tmp_path: Path) -> None:
@@ -137,7 +138,8 @@ def test_the_analysis_gives_calibration_advice_for_what_ran_calibrated(tmp_path:
 def test_the_html_calibration_view_does_not_call_a_never_stable_choice_minimal() -> None:
     from gate.render import RenderContext
 
-    cal = analyses.calibration(["parse", "compress"])  # compress: never stable
-    cal["benchmarks"]["compress"]["config"] = {"suite_run": 3, "iteration": 5, "measurement": 1}
+    doc = analyses.calibration_document(["parse", "compress"])  # compress: never stable
+    doc["benchmarks"]["compress"]["config"] = {"suite_run": 3, "iteration": 5, "measurement": 1}
+    cal = calibration_json.from_document(doc)
     page = render(analyses.all_unchanged(), "html", RenderContext(calibration=cal))
     assert "full 3×5×1 (never stable)" in page and "minimal 3×5×1" not in page

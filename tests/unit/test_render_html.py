@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from gate.files import calibration_json
 from gate.render import RenderContext, plots, render
 from tests.fakes import analyses
 
@@ -40,17 +41,19 @@ def test_views_absent_without_their_data() -> None:
 
 
 def test_calibration_without_full_points() -> None:
-    cal = analyses.calibration()
-    for entry in cal["benchmarks"].values():
+    doc = analyses.calibration_document()
+    for entry in doc["benchmarks"].values():
         del entry["n_measurements"], entry["full_instability"]
+    cal = calibration_json.from_document(doc)
     page = render(analyses.all_unchanged(), "html", RenderContext(calibration=cal))
     assert "no per-configuration curve, so only the chosen configurations are shown" in page
 
 
 def test_calibration_curve_is_drawn_when_present() -> None:
-    cal = analyses.calibration()
-    for entry in cal["benchmarks"].values():
+    doc = analyses.calibration_document()
+    for entry in doc["benchmarks"].values():
         entry["curve"] = [{"cost": c, "instability": 0.05 / c} for c in (1.0, 2.0, 4.0, 8.0)]
+    cal = calibration_json.from_document(doc)
     page = render(analyses.all_unchanged(), "html", RenderContext(calibration=cal))
     assert "Grey lines connect the configurations" in page
 

@@ -112,14 +112,14 @@ def test_unknown_top_level_tables_are_errors(text, needle, hint):
 def test_every_adapter_table_is_allowed_even_when_another_adapter_is_active():
     tables = "".join(f"[{name}]\n{ADAPTER_KEYS[name][0]} = 'x'\n" for name in ADAPTERS if ADAPTER_KEYS[name])
     c = parse(tables + BENCH + "[command]\n")
-    assert set(c.raw) == set(TOP_LEVEL_TABLES) - {"suite", "full"}
+    assert set(c.raw) == set(TOP_LEVEL_TABLES) - {"suite", "full", "adaptive"}
 
 
 def test_the_allowed_top_level_tables_are_what_the_gate_reads():
     assert TOP_LEVEL_TABLES[:3] == ("suite", "full", "benchmark")
-    assert TOP_LEVEL_TABLES[3:] == ADAPTER_NAMES
+    assert TOP_LEVEL_TABLES[3:] == (*ADAPTER_NAMES, "adaptive")  # [adaptive]: run's follow-up rounds
     # Only `run` reads the config (through gate/engine/config_source.py); if another stage starts reading its own table from it,
-    # add that table to TOP_LEVEL_TABLES (and to README "Configuration").
+    # add that table to TOP_LEVEL_TABLES (and to docs/configuration.md "Configuration").
     readers = sorted(
         str(p.relative_to(ROOT))
         for p in (ROOT / "gate").rglob("*.py")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gate.analysis.load import load_trials
-from gate.calibrate import normalise, read_tables
+from gate.calibration.dataset import normalise, read_tables
 from gate.model import warning
 from gate.render import view
 from gate.warning_codes import OLD_SPELLINGS, WarningCategory, WarningCode, canonical, lookup

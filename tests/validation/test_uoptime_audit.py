@@ -11,16 +11,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from gate.calibrate import (
-    audit,
-    build_dataset,
-    calibrate,
-    distinct,
-    make_plan,
-    normalise,
-    read_tables,
-    select,
-)
+from gate.calibration.audit import audit
+from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
+from gate.calibration.search import calibrate, make_plan
 from tests.conftest import require_shared_data
 
 LEVELS = ("suite_run", "iteration", "second")

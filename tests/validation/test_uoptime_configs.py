@@ -14,16 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gate.calibrate import (
-    Dataset,
-    build_dataset,
-    calibrate,
-    distinct,
-    make_plan,
-    normalise,
-    read_tables,
-    select,
-)
+from gate.calibration.dataset import Dataset, build_dataset, distinct, normalise, read_tables, select
+from gate.calibration.search import calibrate, make_plan
 from gate.stats.stability import RCIW3_UOPTIME, BootstrapPlan
 from tests.conftest import require_shared_data
 

@@ -1,0 +1,196 @@
+"""The follow-up loop of ``run --budget``: analyse the log → plan a round → run it → analyse …
+
+Planning is :mod:`gate.engine.rounds` (pure); trials run through
+:func:`gate.engine.driver.run_schedule` (passed in as ``drive``); every look is
+:func:`gate.analysis.pipeline.build_analysis` on the trial log with ``analyze``'s default settings
+at the per-look confidence, so ``analyze`` on the finished log (which reads that confidence from
+meta.json) gives the verdicts of the last look.
+
+Crash safety: each round's entry, with its whole schedule, is written to meta.json (temp file +
+rename) before its first trial starts, and ``final`` after the last look. A run killed at any
+moment resumes by completing the recorded rounds (the trial log says which trials finished),
+then planning on; one killed after ``final`` is complete.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from gate.analysis.compare import Settings
+from gate.analysis.load import load_trials
+from gate.analysis.pipeline import build_analysis
+from gate.engine.driver import DriverResult
+from gate.engine.rounds import (
+    BudgetClock,
+    RoundPlan,
+    looks_from_analysis,
+    plan_round,
+    round_seed,
+    round_trials,
+)
+from gate.engine.schedule import LevelConfig, Trial, followup_schedule
+from gate.model import utc_timestamp
+
+Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
+
+
+def _minutes(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
+@dataclass
+class Rounds:
+    """What the loop needs from the run (built once by ``gate.commands.run``)."""
+
+    meta: dict[str, Any]  # the run's meta.json document; its ``adaptive`` is updated in place
+    save_meta: Callable[[dict[str, Any]], None]  # atomic write of meta.json
+    log_path: Path
+    planned: Sequence[Trial]
+    levels: Mapping[str, LevelConfig]
+    versions: Sequence[str]
+    instance: str
+    seed: int
+    clock: BudgetClock
+    drive: Drive
+    quiet: bool = False  # no progress lines on stderr
+
+    @property
+    def adaptive(self) -> dict[str, Any]:
+        ad = self.meta["adaptive"]
+        assert isinstance(ad, dict)
+        return ad
+
+    def budget_left(self) -> bool:
+        return self.clock.used_s() < float(self.adaptive["budget_s"])
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            print(f"ordertrap-gate run: {text}", file=sys.stderr, flush=True)
+
+    # ---- one look -----------------------------------------------------------------------------
+    def look(self) -> tuple[dict[str, Any], pd.DataFrame]:
+        logs = load_trials([self.log_path])
+        settings = Settings(confidence=float(self.adaptive["rule"]["confidence_per_look"]))
+        return build_analysis(logs, base=None, head=None, settings=settings), logs.frame
+
+    def _values_per_suite_run(self) -> dict[str, int]:
+        out = {}
+        for name, c in self.levels.items():
+            cfg = self.meta.get("benchmark_configs", {}).get(name, {})
+            warm = int(cfg.get("discard_warmup") or 0)
+            level = cfg.get("warmup_level", "measurement")
+            it = c.iterations - (warm if level == "iteration" else 0)
+            m = c.measurements - (warm if level == "measurement" else 0)
+            out[name] = max(1, it * m)
+        return out
+
+    def _suite_run_s(self, frame: pd.DataFrame, names: Sequence[str]) -> dict[str, float]:
+        out = {}
+        for name in names:
+            rows = frame.loc[frame["benchmark"].astype(str) == name]
+            total = 0.0
+            for v in self.versions:
+                mine = rows.loc[rows["version"].astype(str) == v]
+                total += self.levels[name].iterations * self.clock.trial_s(name, v, mine)
+            out[name] = total
+        return out
+
+    # ---- the loop -----------------------------------------------------------------------------
+    def run(self, finished: set[int]) -> bool:
+        """Complete the recorded rounds, then plan and run new ones until a stop reason; write
+        ``final``. False when interrupted (Ctrl-C/SIGTERM): rerun to resume."""
+        ad = self.adaptive
+        rounds: list[dict[str, Any]] = ad["rounds"]
+        for entry in rounds:  # resume: rounds recorded before the interruption
+            trials = [t for t in round_trials({**self.meta, "adaptive": {"rounds": [entry]}})]
+            result = self.drive([t for t in trials if t.trial not in finished], self.budget_left)
+            if result.interrupted:
+                return False
+            if result.out_of_budget:
+                break
+        budget = float(ad["budget_s"])
+        max_rounds = int(ad["max_rounds"])
+        planned_s = float(rounds[0]["used_before_s"]) if rounds else None
+        while True:
+            doc, frame = self.look()
+            looks = looks_from_analysis(
+                doc,
+                self._values_per_suite_run(),
+                self._suite_run_s(
+                    frame, [b["benchmark"] for b in doc["benchmarks"] if b["verdict"] == "inconclusive"]
+                ),
+            )
+            used = self.clock.used_s()
+            if planned_s is None:
+                planned_s = used
+            counts = ", ".join(f"{n} {v}" for v, n in doc["summary"]["counts"].items() if n)
+            conf = float(ad["rule"]["confidence_per_look"])
+            self.say(f"look {len(rounds)} at {conf * 100:g} % confidence: {counts or 'nothing compared'}")
+            plan = plan_round(
+                looks, time_left_s=budget - used, rounds_done=len(rounds), max_rounds=max_rounds
+            )
+            if plan.stop is not None:
+                self._finish(plan, used, planned_s, len(rounds))
+                return True
+            number = len(rounds) + 1
+            entry = self._record(number, plan, used, budget - used)
+            rounds.append(entry)
+            self.save_meta(self.meta)  # before the round's first trial: a kill resumes it
+            self.say(
+                f"follow-up round {number}: {len(plan.benchmarks)} benchmark(s), {plan.suite_runs} suite "
+                f"run(s), ~{_minutes(plan.estimated_s)} of {_minutes(budget - used)} left"
+            )
+            trials = round_trials({**self.meta, "adaptive": {"rounds": [entry]}})
+            result = self.drive(trials, self.budget_left)
+            if result.interrupted:
+                return False
+
+    def _record(self, number: int, plan: RoundPlan, used: float, left: float) -> dict[str, Any]:
+        earlier = list(self.planned) + round_trials(self.meta)
+        seed = round_seed(self.seed, number)
+        schedule = followup_schedule(
+            seed,
+            number,
+            {n: f.suite_runs for n, f in plan.benchmarks.items()},
+            self.versions,
+            self.levels,
+            self.instance,
+            first_trial=max(t.trial for t in earlier) + 1,
+            first_suite_run=max(t.suite_run for t in earlier) + 1,
+        )
+        return {
+            "round": number,
+            "seed": seed,
+            "planned_at": utc_timestamp(),
+            "used_before_s": round(used, 3),
+            "time_left_s": round(left, 3),
+            "estimated_s": round(plan.estimated_s, 3),
+            "benchmarks": {n: f.as_meta() for n, f in plan.benchmarks.items()},
+            "not_followed": {n: nf.as_meta() for n, nf in plan.not_followed.items()},
+            "schedule": [t.as_meta() for t in schedule],
+        }
+
+    def _finish(self, plan: RoundPlan, used: float, planned_s: float, rounds: int) -> None:
+        assert plan.stop is not None
+        unresolved = {n: nf.as_meta() for n, nf in plan.not_followed.items()}
+        self.adaptive["final"] = {
+            "stop_reason": plan.stop,
+            "used_s": round(used, 3),
+            "planned_s": round(planned_s, 3),
+            "followup_s": round(max(0.0, used - planned_s), 3),
+            "unresolved": unresolved,
+        }
+        self.save_meta(self.meta)
+        budget = float(self.adaptive["budget_s"])
+        left = f"; {len(unresolved)} still inconclusive" if unresolved else ""
+        self.say(
+            f"follow-up rounds: {rounds} run, stopped ({plan.stop.replace('_', ' ')}); "
+            f"{_minutes(used)} of the {_minutes(budget)} budget used{left}"
+        )

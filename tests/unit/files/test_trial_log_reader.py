@@ -1,0 +1,98 @@
+"""The trial log's one reader and its parsing rules: what ``analyze`` and ``calibrate`` both see."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gate.analysis.load import load_trials
+from gate.calibration.dataset import normalise, read_tables
+from gate.errors import InputError
+from gate.files.trial_log import parse_columns, parse_flags, parse_numbers, parse_statuses, read_rows
+from gate.model import TRIAL_COLUMNS
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("true", True), ("True", True), (" TRUE ", True), ("1", True), ("yes", True), (" y", True),
+        ("t", True), ("false", False), ("0", False), ("no", False), ("", False), ("maybe", False),
+    ],
+)  # fmt: skip
+def test_higher_is_better_spellings(text: str, expected: bool) -> None:
+    assert parse_flags(pd.Series([text])).tolist() == [expected]
+
+
+def test_statuses_are_lower_case_and_stripped_and_empty_means_ok() -> None:
+    statuses = parse_statuses(pd.Series(["ok", " OK ", "", "Failed", "timeout "]))
+    assert statuses.tolist() == ["ok", "ok", "ok", "failed", "timeout"]
+
+
+def test_numbers_ignore_blanks_and_anything_else_is_nan() -> None:
+    numbers = parse_numbers(pd.Series([" 3 ", "2.5", "", "x", "1e3"])).tolist()
+    assert numbers[0] == 3 and numbers[1] == 2.5 and numbers[4] == 1000
+    assert math.isnan(numbers[2]) and math.isnan(numbers[3])
+
+
+def test_unknown_columns_pass_through_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "trials.csv"
+    path.write_text(" benchmark , version,value,round,note\na,v1, 1.5 ,2,  keep me\n")
+    warnings: list[dict[str, str]] = []
+    frame = read_rows(path, warnings)
+    assert frame is not None and warnings == []
+    assert list(frame.columns) == ["benchmark", "version", "value", "round", "note"]
+    parsed = parse_columns(frame)
+    assert parsed["round"].tolist() == ["2"] and parsed["note"].tolist() == ["keep me"]
+    assert parsed["value"].tolist() == ["1.5 "]  # the value is the caller's to classify
+
+
+def test_a_missing_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist") as err:
+        read_rows(tmp_path / "nope.csv", [])
+    assert "nope.csv" in err.value.message and err.value.fix
+
+
+def test_an_empty_file_is_a_warning_not_rows(tmp_path: Path) -> None:
+    path = tmp_path / "trials.csv"
+    path.write_text("")
+    warnings: list[dict[str, str]] = []
+    assert read_rows(path, warnings) is None
+    assert [w["code"] for w in warnings] == ["empty_log"]
+
+
+def _log(tmp_path: Path, higher_is_better: str, status: str) -> Path:
+    """A full-configuration log of two benchmarks, 3 × 2 × 1 positions each."""
+    rows = []
+    trial = 0
+    for name, value in (("ops", 1000.0), ("lat", 1.0)):
+        for s in (1, 2, 3):
+            for i in (1, 2):
+                trial += 1
+                row = dict.fromkeys(TRIAL_COLUMNS, "")
+                row.update(
+                    trial=trial, benchmark=name, version="main", instance="host", suite_run=s,
+                    order_type="random", position=1, iteration=i, measurement=1,
+                    value=value + trial / 100, unit="ops/s" if name == "ops" else "s",
+                    higher_is_better=higher_is_better if name == "ops" else "false",
+                    status=status, started_at="2026-11-26T00:00:00Z", elapsed_s=0.5, config="full",
+                )  # fmt: skip
+                rows.append(row)
+    path = tmp_path / "trials.csv"
+    pd.DataFrame(rows, columns=list(TRIAL_COLUMNS)).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(("flag", "status"), [("yes", "ok"), (" True ", "ok "), ("t", "OK")])
+def test_analyze_and_calibrate_read_one_log_alike(tmp_path: Path, flag: str, status: str) -> None:
+    path = _log(tmp_path, flag, status)
+    logs = load_trials([path])
+    analyzed = logs.frame.groupby("benchmark")["higher_is_better"].first().to_dict()
+    table = normalise(read_tables([path]))
+    calibrated = table.frame.groupby("benchmark")["higher_is_better"].first().to_dict()
+    assert analyzed == calibrated == {"ops": True, "lat": False}
+    # every row is an ok trial to both
+    assert (logs.frame["kind"] == "ok").all() and len(table.frame) == len(logs.frame) == 12
+    assert not [w for w in table.warnings if w["code"] == "failed_trials"]

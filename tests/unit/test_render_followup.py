@@ -1,0 +1,214 @@
+"""Reports of a run with follow-up rounds (``run --budget``): the time line, how each benchmark was
+resolved, why one stayed inconclusive and what budget would resolve it; escaped like every
+other text; and nothing changes without a budget."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import pytest
+
+from gate.render import followup as words
+from gate.render import render
+from tests.fakes import analyses
+from tests.unit.test_render_html import _external_refs
+
+TIMELINE = "planned 3 min + follow-up 12 min of a 15 min budget; the full configuration would take 41 min"
+STOPPED = "2 of at most 3 follow-up rounds; stopped: the budget was spent"
+
+
+@pytest.mark.parametrize("fmt", ["comment", "summary"])
+def test_markdown_says_how_each_benchmark_was_resolved(fmt: str) -> None:
+    text = render(analyses.followup_rounds(), fmt)  # type: ignore[arg-type]
+    assert text.count(TIMELINE) == 1  # once, near the decision (before the tables)
+    assert text.index(TIMELINE) < text.index("| Benchmark")
+    assert STOPPED.capitalize() in text
+    assert "Each of the 4 looks (the planned one and every round) used a 99.75% CI" in text
+    assert "⏱️ Measured in" not in text  # the run's time is the time line above, not a second one
+    assert "`parse`: unchanged after 2 follow-up rounds, +40 values per version" in text
+    assert "`alloc`: regression after 1 follow-up round, +10 values per version" in text
+    assert "`render`:" not in text  # no follow-up round: nothing to say
+    query = text[text.index("`query`") :]
+    assert (
+        "After 2 follow-up rounds (+40 values per version) the budget ran out; about 25 min more would "
+        "resolve it: `--budget 40m`" in query
+    )
+    assert (
+        "Not followed: too noisy for the time left (about 4000 values per version would be needed; making "
+        "the benchmark stabler is likely cheaper); about 90 min more would resolve it: `--budget 1h45m`"
+    ) in text
+    assert "More values would not resolve it (an order effect: see the warnings)" in text
+
+
+@pytest.mark.parametrize("fmt", ["comment", "summary"])
+def test_markdown_escapes_names_and_reasons_of_follow_ups(fmt: str) -> None:
+    text = render(analyses.followup_rounds(), fmt)  # type: ignore[arg-type]
+    line = next(x for x in text.splitlines() if "more values would not resolve it: " in x)
+    assert "&lt;/details&gt; \\*\\*bold\\*\\* @&#8203;octocat #&#8203;12 \\|pipe\\|" in line
+    assert "\\[x\\](javascript" in line  # not a link
+    # raw, the detail would close the <details> block, mention a user and link an issue
+    assert "</details> **bold**" not in text and "@octocat #12" not in text and "<script>" not in text
+    # the name is a code span, where nothing is markup (as every benchmark name)
+    assert "``<b>x</b>|@octocat `y` #7``" in text
+
+
+def test_html_report_has_the_time_line_and_a_follow_up_table() -> None:
+    page = render(analyses.followup_rounds(), "html")
+    assert _external_refs(page) == []
+    header = page[page.index('<p id="adaptive">') :]
+    assert header.startswith(f'<p id="adaptive"><b>Follow-up rounds:</b> {TIMELINE}. {STOPPED.capitalize()}.')
+    assert "Measured in <b>" not in page
+    table = page[
+        page.index('<table id="followup">') : page.index("</table>", page.index('<table id="followup">'))
+    ]
+    rows = re.findall(r"<tr><td><code class=\"name\" title=\"([^\"]*)\">", table)
+    # resolved by the rounds first (table order), then the unresolved ones
+    assert rows == [
+        "alloc",
+        "parse",
+        "flaky_io",
+        "sorted_insert",
+        "&lt;b&gt;x&lt;/b&gt;|@octocat `y` #7",
+        "query",
+    ]
+    assert "Unchanged after 2 follow-up rounds, +40 values per version" in table
+    assert "about 25 min more would resolve it: <code>--budget 40m</code>" in table
+    assert "&lt;/details&gt; **bold**" in table and "</details> **bold**" not in page
+    assert "<b>x</b>" not in page
+    details = re.findall(r'<p class="followup">(.*)</p>', page)
+    assert "Follow-up: unchanged after 2 follow-up rounds, +40 values per version." in details
+    assert len(details) == 6
+
+
+def _without_budget(doc: dict[str, Any]) -> dict[str, Any]:
+    """The same analysis as a schema-1 file, before the fields existed."""
+    old = copy.deepcopy(doc)
+    old["schema_version"] = 1
+    del old["adaptive"]
+    for b in old["benchmarks"]:
+        del b["followup"], b["samples_needed"]
+    return old
+
+
+@pytest.mark.parametrize("scenario", ["mixed", "inconclusive_heavy", "failures", "hostile_names"])
+@pytest.mark.parametrize("fmt", ["comment", "summary", "html"])
+def test_without_a_budget_nothing_changes(scenario: str, fmt: str) -> None:
+    doc = analyses.SCENARIOS[scenario]()
+    assert doc["adaptive"] is None and all(b["followup"] is None for b in doc["benchmarks"])
+    assert render(doc, fmt) == render(_without_budget(doc), fmt)  # type: ignore[arg-type]
+    assert "follow-up" not in render(doc, fmt).lower()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fmt", ["comment", "summary"])
+def test_budget_hint_only_where_more_values_would_resolve(fmt: str) -> None:
+    hint = "**More values?** 2 inconclusive benchmarks need only more values: a time budget"
+    assert hint in render(analyses.needs_budget(), fmt)  # type: ignore[arg-type]
+    # no benchmark lacks values (no samples_needed): no hint, as in every golden file before
+    assert "More values?" not in render(analyses.inconclusive_heavy(), fmt)  # type: ignore[arg-type]
+    # a run that had a budget says what the rounds did instead
+    assert "More values?" not in render(analyses.followup_rounds(), fmt)  # type: ignore[arg-type]
+    passed = analyses.needs_budget()
+    passed["summary"]["decision"] = "pass"  # e.g. the publish policy does not gate on inconclusive
+    assert "More values?" not in render(passed, fmt)  # type: ignore[arg-type]
+
+
+def test_comment_caps_the_resolved_list() -> None:
+    doc = analyses.followup_rounds()
+    for i in range(14):
+        doc["benchmarks"].append(
+            analyses.benchmark(
+                f"extra_{i:02d}",
+                "unchanged",
+                followup={"rounds": 1, "extra_values": {"base": 5, "head": 5}, "unresolved": None},
+            )
+        )
+    doc["summary"]["counts"]["unchanged"] += 14
+    doc["summary"]["n_benchmarks"] += 14
+    comment = render(doc, "comment")
+    assert comment.count(": unchanged after 1 follow-up round, +5 values per version") == 8  # 10 in all
+    assert "- … and 6 more in the job summary." in comment
+    assert render(doc, "summary").count(": unchanged after 1 follow-up round, +5 values per version") == 14
+
+
+# ---- the words, one case each ----------------------------------------------------------------------
+
+ADAPTIVE = {"budget_s": 900.0, "used_s": 600.0, "max_rounds": 3}
+
+
+def _fu(reason: str, rounds: int = 3, needs_s: float | None = 420.0, detail: str = "") -> dict[str, Any]:
+    unresolved = {"reason": reason, "detail": detail, "values_needed": 60, "needs_s": needs_s}
+    return {"rounds": rounds, "extra_values": {"base": 30, "head": 30}, "unresolved": unresolved}
+
+
+def test_rounds_spent_suggests_more_rounds_and_a_budget_only_when_time_is_short() -> None:
+    u = words.unresolved(_fu("rounds_spent"), ADAPTIVE, "", [])
+    assert u == {
+        "why": "after 3 follow-up rounds (+30 values per version) the follow-up rounds ran out (at most 3)",
+        "more": "about 7 min more would resolve it",
+        "suggest": "--max-rounds 4 --budget 17m",  # 600 s used + 420 s needed > 900 s
+    }
+    assert (
+        words.unresolved(_fu("rounds_spent", needs_s=60.0), ADAPTIVE, "", [])["suggest"] == "--max-rounds 4"
+    )  # type: ignore[index]
+
+
+def test_unknown_need_gives_no_suggestion() -> None:
+    u = words.unresolved(_fu("budget_spent", needs_s=None), ADAPTIVE, "", [])
+    assert u == {
+        "why": "after 3 follow-up rounds (+30 values per version) the budget ran out",
+        "more": None,
+        "suggest": None,
+    }
+
+
+def test_not_lack_of_data_quotes_a_detail_the_reason_does_not_say() -> None:
+    u = words.unresolved(_fu("not_lack_of_data", rounds=0, detail="values are bimodal"), ADAPTIVE, "x", [])
+    assert u == {"why": "more values would not resolve it: values are bimodal", "more": None, "suggest": None}
+
+
+@pytest.mark.parametrize(
+    ("seconds", "arg", "rough"),
+    [
+        (30, "1m", "30 s"),
+        (150, "3m", "2.5 min"),
+        (2400, "40m", "40 min"),
+        (5401, "1h31m", "90 min"),
+        (7200, "2h", "2.0 h"),
+    ],
+)
+def test_durations(seconds: float, arg: str, rough: str) -> None:
+    assert words.budget_arg(seconds) == arg
+    assert words.rough_duration(seconds) == rough
+
+
+def test_time_line_and_stop_without_optional_parts() -> None:
+    a = {
+        "planned_s": 100.0,
+        "followup_s": 20.0,
+        "budget_s": 300.0,
+        "full_s": None,
+        "rounds": 1,
+        "max_rounds": None,
+    }
+    assert words.timeline(a) == "planned 100 s + follow-up 20 s of a 5 min budget"
+    assert words.stop({**a, "stop_reason": None}) == (
+        "1 follow-up round; the run stopped before its last analysis (run it again to finish)"
+    )
+    assert words.rule({"rule": None}) is None
+
+
+def test_junk_in_the_follow_up_fields_renders_without_them() -> None:
+    """analysis.json is input (publish reads it from an artifact): a malformed follow-up field is
+    left out, never a crash."""
+    doc = analyses.followup_rounds()
+    doc["adaptive"].update(rounds="2", max_rounds=True, budget_s="15m", rule={"looks": "4"})
+    for b in doc["benchmarks"]:
+        b["followup"] = {"rounds": 2.5, "extra_values": {"base": "many", "head": None}, "unresolved": "x"}
+    doc["benchmarks"][0]["followup"] = {"rounds": 1, "extra_values": [], "unresolved": {"values_needed": "n"}}
+    for fmt in ("comment", "summary", "html"):
+        text = render(doc, fmt)  # type: ignore[arg-type]
+        assert "0 follow-up rounds; stopped: the budget was spent" in text
+    doc["adaptive"] = "broken"
+    assert "Follow-up rounds" not in render(doc, "summary")
