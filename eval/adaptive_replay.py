@@ -132,12 +132,12 @@ def served_sequence(
 def measurements_per_trial(names: Sequence[str], calibration: str | None) -> dict[str, int]:
     """Each benchmark's measurements per trial, as ``run`` sets them: the calibrated configuration's
     (plus discarded warm-up measurements), [full]'s for a benchmark without one or never stable."""
-    from gate.calibration_file import load_calibration
+    from gate.files import calibration_json
 
     m = dict.fromkeys(names, FULL[2])
     if calibration is None:
         return m
-    cal = load_calibration(calibration)
+    cal = calibration_json.read(calibration)
     warmup = (
         int(cal.discard_warmup.get("count") or 0) if cal.discard_warmup.get("level") == "measurement" else 0
     )
