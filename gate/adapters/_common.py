@@ -115,22 +115,29 @@ def with_configured(
 
 
 def filter_discovered(names: Sequence[str], settings: Mapping[str, Any], adapter: str) -> list[str]:
-    """Apply the optional ``include`` regex (Python syntax, ``re.search`` semantics, in time linear
-    in the name: :mod:`gate.safe_regex`) of the adapter table."""
+    """Apply the optional ``include`` of the adapter table: one regex or a list of them, as
+    ``[suite] include`` takes (a name is kept when one matches), in Python syntax with
+    ``re.search`` semantics, in time linear in the name (:mod:`gate.safe_regex`)."""
     include = settings.get("include")
     if not include:
         return list(names)
-    if not isinstance(include, str):
+    regexes = [include] if isinstance(include, str) else include
+    if not isinstance(regexes, list) or not all(isinstance(r, str) and r for r in regexes):
         raise ConfigError(
-            f"[{adapter}] include must be a string regex", f'write [{adapter}] include = "^Parse"'
+            f"[{adapter}] include must be a regex or a list of regexes, got {include!r}",
+            f'write [{adapter}] include = "^Parse" or include = ["^Parse", "^Format"]',
         )
-    try:
-        pattern = safe_regex.compile_filter(include)
-    except re.error as exc:
-        raise ConfigError(f"[{adapter}] include is not a valid regex: {exc}", "fix the regex") from exc
-    except safe_regex.UnsafePattern as exc:
-        raise ConfigError(f"[{adapter}] include {include!r}: {exc}", exc.fix) from None
-    return [n for n in names if pattern.search(n)]
+    patterns = []
+    for regex in regexes:
+        try:
+            patterns.append(safe_regex.compile_filter(regex))
+        except re.error as exc:
+            raise ConfigError(
+                f"[{adapter}] include {regex!r} is not a valid regex: {exc}", "fix the regex"
+            ) from exc
+        except safe_regex.UnsafePattern as exc:
+            raise ConfigError(f"[{adapter}] include {regex!r}: {exc}", exc.fix) from None
+    return [n for n in names if any(p.search(n) for p in patterns)]
 
 
 def require_nonempty(names: Sequence[str], adapter: str, where: str) -> None:

@@ -22,7 +22,7 @@ other outcomes say honestly why no change can be called):
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level, ``pairing`` independent | suite-run) was
-chosen by eval/eval_verdicts.py on the µOpTime Go data (README "How the gate decides").
+chosen by eval/eval_verdicts.py on the µOpTime Go data (docs/statistics.md "How the gate decides").
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
+from gate.engine.settings import MAX_VALUES
 from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
@@ -48,6 +49,18 @@ PAIRINGS: tuple[str, ...] = ("independent", "suite-run")
 MIN_SAMPLES = 3
 # How to get more values per version: with the full configuration, more repetitions
 FULL_REMEDY = "raise [full].iterations or [full].suite_runs in .ordertrap.toml"
+
+
+def too_noisy_remedy() -> str:
+    """Advice when the values needed exceed what one run may collect (``MAX_VALUES`` per benchmark
+    and version, a limit ``[full]`` and calibrations are held to): raising the levels is refused,
+    so point at the noise and at the benchmark's own threshold instead."""
+    return (
+        f"more than the {MAX_VALUES:,} values one run may collect per benchmark and version, so more "
+        "values will not resolve it: reduce the noise (quiet the runner, see the noise warnings) or, "
+        "if a change of this size does not matter for this benchmark, give it a larger "
+        "[[benchmark]] threshold_pct"
+    )
 
 
 def calibrated_remedy(needed: int | None) -> str:
@@ -316,6 +329,8 @@ def _verdict(
     thr = settings.threshold_pct
 
     def remedy(needed: int | None) -> str:
+        if needed is not None and needed > MAX_VALUES:
+            return too_noisy_remedy()
         return calibrated_remedy(needed) if calibrated else FULL_REMEDY
 
     conf_pct = f"{settings.confidence * 100:g}%"

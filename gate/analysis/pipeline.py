@@ -415,7 +415,7 @@ def build_analysis(
         runs_h = set(cols.run[(cols.version == head) & cols.ok].tolist())
         if runs_b and runs_h and not runs_b & runs_h:
             # eval/eval_verdicts.py --split suite-runs: with base and head from different suite
-            # runs the flat bootstrap's A/A false-positive rate rose from 0 % to 8 % (README).
+            # runs the flat bootstrap's A/A false-positive rate rose from 0 % to 8 % (docs/statistics.md "How the gate decides").
             top_warnings.append(
                 warning(
                     WarningCode.NOT_INTERLEAVED,

@@ -1,7 +1,7 @@
 """`ordertrap-gate run` — check out base and head, build each once, run the RMIT schedule.
 
 Writes ``OUT/trials.csv`` (appended after every trial) and ``OUT/meta.json`` (docs/contracts.md).
-Running the same command again with the same ``--out`` resumes; see README "Running benchmarks".
+Running the same command again with the same ``--out`` resumes; see docs/running.md "Running benchmarks".
 """
 
 from __future__ import annotations
@@ -315,7 +315,7 @@ def _discover(
         raise ConfigError(
             f"[[benchmark]] {lost[0]!r} matches no benchmark in {' or '.join(contexts)}",
             "correct the name (a pattern such as BenchmarkSum64/* is matched level by level, * standing "
-            "for any characters within a level; README: [go]), or remove the entry",
+            'for any characters within a level; docs/frameworks.md, "[go]"), or remove the entry',
         )
     if not any(per_version.values()):
         raise ConfigError(

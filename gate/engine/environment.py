@@ -149,7 +149,7 @@ def check(env: Mapping[str, Any]) -> list[Warning_]:
                 "message": "the CPU frequency governor and turbo state cannot be read (no cpufreq in /sys: "
                 "a VM or container?), so frequency scaling cannot be ruled out as a source of noise",
                 "action": "benchmark on a bare-metal runner with the governor set to performance and turbo off "
-                "(README: Prepare the benchmark runner)",
+                "(docs/github-actions.md: Prepare the benchmark runner)",
             }
         )
     if env.get("turbo") is True:

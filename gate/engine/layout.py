@@ -29,7 +29,7 @@ What it does not randomise, and why:
   worktree the sandbox (gate/engine/sandbox.py) binds. The padding moves the stack by the same bytes.
 * **Link order and code alignment**: they are fixed when the benchmark binary is built, by the
   user's toolchain; the gate runs one build per version. What the padding cannot move, a
-  per-benchmark ``threshold_pct`` above the size of such shifts absorbs (README "Layout bias").
+  per-benchmark ``threshold_pct`` above the size of such shifts absorbs (docs/running.md "Layout bias").
 """
 
 from __future__ import annotations

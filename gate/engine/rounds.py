@@ -1,5 +1,5 @@
 """Follow-up rounds: after the planned suite runs, more RMIT suite runs for the benchmarks that
-are ``inconclusive`` for lack of data, within a wall-time budget (docs/running.md, "Budget").
+are ``inconclusive`` for lack of data, within a wall-time budget (docs/running.md, "Follow-up rounds").
 
 This module is PURE apart from :class:`WallClock`: it decides which benchmarks get a round, how
 many extra suite runs each, how that fits the time left, and why the rounds stop. The loop that

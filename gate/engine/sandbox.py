@@ -38,7 +38,7 @@ Not covered: the network (shared: builds download dependencies), reading files t
 read (``~/.ssh``, other repositories), the terminal a local run is started from (TIOCSTI, as
 without the sandbox; kernels from 6.2 refuse it with ``dev.tty.legacy_tiocsti = 0``), and what persists in the writable places (``$HOME``
 caches, ``~/.gitconfig``, ``/tmp``) for later jobs on a persistent runner: that is what an
-ephemeral runner is for (README, runner checklist).
+ephemeral runner is for (docs/github-actions.md "Prepare the benchmark runner (checklist)").
 
 Timing: the sandbox is set up before the command starts and torn down after it ended. A shell
 inside sends one datagram before it starts the command and one when the command has exited,

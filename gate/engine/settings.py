@@ -241,7 +241,7 @@ def _unknown_keys(
             scope = where.split(" #")[0]  # "[[benchmark]] #2 ('x')" -> "[[benchmark]]"
             raise ConfigError(
                 f"unknown key `{key}` in {where}",
-                f"{action or 'remove or rename it'}; allowed keys in {scope}: {listed} (README: Configuration)",
+                f"{action or 'remove or rename it'}; allowed keys in {scope}: {listed} (docs/configuration.md: Configuration)",
             )
 
 
@@ -273,7 +273,7 @@ def _top_level(raw: Mapping[str, Any], path: Path) -> None:
         allowed = ", ".join("[[benchmark]]" if t == "benchmark" else f"[{t}]" for t in TOP_LEVEL_TABLES)
         raise ConfigError(
             f"unknown {shown} in {path}",
-            f"{action}; allowed tables: {allowed} (README: Configuration)",
+            f"{action}; allowed tables: {allowed} (docs/configuration.md: Configuration)",
         )
 
 
@@ -379,7 +379,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
     if sandbox not in SANDBOX_MODES:
         raise ConfigError(
             f"[suite].sandbox = {sandbox!r} is not one of {', '.join(SANDBOX_MODES)}",
-            'write sandbox = "auto" (the default), "on" or "off" (README: Secrets and the sandbox)',
+            'write sandbox = "auto" (the default), "on" or "off" (docs/running.md: Secrets and the sandbox)',
         )
     return SuiteConfig(
         adapter=adapter,
@@ -413,7 +413,7 @@ def _full(table: Mapping[str, Any]) -> FullConfig:
             f"[full] asks for suite_runs × iterations × measurements = {full.suite_runs} × {full.iterations} "
             f"× {full.measurements} values per benchmark and version, more than {MAX_VALUES:,}",
             "lower [full].suite_runs, iterations or measurements (the defaults 3 × 5 × 1 suit most suites; "
-            "README: Configuration)",
+            "docs/configuration.md: Configuration)",
         )
     return full
 
@@ -499,7 +499,7 @@ def parse_config(data: bytes, path: Path) -> Config:
         raise ConfigError(
             f"{path} is not valid TOML: arrays or inline tables are nested too deeply to parse",
             "no key of .ordertrap.toml needs more than two levels of brackets: remove the nesting "
-            "(README: Configuration)",
+            "(docs/configuration.md: Configuration)",
         ) from None
     _top_level(raw, path)
     suite_table = raw.get("suite", {})
@@ -536,7 +536,7 @@ def load_config(path: str | Path) -> Config:
     except FileNotFoundError:
         raise ConfigError(
             f"config file {p} does not exist",
-            "pass --config PATH, or create .ordertrap.toml (README: Configuration)",
+            "pass --config PATH, or create .ordertrap.toml (docs/configuration.md: Configuration)",
         ) from None
     except OSError as exc:
         raise ConfigError(

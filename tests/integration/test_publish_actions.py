@@ -174,6 +174,51 @@ def test_run_step_strips_tokens_from_the_benchmark_environment(repo):
 
 
 @pytest.mark.parametrize(
+    ("budget", "max_rounds", "expected"),
+    [
+        ("15m", "2", ["--budget", "15m", "--max-rounds", "2"]),
+        ("1h30m", "", ["--budget", "1h30m"]),
+        ("900", "20", ["--budget", "900", "--max-rounds", "20"]),
+        ("0", "", ["--budget", "0"]),
+        ("", "", []),  # the config's [adaptive] decides
+    ],
+)
+def test_run_step_passes_the_budget_inputs(repo, budget, max_rounds, expected):
+    path, _ = repo
+    _run_step("bench", path, {**_bench_env(path), "BUDGET": budget, "MAX_ROUNDS": max_rounds})
+    args = (path / "gate-args.txt").read_text().splitlines()
+    passed = [a for i, a in enumerate(args) if a in ("--budget", "--max-rounds") or (
+        i > 0 and args[i - 1] in ("--budget", "--max-rounds"))]  # fmt: skip
+    assert passed == expected
+
+
+def test_the_order_check_run_has_no_follow_up_rounds(repo):
+    """The nightly order check measures fixed and random orders as planned: no budget reaches it."""
+    path, _ = repo
+    _run_step("bench", path, {**_bench_env(path), "ORDER_CHECK": "true", "BUDGET": "15m", "MAX_ROUNDS": "2"})
+    args = (path / "gate-args.txt").read_text().splitlines()
+    assert "--order-check" in args and "--budget" not in args and "--max-rounds" not in args
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("BUDGET", "15x"), ("BUDGET", "m"), ("BUDGET", "-5"), ("BUDGET", "1d"), ("MAX_ROUNDS", "0"),
+     ("MAX_ROUNDS", "21"), ("MAX_ROUNDS", "two"), ("MAX_ROUNDS", "99999999999999999999999")],
+)  # fmt: skip
+def test_run_step_names_a_bad_budget_input(repo, name, value):
+    path, _ = repo
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("bench")],
+        cwd=path, env={**env, name: value}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"::error title=ordertrap-gate::the input {name.lower()} is not" in result.stdout
+    assert "fix:" in result.stdout and (len(value) < 3 or value not in result.stdout)  # not echoed
+    assert not (path / "gate-args.txt").exists()  # the gate never started
+
+
+@pytest.mark.parametrize(
     ("order_check", "flag"), [("true", True), ("True", True), ("false", False), ("", False)]
 )
 def test_run_step_reads_order_check_as_a_boolean(repo, order_check, flag):

@@ -21,9 +21,6 @@ FILES = [
     *DOC_FILES,
     *[REPO_ROOT / p for p in ("Dockerfile", "Makefile", "action.yml", "run/action.yml", "guard/action.yml")],
 ]
-# Files whose references still name README sections that moved to docs/: checked against the
-# README and the whole manual together until they are changed to the page form.
-NOT_YET_PAGE_FORM = ("gate/engine/", "gate/commands/run.py", "gate/analysis/")
 
 _FILE = r"(?<![\w/.-])(README(?:\.md)?|docs/[\w-]+\.md)"
 # the quoted heading may wrap onto the next line (of a comment: its "#" is not part of it)
@@ -76,7 +73,6 @@ def _exists(section: str, targets: list[str]) -> bool:
 def test_files_point_to_sections_that_exist_in_the_file_they_name() -> None:
     refs = references()
     assert len(refs) >= 10  # the patterns still find the references
-    every_page = _targets(DOC_FILES)
     missing = []
     for where, named, section in refs:
         page = REPO_ROOT / named
@@ -84,8 +80,6 @@ def test_files_point_to_sections_that_exist_in_the_file_they_name() -> None:
             missing.append(f"{where}: {named} does not exist")
             continue
         targets = _targets([page])
-        if named == "README.md" and where.startswith(NOT_YET_PAGE_FORM):
-            targets = every_page
         if not _exists(section, targets):
             missing.append(f"{where}: {named} {section!r}")
     assert missing == [], "sections named in files but absent from the file they name"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import csv
 
-from gate.calibrate import normalise, read_tables
-
 from gate.analysis.load import load_trials
+from gate.calibration.dataset import normalise, read_tables
 from gate.model import TRIAL_COLUMNS, TRIAL_COLUMNS_V1, TRIAL_LOG_SCHEMA
 
 
