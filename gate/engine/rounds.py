@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 DEFAULT_MAX_ROUNDS = 3
 MAX_ROUNDS_LIMIT = 20  # each round is one more look: 20 already asks c_look = 1 - (1 - c)/21
 MAX_BUDGET_S = 7 * 24 * 3600.0
+ROUGH_ESTIMATE_BELOW = 20  # values per version under which "hopeless" waits for one round
 OVERALL_CONFIDENCE = 0.99
 RULE_NAME = "bonferroni-looks"
 TARGET_FACTOR = 1.2  # aim a little above the estimate: it comes from a noisy CI width
@@ -287,6 +288,17 @@ def needs_s(look: Look) -> float:
     return math.ceil(missing / max(1, look.values_per_suite_run)) * look.suite_run_s
 
 
+def _estimate_is_rough(look: Look, time_left_s: float) -> bool:
+    """Whether ``look``'s "values needed" rests on too few values to call it hopeless, and one
+    round of growth (:data:`GROWTH_LIMIT` × its values) fits the time left. With a handful of values
+    the bootstrap interval of a median spans nearly the whole sample, so the 1/√n extrapolation
+    overstates what is needed; a round measures the spread before the planner gives up on it."""
+    if look.values_now >= ROUGH_ESTIMATE_BELOW:
+        return False
+    extra = (GROWTH_LIMIT - 1) * max(1, look.values_now)
+    return math.ceil(extra / max(1, look.values_per_suite_run)) * look.suite_run_s <= time_left_s
+
+
 def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, max_rounds: int) -> RoundPlan:
     """Which benchmarks get the next round and how many extra suite runs each (module doc)."""
     inconclusive = [lk for lk in looks if lk.verdict == "inconclusive"]
@@ -314,7 +326,8 @@ def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, m
     followed: list[Look] = []
     for lk in candidates:
         cost = needs_s(lk)
-        if cost > time_left_s:  # even with all the time left it would not get there
+        if cost > time_left_s and not _estimate_is_rough(lk, time_left_s):
+            # even with all the time left it would not get there
             not_followed[lk.name] = NotFollowed(
                 "hopeless",
                 f"{lk.reason}; the {lk.samples_needed} values per version it needs would take about "

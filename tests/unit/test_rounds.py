@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from gate.engine.rounds import (
+    ROUGH_ESTIMATE_BELOW,
     Look,
     WallClock,
     needs_s,
@@ -110,13 +111,30 @@ def test_sizing_targets_1_2_times_the_estimate_capped_at_4x_now():
 
 
 def test_hopeless_when_the_whole_time_left_would_not_do():
-    # needs 4000 - 15 values, 5 per 10 s suite run: 7970 s > 1000 s left
-    plan = plan_round([look("far", needed=4000), look("near")], time_left_s=1000, rounds_done=0, max_rounds=3)
+    # needs 4000 - 25 values, 5 per 10 s suite run: 7950 s > 1000 s left
+    far_look = look("far", needed=4000, now=25)
+    plan = plan_round([far_look, look("near")], time_left_s=1000, rounds_done=0, max_rounds=3)
     assert list(plan.benchmarks) == ["near"]
     far = plan.not_followed["far"]
-    assert far.reason == "hopeless" and far.values_needed == 4000 and far.needs_s == math.ceil(3985 / 5) * 10
-    only = plan_round([look("far", needed=4000)], time_left_s=1000, rounds_done=0, max_rounds=3)
+    assert far.reason == "hopeless" and far.values_needed == 4000 and far.needs_s == math.ceil(3975 / 5) * 10
+    only = plan_round([far_look], time_left_s=1000, rounds_done=0, max_rounds=3)
     assert only.stop == "no_candidates" and only.not_followed["far"].reason == "hopeless"
+
+
+def test_an_estimate_from_few_values_gets_one_round_before_it_is_called_hopeless():
+    """With 5 values per version a median's interval spans nearly the sample: the estimate says
+    7950 s, but one round that quadruples the values (15 more, 3 suite runs, 30 s) fits, so it
+    runs and the next look estimates from 20 values."""
+    rough = look("rough", needed=4000, now=5)
+    plan = plan_round([rough], time_left_s=1000, rounds_done=0, max_rounds=3)
+    assert plan.stop is None and plan.benchmarks["rough"].suite_runs == 3  # 4 × 5 values, not 4000
+    # the growth step itself does not fit: hopeless now
+    plan = plan_round([rough], time_left_s=20, rounds_done=0, max_rounds=3)
+    assert plan.stop == "no_candidates" and plan.not_followed["rough"].reason == "hopeless"
+    # from ROUGH_ESTIMATE_BELOW values on, the estimate is trusted
+    plan = plan_round([look("rough", needed=4000, now=ROUGH_ESTIMATE_BELOW)], time_left_s=1000,
+                      rounds_done=0, max_rounds=3)  # fmt: skip
+    assert plan.not_followed["rough"].reason == "hopeless"
 
 
 def test_a_round_too_long_is_shrunk_proportionally_cheapest_kept_first():
