@@ -28,7 +28,7 @@ What :func:`validate` guarantees to every consumer (so they index, never ``.get`
   it. Nesting deeper than the parser's recursion limit is refused too.
 
 The analysis details (``order``, ``carryover``, ``similarity``, ``config``, ``order_check``,
-``carryover_matrix``, ``carryover_suite``, ``similarity``, ``environment``, ``settings``) are
+``carryover_matrix``, ``carryover_suite``, ``similarity``, ``environment``, ``adaptive.rule``) are
 objects or null, their contents kept as written: the reports read them field by field.
 """
 
@@ -138,6 +138,21 @@ class Adaptive(TypedDict):
     stop_reason: str | None
 
 
+class AnalysisSettings(TypedDict):
+    """The analysis settings; the reports show every key as written (``interval`` and
+    ``compared_order`` are absent from older files)."""
+
+    statistic: str
+    confidence: float
+    threshold_pct: float
+    resamples: int
+    seed: int
+    bootstrap: str
+    pairing: str
+    interval: NotRequired[str]  # percentile | bca
+    compared_order: NotRequired[str]  # all | random
+
+
 class Analysis(TypedDict):
     schema_version: int
     tool_version: str
@@ -145,7 +160,7 @@ class Analysis(TypedDict):
     base: str | None
     head: str
     inputs: list[str]
-    settings: dict[str, Any]
+    settings: AnalysisSettings
     summary: Summary
     adaptive: Adaptive | None
     benchmarks: list[Benchmark]
@@ -157,7 +172,8 @@ class Analysis(TypedDict):
     warnings: list[Warning]
 
 
-# What `analyze` writes in settings: a test document without one of them has drifted.
+# What `analyze` writes in settings (the first seven since schema 1): a test document without one
+# of them has drifted.
 SETTINGS_KEYS: Final = (
     "statistic",
     "confidence",
@@ -368,9 +384,15 @@ def validate(data: Any, source: str = "analysis", *, complete: bool = False) -> 
         raise c.fail(f"inputs is {_short(inputs)}, not a list of paths")
     doc["inputs"] = inputs
     settings = c.obj(c.key(data, "settings", "the document"), "settings")
-    if complete:
-        for k in SETTINGS_KEYS:
-            c.key(settings, k, "settings")
+    for k in SETTINGS_KEYS if complete else SETTINGS_KEYS[:7]:
+        value = c.key(settings, k, "settings")
+        if k in ("confidence", "threshold_pct"):
+            if c.number(value, f"settings.{k}") is None:
+                raise c.fail(f"settings.{k} is null, not a number")
+        elif k in ("resamples", "seed"):
+            c.whole(value, f"settings.{k}")
+        else:
+            c.string(value, f"settings.{k}")
     for k in ("order_check", "carryover_matrix", "similarity"):
         c.opt_obj(c.key(data, k, "the document"), k)
     for k in ("carryover_suite", "environment"):

@@ -482,7 +482,7 @@ def _render_html(
         heatmap=_pick_heatmap(
             analysis["carryover_matrix"],
             _significance(benchmarks),
-            analysis["settings"].get("threshold_pct"),
+            analysis["settings"]["threshold_pct"],
         ),
         calibration=_calibration_view(context.calibration),
         max_heatmap=MAX_HEATMAP,

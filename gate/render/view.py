@@ -3,7 +3,7 @@
 Templates only lay out and format these values (no arithmetic in templates). The input is a
 document checked by :mod:`gate.files.analysis_json`: its keys and types are indexed as guaranteed
 there; the analysis details it keeps as written (``order``, ``carryover``, ``similarity``,
-``config``, ``order_check``, ``environment``, ``settings``) are read field by field, defensively.
+``config``, ``order_check``, ``environment``) are read field by field, defensively.
 """
 
 from __future__ import annotations
@@ -414,8 +414,7 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
     failed_in_head_only = summary["failed_in_head_only"]
     decision = str(context.decision or summary["decision"])
     settings = analysis["settings"]
-    confidence = settings.get("confidence")
-    conf_label = f"{confidence * 100:g}%" if isinstance(confidence, int | float) else "CI"
+    conf_label = f"{settings['confidence'] * 100:g}%"
     tests = order_tests(analysis["order_check"])
     n_order_sig = sum(1 for t in tests if t.get("significant"))
     return {
@@ -441,8 +440,8 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "warning_groups": collect_warnings(analysis, rows),
         "time": time_view(summary["time"], sum(1 for r in rows if r["minimal"])),
         "confidence": conf_label,
-        "threshold_pct": settings.get("threshold_pct"),
-        "statistic": str(settings.get("statistic") or "median"),
+        "threshold_pct": settings["threshold_pct"],
+        "statistic": settings["statistic"],
         "settings": {str(k): str(v) for k, v in settings.items()},
         "order_tests": tests,
         "n_order_significant": n_order_sig,

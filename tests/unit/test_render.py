@@ -249,7 +249,6 @@ def test_fields_that_may_be_null_render_when_null(scenario: str) -> None:
             b[key] = None  # type: ignore[literal-required]
     for key in ("order_check", "carryover_matrix", "similarity", "environment"):
         a[key] = None  # type: ignore[literal-required]
-    a["settings"] = {}
     a["summary"]["time"] = None
     a["benchmarks"][-1]["carryover"] = {"predecessors": [{"predecessor": "x"}]}
     for fmt in ("comment", "summary", "html"):

@@ -54,6 +54,7 @@ def _older(doc: dict[str, Any]) -> dict[str, Any]:
     old["schema_version"] = 1
     for key in ("inputs", "adaptive", "carryover_suite", "environment"):
         del old[key]
+    del old["settings"]["interval"], old["settings"]["compared_order"]
     for key in ("failed_in_head_only", "only_in_base", "only_in_head", "n_benchmarks"):
         del old["summary"][key]
     old["summary"]["counts"] = {k: v for k, v in old["summary"]["counts"].items() if v}
@@ -106,6 +107,9 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (_set("benchmarks.0.warnings", ...), "lacks 'warnings'"),
         (_set("summary.decision", ...), "summary lacks 'decision'"),
         (_set("settings", ...), "the document lacks 'settings'"),
+        (_set("settings.confidence", "high"), "settings.confidence is 'high', not a number"),
+        (_set("settings.threshold_pct", None), "settings.threshold_pct is null"),
+        (_set("settings.statistic", ...), "settings lacks 'statistic'"),
         (_set("warnings", ...), "the document lacks 'warnings'"),
         (_set("summary.decision", "maybe"), "summary.decision is 'maybe', not one of pass, fail"),
         (_set("benchmarks.0.higher_is_better", "yes"), "higher_is_better is 'yes', not true or false"),
