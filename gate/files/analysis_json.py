@@ -28,7 +28,8 @@ What :func:`validate` guarantees to every consumer (so they index, never ``.get`
   it. Nesting deeper than the parser's recursion limit is refused too.
 
 The analysis details (``order``, ``carryover``, ``similarity``, ``config``, ``order_check``,
-``carryover_matrix``, ``carryover_suite``, ``similarity``, ``environment``, ``adaptive.rule``) are
+``carryover_matrix``, ``carryover_suite``, the suite's ``similarity``, ``environment``,
+``adaptive.rule``) are
 objects or null, their contents kept as written: the reports read them field by field.
 """
 
@@ -56,7 +57,7 @@ DECISIONS: Final = ("pass", "fail", "inconclusive")
 VERDICTS: Final = tuple(str(v) for v in Verdict)
 
 
-class Warning(TypedDict):
+class WarningRecord(TypedDict):
     code: str
     message: str
     action: str
@@ -106,7 +107,7 @@ class Benchmark(TypedDict):
     order: dict[str, Any] | None
     carryover: dict[str, Any] | None
     similarity: dict[str, Any] | None
-    warnings: list[Warning]
+    warnings: list[WarningRecord]
     samples: dict[str, dict[str, list[Any]]]  # {"base"|"head": {"value": [...], "seq": [...]}}
 
 
@@ -169,7 +170,7 @@ class Analysis(TypedDict):
     carryover_suite: dict[str, Any] | None
     similarity: dict[str, Any] | None
     environment: dict[str, Any] | None
-    warnings: list[Warning]
+    warnings: list[WarningRecord]
 
 
 # What `analyze` writes in settings (the first seven since schema 1): a test document without one
@@ -339,14 +340,14 @@ class _Check:
             raise self.fail(f"{where} is {_short(value)}, not [low, high] (or null)")
         return value
 
-    def warnings(self, value: Any, where: str) -> list[Warning]:
+    def warnings(self, value: Any, where: str) -> list[WarningRecord]:
         if not isinstance(value, list):
             raise self.fail(f"{where} is {_short(value)}, not a list")
         for i, w in enumerate(value):
             self.obj(w, f"{where}[{i}]")
             for k in ("code", "message", "action"):
                 self.string(self.key(w, k, f"{where}[{i}]"), f"{where}[{i}].{k}")
-        return cast(list[Warning], value)
+        return cast(list[WarningRecord], value)
 
 
 def validate(data: Any, source: str = "analysis", *, complete: bool = False) -> Analysis:
@@ -385,9 +386,11 @@ def validate(data: Any, source: str = "analysis", *, complete: bool = False) -> 
         if k in ("confidence", "threshold_pct"):
             if c.number(value, f"settings.{k}") is None:
                 raise c.fail(f"settings.{k} is null, not a number")
-        elif k in ("resamples", "seed"):
-            c.whole(value, f"settings.{k}")
-        else:
+        elif k == "resamples":
+            c.whole(value, "settings.resamples")
+        elif k == "seed" and (isinstance(value, bool) or not isinstance(value, int)):
+            raise c.fail(f"settings.seed is {_short(value)}, not an integer")
+        elif k != "seed":
             c.string(value, f"settings.{k}")
     for k in ("order_check", "carryover_matrix", "similarity"):
         c.opt_obj(c.key(data, k, "the document"), k)

@@ -77,6 +77,13 @@ def test_an_older_file_reads_with_the_added_fields_filled_in() -> None:
     assert all(b["samples_needed"] is None and b["followup"] is None for b in read["benchmarks"])
 
 
+def test_any_integer_seed_reads() -> None:
+    """``analyze --seed`` takes any integer, so a negative seed is a valid setting."""
+    doc = json.loads(json.dumps(analyses.mixed()))
+    doc["settings"]["seed"] = -5
+    assert analysis_json.parse(json.dumps(doc))["settings"]["seed"] == -5
+
+
 def test_the_writer_does_not_accept_an_older_document() -> None:
     with pytest.raises(InputError, match="schema_version 1 is not one this gate writes"):
         analysis_json.dumps(_older(analyses.mixed()))  # type: ignore[arg-type]
@@ -110,6 +117,7 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (_set("settings.confidence", "high"), "settings.confidence is 'high', not a number"),
         (_set("settings.threshold_pct", None), "settings.threshold_pct is null"),
         (_set("settings.statistic", ...), "settings lacks 'statistic'"),
+        (_set("settings.seed", "1"), "settings.seed is '1', not an integer"),
         (_set("warnings", ...), "the document lacks 'warnings'"),
         (_set("summary.decision", "maybe"), "summary.decision is 'maybe', not one of pass, fail"),
         (_set("benchmarks.0.higher_is_better", "yes"), "higher_is_better is 'yes', not true or false"),
