@@ -15,7 +15,9 @@ from gate.analysis.compare import Comparison, Sample, Settings, compare_many, co
 from gate.analysis.load import TrialLogs
 from gate.decision import default_decision, fails_in_head_only
 from gate.errors import ConfigError
-from gate.model import ANALYSIS_SCHEMA, Verdict, utc_timestamp, warning
+from gate.files import analysis_json
+from gate.files.analysis_json import Analysis
+from gate.model import Verdict, utc_timestamp, warning
 from gate.stats import stability
 from gate.warning_codes import WarningCode
 
@@ -352,8 +354,9 @@ def build_analysis(
     head: str | None,
     settings: Settings,
     created_at: str | None = None,
-) -> dict[str, Any]:
-    """The analysis.json document for ``base`` vs ``head`` (defaults from meta.json)."""
+) -> Analysis:
+    """The analysis.json document for ``base`` vs ``head`` (defaults from meta.json), checked
+    as the writer checks it (:func:`gate.files.analysis_json.document`)."""
     base, head = resolve_versions(logs, base, head)
     frame = logs.frame
     top_warnings = list(logs.warnings)
@@ -494,14 +497,13 @@ def build_analysis(
     failed_in_head_only = sum(fails_in_head_only(b) for b in benchmarks)
     meta = logs.meta
     time = time_summary(frame, meta)
-    return {
-        "schema_version": ANALYSIS_SCHEMA,
-        "tool_version": __version__,
-        "created_at": created_at or utc_timestamp(),
-        "base": base,
-        "head": head,
-        "inputs": list(logs.paths),
-        "settings": {
+    return analysis_json.document(
+        tool_version=__version__,
+        created_at=created_at or utc_timestamp(),
+        base=base,
+        head=head,
+        inputs=list(logs.paths),
+        settings={
             "statistic": settings.statistic,
             "confidence": settings.confidence,
             "threshold_pct": settings.threshold_pct,
@@ -512,7 +514,7 @@ def build_analysis(
             "interval": settings.method,
             "compared_order": compared_order,
         },
-        "summary": {
+        summary={
             "decision": str(
                 default_decision(counts, failed_in_head_only=failed_in_head_only, only_in_base=len(only_base))
             ),
@@ -523,15 +525,15 @@ def build_analysis(
             "only_in_head": len(only_head),
             "time": time,
         },
-        "adaptive": followup.summary(frame, meta, time),
-        "benchmarks": benchmarks,
-        "order_check": order_check,
-        "carryover_matrix": getattr(carry, "matrix", None),
-        "carryover_suite": getattr(carry, "suite", None),
-        "similarity": getattr(simil, "suite", None),
-        "environment": (meta or {}).get("environment"),
-        "warnings": top_warnings,
-    }
+        adaptive=followup.summary(frame, meta, time),
+        benchmarks=benchmarks,
+        order_check=order_check,
+        carryover_matrix=getattr(carry, "matrix", None),
+        carryover_suite=getattr(carry, "suite", None),
+        similarity=getattr(simil, "suite", None),
+        environment=(meta or {}).get("environment"),
+        warnings=top_warnings,
+    )
 
 
 def _benchmark_entry(
@@ -595,12 +597,12 @@ def _benchmark_entry(
     return entry
 
 
-def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
+def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     """A short human table for stdout."""
     from gate.render import followup as words
     from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
 
-    adaptive = doc.get("adaptive")
+    adaptive = doc["adaptive"]
     rows = [f"{'benchmark':<40} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
     if adaptive:
         rows[0] += "  follow-up"
@@ -610,11 +612,14 @@ def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
         name = shorten_middle(b["benchmark"], 40)
         row = f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}"
         if adaptive:
-            fu = b.get("followup") or {}
-            n_rounds = words.rounds_done(fu)
-            extra = fu.get("extra_values") or {}
-            added = f"+{extra['base']}" + (f"/+{extra['head']}" if extra["head"] != extra["base"] else "")
-            row = f"{row:<98}  " + (f"{n_rounds} round{'s' * (n_rounds != 1)}, {added}" if n_rounds else "—")
+            fu = b["followup"]
+            n_rounds = fu["rounds"] if fu else 0
+            if fu and n_rounds:
+                more = fu["extra_values"]
+                added = f"+{more['base']}" + (f"/+{more['head']}" if more["head"] != more["base"] else "")
+                row = f"{row:<98}  {n_rounds} round{'s' * (n_rounds != 1)}, {added}"
+            else:
+                row = f"{row:<98}  —"
         rows.append(row)
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")
@@ -623,11 +628,7 @@ def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
         still = [
             (b["benchmark"], u)
             for b in doc["benchmarks"]
-            if (
-                u := words.unresolved(
-                    b.get("followup"), adaptive, str(b.get("reason") or ""), b.get("warnings") or []
-                )
-            )
+            if (u := words.unresolved(b["followup"], adaptive, b["reason"], b["warnings"]))
         ]
         for name, u in still[:limit]:
             line = f"  {shorten_middle(name, 60)}: {u['why']}"
@@ -643,8 +644,8 @@ def benchmark_table(doc: dict[str, Any], limit: int = 50) -> str:
     extra = [
         f"{n} {what}"
         for n, what in (
-            (s.get("failed_in_head_only"), "failing in head only"),
-            (s.get("only_in_base"), "not in head"),
+            (s["failed_in_head_only"], "failing in head only"),
+            (s["only_in_base"], "not in head"),
         )
         if n
     ]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from gate.analysis.compare import Sample, Settings, compare_many
-from gate.calibration.dataset import LevelCounts, Dataset
+from gate.calibration.dataset import Dataset, LevelCounts
 from gate.calibration.search import DEFAULT_SEED, json_number
 from gate.errors import ConfigError
 from gate.stats.stability import (

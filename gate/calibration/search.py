@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from gate.calibration.dataset import MIN_VALUES, LevelCounts, Dataset, Series
+from gate.calibration.dataset import MIN_VALUES, Dataset, LevelCounts, Series
 from gate.errors import ConfigError, InputError
 from gate.model import warning
 from gate.stats.stability import (

@@ -8,10 +8,7 @@ analyzed at all. Problems with part of the input become warnings (JSON + stderr)
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +16,8 @@ from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, Settings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
 from gate.errors import ConfigError, InputError
+from gate.files import analysis_json
+from gate.files.analysis_json import Analysis
 from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
 
 NAME = "analyze"
@@ -97,20 +96,7 @@ def _settings(args: argparse.Namespace, confidence: float | None = None) -> Sett
     )
 
 
-def _write_json(path: Path, doc: dict[str, object]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".analysis-", suffix=".json", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, allow_nan=False, separators=(",", ":"))
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _print_benchmark_warnings(doc: dict[str, Any], limit: int = 20) -> None:
+def _print_benchmark_warnings(doc: Analysis, limit: int = 20) -> None:
     """Per-benchmark warnings on stderr too, grouped by what to do: the benchmarks' lines, then
     their shared action once (at most ``limit`` benchmark lines; all of them are in the JSON)."""
     groups: dict[tuple[str, str], list[str]] = {}
@@ -148,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     settings = _settings(args, per_look_confidence(logs.metas))
     doc = build_analysis(logs, base=args.base, head=args.head, settings=settings)
     try:
-        _write_json(args.json, doc)
+        analysis_json.write(args.json, doc)
     except OSError as exc:
         raise InputError(f"cannot write {args.json}: {exc}", "pass a writable --json path") from exc
     for w in doc["warnings"]:

@@ -11,7 +11,7 @@ Writes that a read-only token cannot make (a PR from a fork under ``pull_request
 with the two-workflow pattern that fixes them; the summary and outputs are still written.
 
 What the decision trusts: the verdicts of the benchmarks in analysis.json (its summary must agree
-with them, :mod:`gate.analysis_file`), and the accept label only as the API shows it now — when
+with them, :mod:`gate.files.analysis_json`), and the accept label only as the API shows it now — when
 the labels cannot be read, the label counts as absent and the log, the summary and the status say
 so. In the ``workflow_run`` flow the PR named by ``ordertrap-pr.json`` must have the run's head
 commit before its labels are read or anything is published (:func:`verify_pr_head`).
@@ -28,10 +28,10 @@ from typing import Any, TextIO
 import requests
 from github import Github, GithubException
 
-from gate import analysis_file
 from gate.decision import FAIL_ON_CHOICES, Decision, Outcome, decision_with_fail_on_and_label
 from gate.errors import GateError, GitHubError, InputError
-from gate.files import calibration_json
+from gate.files import analysis_json, calibration_json
+from gate.files.analysis_json import Analysis
 from gate.files.calibration_json import Calibration
 from gate.github import outputs
 from gate.github.client import make_client
@@ -76,31 +76,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_analysis(path: Path) -> dict[str, Any]:
-    """analysis.json, checked as ``report`` checks it (:func:`gate.render.validate_analysis`),
-    including its summary against its own benchmarks (:mod:`gate.analysis_file`)."""
-    from gate.render import validate_analysis
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError(
-            f"{path} does not exist: the analysis could not be made",
-            fix="check the `analyze` step's log above (trial logs found? base/head names right?)",
-        ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"{path} is not a readable JSON file: {exc}", fix="re-run `ordertrap-gate analyze`"
-        ) from exc
-    data = validate_analysis(analysis_file.loads(text, str(path)), str(path))
-    analysis_file.check(data, str(path))
-    return data
-
-
-def counts_of(analysis: dict[str, Any]) -> dict[str, int]:
-    """Benchmarks per verdict, counted from the benchmarks (load_analysis checked that
+def counts_of(analysis: Analysis) -> dict[str, int]:
+    """Benchmarks per verdict, counted from the benchmarks (analysis_json.read checked that
     ``summary.counts`` says the same)."""
-    return analysis_file.derived_counts(analysis["benchmarks"])
+    return analysis_json.derived_counts(analysis["benchmarks"])
 
 
 # ---- status texts ------------------------------------------------------------------------------
@@ -182,7 +161,7 @@ def _is_read_only(exc: GithubException) -> bool:
 
 
 def _render(
-    analysis: dict[str, Any], fmt: str, outcome: Outcome, settings: ActionContext, report_url: str | None
+    analysis: Analysis, fmt: str, outcome: Outcome, settings: ActionContext, report_url: str | None
 ) -> str:
     from gate.render import RenderContext, render
 
@@ -213,23 +192,18 @@ def _calibration(settings: ActionContext) -> Calibration | None:
         return None  # the run step already reported a bad calibration file; the comment goes on
 
 
-def _regression_annotations(analysis: dict[str, Any]) -> list[tuple[str, str]]:
+def _regression_annotations(analysis: Analysis) -> list[tuple[str, str]]:
     result = []
-    for bench in analysis.get("benchmarks") or []:
-        if bench.get("verdict") != Verdict.REGRESSION:
+    for bench in analysis["benchmarks"]:  # types checked by analysis_json
+        if bench["verdict"] != Verdict.REGRESSION:
             continue
-        change = bench.get("change_pct")
-        ci = bench.get("change_ci")
-        text = (
-            f"{bench.get('benchmark')}: {change:+.1f}%"
-            if isinstance(change, int | float)
-            else str(bench.get("benchmark"))
-        )
-        if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, int | float) for x in ci):
+        change, ci = bench["change_pct"], bench["change_ci"]
+        text = bench["benchmark"] if change is None else f"{bench['benchmark']}: {change:+.1f}%"
+        if ci is not None:
             text += f" (CI {ci[0]:+.1f}% .. {ci[1]:+.1f}%)"
-        if bench.get("reason"):
+        if bench["reason"]:
             text += f" — {bench['reason']}"
-        result.append((f"performance regression in {bench.get('benchmark')}", text))
+        result.append((f"performance regression in {bench['benchmark']}", text))
     return result
 
 
@@ -383,7 +357,7 @@ def publish(
         return None
 
     try:
-        analysis = load_analysis(analysis_path)
+        analysis = analysis_json.read(analysis_path)
     except InputError as exc:
         # the file's name, not its full path: the status description has 140 characters
         reason = exc.message.replace(str(analysis_path), analysis_path.name)
@@ -425,8 +399,8 @@ def publish(
         counts,
         settings.inputs.fail_on,
         accepted,
-        failed_in_head_only=analysis_file.derived_failed_in_head_only(analysis["benchmarks"]),
-        only_in_base=int(summary.get("only_in_base") or 0),
+        failed_in_head_only=summary["failed_in_head_only"],  # checked against the benchmarks
+        only_in_base=summary["only_in_base"],
     )
     result.outcome = outcome
 

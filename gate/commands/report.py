@@ -8,8 +8,8 @@ from pathlib import Path
 
 from gate.decision import Decision
 from gate.errors import ConfigError, InputError
-from gate.files import calibration_json
-from gate.render import MAX_PLOTS, RenderContext, load_analysis, render
+from gate.files import analysis_json, calibration_json
+from gate.render import MAX_PLOTS, RenderContext, render
 
 NAME = "report"
 HELP = "render analysis.json as a PR comment, a job summary or a self-contained HTML report"
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
             f"--template-dir {args.template_dir} is not a directory",
             "create it with your template (e.g. comment.md.j2) or drop --template-dir",
         )
-    analysis = load_analysis(args.analysis)
+    analysis = analysis_json.read(args.analysis)
     calibration = calibration_json.read(args.calibration) if args.calibration else None
     context = RenderContext(
         decision=args.decision,

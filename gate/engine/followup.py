@@ -35,6 +35,7 @@ from gate.engine.rounds import (
     round_trials,
 )
 from gate.engine.schedule import LevelConfig, Trial, followup_schedule
+from gate.files.analysis_json import Analysis
 from gate.model import utc_timestamp
 
 Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
@@ -75,7 +76,7 @@ class Rounds:
             print(f"ordertrap-gate run: {text}", file=sys.stderr, flush=True)
 
     # ---- one look -----------------------------------------------------------------------------
-    def look(self) -> tuple[dict[str, Any], pd.DataFrame]:
+    def look(self) -> tuple[Analysis, pd.DataFrame]:
         logs = load_trials([self.log_path])
         settings = Settings(confidence=float(self.adaptive["rule"]["confidence_per_look"]))
         return build_analysis(logs, base=None, head=None, settings=settings), logs.frame

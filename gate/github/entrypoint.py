@@ -38,7 +38,7 @@ from gate.commands import publish as publish_cmd
 from gate.errors import ConfigError, GateError
 from gate.github import outputs, workflow_commands
 from gate.github.client import make_client
-from gate.github.context import ActionInputs, ActionContext, from_env
+from gate.github.context import ActionContext, ActionInputs, from_env
 from gate.github.event import load_event
 
 DEFAULT_REPORT_DIR = "ordertrap-report"

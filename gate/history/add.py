@@ -92,24 +92,24 @@ def entries_from_trials(
                 else [("head", order[k + 1], k + 1)]
             )
             for role, version, seq in sides:
-                v = b[role]
+                v = b["base"] if role == "base" else b["head"]
                 step = None
                 if role == "head":
-                    ci = b.get("change_ci")
+                    ci = b["change_ci"]
                     step = Step(
-                        str(shas.get(order[k]) or order[k]), b.get("change_pct"), tuple(ci) if ci else None
+                        str(shas.get(order[k]) or order[k]), b["change_pct"], (ci[0], ci[1]) if ci else None
                     )
                 out.append(
                     Entry(
                         seq=seq,
                         commit=str(shas.get(version) or version),
-                        benchmark=str(b["benchmark"]),
-                        unit=str(b.get("unit") or ""),
-                        higher_is_better=bool(b.get("higher_is_better")),
-                        estimate=v.get("estimate"),
-                        ci=tuple(v["ci"]) if v.get("ci") else None,
-                        n=int(v.get("n") or 0),
-                        n_failed=int(v.get("n_failed") or 0),
+                        benchmark=b["benchmark"],
+                        unit=b["unit"],
+                        higher_is_better=b["higher_is_better"],
+                        estimate=v["estimate"],
+                        ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
+                        n=v["n"],
+                        n_failed=v["n_failed"],
                         step=step,
                         **common,
                     )

@@ -1,9 +1,9 @@
 """Reports people read: the PR comment, the job summary and the HTML report with plots.
 
-Public API (used by ``report`` and ``publish``)::
+Public API (used by ``report`` and ``publish``; ``analysis_json`` is :mod:`gate.files.analysis_json`)::
 
     from gate.render import render, RenderContext, COMMENT_MARKER, COMMENT_LIMIT, SUMMARY_LIMIT
-    text = render(analysis_dict, "comment" | "summary" | "html", RenderContext(...))
+    text = render(analysis_json.read(path), "comment" | "summary" | "html", RenderContext(...))
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from gate.render.render import (
     MAX_PLOTS,
     SUMMARY_LIMIT,
     RenderContext,
-    load_analysis,
     render,
-    validate_analysis,
 )
 
 __all__ = [
@@ -25,7 +23,5 @@ __all__ = [
     "MAX_PLOTS",
     "SUMMARY_LIMIT",
     "RenderContext",
-    "load_analysis",
     "render",
-    "validate_analysis",
 ]

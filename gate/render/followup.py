@@ -1,8 +1,9 @@
 """The words of the reports for follow-up rounds (``run --budget``): plain text, escaped by the
 template that shows it (Markdown ``finalize``, HTML autoescape) or printed by the CLI table.
 
-Inputs are analysis.json ``adaptive`` and ``benchmarks[].followup`` (docs/contracts.md); any field
-may be null or missing (an older or partial file), and a phrase then leaves that part out.
+Inputs are analysis.json ``adaptive`` and ``benchmarks[].followup`` as
+:mod:`gate.files.analysis_json` checks them (every key present, counts whole numbers ≥ 0); a time
+or count that is null (unknown) leaves its part of a phrase out.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gate.files.analysis_json import Adaptive, Followup
 from gate.warning_codes import WarningCategory, lookup
 
 STOP = {
@@ -25,6 +27,11 @@ def _num(x: Any) -> float | None:
     if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
         return None
     return float(x)
+
+
+def _count(x: Any) -> int:
+    """A whole number ≥ 0 of ``rule`` (kept as written), else 0."""
+    return x if type(x) is int and x > 0 else 0
 
 
 def rough_duration(seconds: float) -> str:
@@ -48,51 +55,39 @@ def budget_arg(seconds: float) -> str:
     return f"{hours}h{rest}m" if rest else f"{hours}h"
 
 
-def _count(x: Any) -> int:
-    """A whole number ≥ 0 from the file, else 0 (analysis.json is input: a field may be junk)."""
-    return x if type(x) is int and x > 0 else 0
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def extra_values(followup: Mapping[str, Any]) -> str:
+def extra_values(followup: Followup) -> str:
     """'+40 values per version', or '+8 base / +7 head values' when they differ."""
-    extra = followup.get("extra_values")
-    extra = extra if isinstance(extra, Mapping) else {}
-    b, h = _count(extra.get("base")), _count(extra.get("head"))
+    b, h = followup["extra_values"]["base"], followup["extra_values"]["head"]
     return f"+{b} values per version" if b == h else f"+{b} base / +{h} head values"
 
 
-def rounds_done(followup: Mapping[str, Any]) -> int:
-    return _count(followup.get("rounds"))
-
-
-def resolved(verdict: str, followup: Any) -> str | None:
+def resolved(verdict: str, followup: Followup | None) -> str | None:
     """'unchanged after 2 follow-up rounds, +40 values per version' (None without follow-ups)."""
-    if not isinstance(followup, Mapping) or not rounds_done(followup):
+    if followup is None or not followup["rounds"]:
         return None
-    return f"{verdict} after {_plural(rounds_done(followup), 'follow-up round')}, {extra_values(followup)}"
+    return f"{verdict} after {_plural(followup['rounds'], 'follow-up round')}, {extra_values(followup)}"
 
 
 def unresolved(
-    followup: Any, adaptive: Any, reason: str, warnings: Sequence[Mapping[str, Any]]
+    followup: Followup | None, adaptive: Adaptive, reason: str, warnings: Sequence[Mapping[str, object]]
 ) -> dict[str, str | None] | None:
     """Why an inconclusive benchmark stayed so after the rounds, and what would resolve it:
     ``{"why", "more", "suggest"}``; ``suggest`` is a command-line option (shown as code).
     None when the analysis does not say (no budget, or no ``unresolved`` entry)."""
-    if not isinstance(followup, Mapping) or not isinstance(followup.get("unresolved"), Mapping):
+    if followup is None or followup["unresolved"] is None:
         return None
     u = followup["unresolved"]
-    a = adaptive if isinstance(adaptive, Mapping) else {}
-    kind = str(u.get("reason") or "")
-    done = rounds_done(followup)
+    kind = u["reason"]
+    done = followup["rounds"]
     after = f"after {_plural(done, 'follow-up round')} ({extra_values(followup)}) " if done else ""
-    needs = _num(u.get("needs_s"))
-    values = _count(u.get("values_needed")) or None
-    budget, used = _num(a.get("budget_s")), _num(a.get("used_s"))
-    max_rounds = _count(a.get("max_rounds")) or None
+    needs = u["needs_s"]
+    values = u["values_needed"] or None
+    budget, used = adaptive["budget_s"], adaptive["used_s"]
+    max_rounds = adaptive["max_rounds"] or None
     more = f"about {rough_duration(needs)} more would resolve it" if needs is not None else None
     suggest: str | None = None
     if kind == "budget_spent":
@@ -116,10 +111,10 @@ def unresolved(
         if needs is not None and budget is not None:
             suggest = f"--budget {budget_arg(budget + needs)}"
     elif kind == "not_lack_of_data":
-        detail = str(u.get("detail") or "").strip()
+        detail = u["detail"].strip()
         detail = "" if detail in reason else f": {detail}"  # the reason shown beside it says it already
         order = any(
-            (m := lookup(str(w.get("code") or ""))) is not None and m.category is WarningCategory.ORDER
+            (m := lookup(str(w["code"]))) is not None and m.category is WarningCategory.ORDER
             for w in warnings
         )
         why = f"{after}more values would not resolve it{detail}" + (
@@ -131,12 +126,10 @@ def unresolved(
     return {"why": why, "more": more, "suggest": suggest}
 
 
-def timeline(adaptive: Any) -> str | None:
+def timeline(adaptive: Adaptive) -> str:
     """'planned 3 min + follow-up 4 min of a 15 min budget; the full configuration would take
     41 min' (the last part only when the full configuration's time is known)."""
-    if not isinstance(adaptive, Mapping):
-        return None
-    planned, followup, budget = (_num(adaptive.get(k)) for k in ("planned_s", "followup_s", "budget_s"))
+    planned, followup, budget = adaptive["planned_s"], adaptive["followup_s"], adaptive["budget_s"]
     parts = []
     if planned is not None:
         parts.append(f"planned {rough_duration(planned)}")
@@ -145,29 +138,27 @@ def timeline(adaptive: Any) -> str | None:
     text = " + ".join(parts) or "time used unknown"
     if budget is not None:
         text += f" of a {rough_duration(budget)} budget"
-    full = _num(adaptive.get("full_s"))
+    full = adaptive["full_s"]
     if full is not None:
         text += f"; the full configuration would take {rough_duration(full)}"
     return text
 
 
-def stop(adaptive: Any) -> str | None:
+def stop(adaptive: Adaptive) -> str:
     """'2 of at most 3 follow-up rounds; stopped: the budget was spent'."""
-    if not isinstance(adaptive, Mapping):
-        return None
-    n = _count(adaptive.get("rounds"))
-    cap = _count(adaptive.get("max_rounds")) or None
-    text = f"{n} of at most {cap} follow-up rounds" if isinstance(cap, int) else _plural(n, "follow-up round")
-    reason = adaptive.get("stop_reason")
+    n, cap = adaptive["rounds"], adaptive["max_rounds"] or None
+    text = f"{n} of at most {cap} follow-up rounds" if cap is not None else _plural(n, "follow-up round")
+    reason = adaptive["stop_reason"]
     if reason in STOP:
         return f"{text}; stopped: {STOP[reason]}"
     return f"{text}; the run stopped before its last analysis (run it again to finish)"
 
 
-def rule(adaptive: Any) -> str | None:
-    """'each of the 4 looks used a 99.75% CI, so the run keeps 99% overall (Bonferroni)'."""
-    r = adaptive.get("rule") if isinstance(adaptive, Mapping) else None
-    if not isinstance(r, Mapping):
+def rule(adaptive: Adaptive) -> str | None:
+    """'each of the 4 looks used a 99.75% CI, so the run keeps 99% overall (Bonferroni)'.
+    ``rule``'s fields are kept as written (analysis_json checks it is an object or null)."""
+    r = adaptive["rule"]
+    if r is None:
         return None
     looks, per, overall = (
         _count(r.get("looks")),

@@ -22,11 +22,11 @@ from typing import Any, Literal
 import jinja2
 from markupsafe import Markup
 
-from gate import analysis_file
 from gate.bidi import show_bidi
 from gate.errors import InputError
+from gate.files import analysis_json
+from gate.files.analysis_json import Analysis, Benchmark
 from gate.files.calibration_json import Calibration
-from gate.model import ANALYSIS_SCHEMA
 from gate.render import filters, view
 
 COMMENT_MARKER = "<!-- ordertrap-gate:comment -->"
@@ -69,50 +69,6 @@ class RenderContext:
     calibration: Calibration | None = None  # for the instability-vs-cost view
     template_dir: str | None = None  # user templates that may {% extends "builtin/<name>" %}
     max_plots: int = MAX_PLOTS  # benchmark figures drawn in the HTML report
-
-
-# ---- input -------------------------------------------------------------------------------------------
-
-
-def validate_analysis(data: Any, source: str = "analysis") -> dict[str, Any]:
-    """Check the parts of analysis.json the renderer relies on; raise InputError naming the fix."""
-    fix = "pass the analysis.json written by `ordertrap-gate analyze TRIALS.csv --json analysis.json`"
-    if not isinstance(data, dict):
-        raise InputError(f"{source} is not a JSON object, so it is not an analysis.json", fix)
-    version = data.get("schema_version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise InputError(f"{source} has no integer schema_version, so it is not an analysis.json", fix)
-    if version > ANALYSIS_SCHEMA:
-        raise InputError(
-            f"{source} has schema_version {version}; this ordertrap-gate reads analysis files up to "
-            f"version {ANALYSIS_SCHEMA}",
-            "upgrade ordertrap-gate (pip install -U ordertrap-gate), or re-run `analyze` with this version",
-        )
-    if not isinstance(data.get("summary"), dict) or not isinstance(data.get("benchmarks"), list):
-        raise InputError(f"{source} lacks 'summary' or 'benchmarks', so it is not an analysis.json", fix)
-    for i, b in enumerate(data["benchmarks"]):
-        if not isinstance(b, dict) or "benchmark" not in b or "verdict" not in b:
-            raise InputError(f"{source}: benchmarks[{i}] lacks 'benchmark' or 'verdict'", fix)
-    return data
-
-
-def load_analysis(path: str | Path) -> dict[str, Any]:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(
-            f"analysis file {p} does not exist",
-            "run `ordertrap-gate analyze TRIALS.csv --json analysis.json` first, or check the path",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"{p} is not valid JSON ({exc}), so it is not an analysis.json",
-            "pass the analysis.json written by `ordertrap-gate analyze`",
-        ) from None
-    data = validate_analysis(analysis_file.loads(text, str(p)), str(p))
-    analysis_file.check(data, str(p))  # a file is input: its summary must agree with its benchmarks
-    return data
 
 
 # ---- environments ------------------------------------------------------------------------------------
@@ -361,17 +317,17 @@ def _render_summary(v: dict[str, Any], template: jinja2.Template) -> str:
     )
 
 
-def _significance(benchmarks: Any) -> dict[tuple[str, str], bool]:
+def _significance(benchmarks: list[Benchmark]) -> dict[tuple[str, str], bool]:
     """{(benchmark, predecessor): significant} from the per-benchmark carry-over results; a pair
     the analysis does not list is unknown (left out)."""
     out: dict[tuple[str, str], bool] = {}
-    for b in benchmarks if isinstance(benchmarks, list) else []:
-        carry = b.get("carryover") if isinstance(b, Mapping) else None
-        preds = carry.get("predecessors") if isinstance(carry, Mapping) else None
+    for b in benchmarks:
+        carry = b["carryover"]
+        preds = carry.get("predecessors") if carry is not None else None
         for p in preds if isinstance(preds, list) else []:
             if not isinstance(p, Mapping) or "predecessor" not in p:
                 continue
-            key = (str(b.get("benchmark")), str(p["predecessor"]))
+            key = (b["benchmark"], str(p["predecessor"]))
             if isinstance(p.get("significant"), bool):
                 out[key] = p["significant"]
             elif "p_adj" in p:  # an older file: the level analyze_carryover tests at
@@ -498,16 +454,16 @@ def _calibration_view(calibration: Calibration | None) -> dict[str, Any] | None:
 
 
 def _render_html(
-    analysis: Mapping[str, Any], v: dict[str, Any], context: RenderContext, template: jinja2.Template
+    analysis: Analysis, v: dict[str, Any], context: RenderContext, template: jinja2.Template
 ) -> str:
     from gate.render import plots
 
-    benchmarks = analysis.get("benchmarks") or []
+    benchmarks = analysis["benchmarks"]
     # Interesting first: the analysis is already sorted (verdict class, then |change|).
     plotted = []
     for row in v["rows"][: max(context.max_plots, 0)]:
         b = benchmarks[row["index"]]
-        svg = plots.benchmark_figure(b.get("samples"), b.get("base"), b.get("head"), row["unit"])
+        svg = plots.benchmark_figure(b["samples"], b["base"], b["head"], row["unit"])
         plotted.append(view.Row({**row.as_dict(), "svg": Markup(svg) if svg else None}))
     plotted_idx = {r["index"] for r in plotted}
     tests = sorted(
@@ -524,9 +480,9 @@ def _render_html(
         if tests
         else None,
         heatmap=_pick_heatmap(
-            analysis.get("carryover_matrix"),
+            analysis["carryover_matrix"],
             _significance(benchmarks),
-            (analysis.get("settings") or {}).get("threshold_pct"),
+            analysis["settings"]["threshold_pct"],
         ),
         calibration=_calibration_view(context.calibration),
         max_heatmap=MAX_HEATMAP,
@@ -570,12 +526,14 @@ def _compact_warnings(
     return out
 
 
-def render(analysis: dict, fmt: Format, context: RenderContext | None = None) -> str:
-    """Render an analysis.json document (already loaded) into ``fmt``."""
+def render(analysis: Analysis, fmt: Format, context: RenderContext | None = None) -> str:
+    """Render an analysis.json document into ``fmt``: read from a file
+    (:func:`gate.files.analysis_json.read`) or as ``analyze`` built it; checked here either way,
+    so the view model can rely on what :mod:`gate.files.analysis_json` guarantees."""
     if fmt not in TEMPLATES:
         raise InputError(f"unknown report format {fmt!r}", "use one of: comment, summary, html")
     context = context or RenderContext()
-    validate_analysis(analysis)
+    analysis = analysis_json.validate(analysis)
     v = view.build(analysis, context)
     for r in v["rows"]:
         r["short_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_COMMENT)

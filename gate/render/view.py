@@ -1,8 +1,9 @@
 """The view model: everything a template shows, precomputed from analysis.json in Python.
 
-Templates only lay out and format these values (no arithmetic in templates). Field names of the
-input are those of docs/contracts.md; missing optional fields are tolerated (older analyses,
-partial runs), required ones are checked by :func:`gate.render.render.validate_analysis`.
+Templates only lay out and format these values (no arithmetic in templates). The input is a
+document checked by :mod:`gate.files.analysis_json`: its keys and types are indexed as guaranteed
+there; the analysis details it keeps as written (``order``, ``carryover``, ``similarity``,
+``config``, ``order_check``, ``environment``) are read field by field, defensively.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.decision import Decision
+from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
@@ -140,61 +142,56 @@ def config_label(config: Any) -> str:
         return f"{g('suite_run', '?')}×{g('iteration', '?')}×{g('measurement', '?')}"
 
 
-def benchmark_row(b: dict[str, Any], index: int) -> Row:
-    g = b.get
-    verdict = str(g("verdict", "inconclusive"))
-    base = g("base") or {}
-    head = g("head") or {}
-    stab = g("stability") or {}
-    sb = stab.get("base") or {}
-    sh = stab.get("head") or {}
-    warnings = g("warnings") or []
-    order = g("order")
-    if type(order) is dict:  # every field the templates use, present even if the file lacks it
+def benchmark_row(b: Benchmark, index: int) -> Row:
+    verdict = b["verdict"]
+    base, head = b["base"], b["head"]
+    sb, sh = b["stability"]["base"], b["stability"]["head"]
+    warnings = b["warnings"]
+    order = b["order"]
+    if order is not None:  # every field the templates use, present even if the file lacks it
         order = {k: order.get(k) for k in ("significant", "kw_p", "eta2", "delta_pct", "ci_case")}
     else:
         order = None
-    carry = g("carryover") or {}
+    carry = b["carryover"] or {}
     preds = carry.get("predecessors") or []
     position = carry.get("position") or {}
-    sim = g("similarity") or {}
+    sim = b["similarity"] or {}
     dissimilar = (sim.get("dissimilar_runs") or []) + (sim.get("dissimilar_instances") or [])
-    change = g("change_pct")
-    config = g("config")
-    name = g("benchmark", "")
+    change = b["change_pct"]
+    config = b["config"]
     return Row(
         {
             "index": index,
             "anchor": f"b{index}",
             "number": index + 1,
-            "name": name if type(name) is str else str(name),
+            "name": b["benchmark"],
             "verdict": verdict,
             "icon": VERDICT_ICON.get(verdict, "•"),
             "attention": verdict in ATTENTION,
-            "reason": str(g("reason") or ""),
-            "unit": str(g("unit") or ""),
-            "higher_is_better": bool(g("higher_is_better")),
+            "reason": b["reason"],
+            "unit": b["unit"],
+            "higher_is_better": b["higher_is_better"],
             "change_pct": change,
-            "abs_change": abs(change) if isinstance(change, int | float) else -1.0,
-            "change_ci": g("change_ci"),
-            "base_est": base.get("estimate"),
-            "base_ci": base.get("ci"),
-            "base_n": base.get("n", 0),
-            "base_failed": base.get("n_failed", 0),
-            "head_est": head.get("estimate"),
-            "head_ci": head.get("ci"),
-            "head_n": head.get("n", 0),
-            "head_failed": head.get("n_failed", 0),
-            "cv_base": sb.get("cv"),
-            "cv_head": sh.get("cv"),
-            "rciw_base": sb.get("rciw"),
-            "rciw_head": sh.get("rciw"),
+            "abs_change": -1.0 if change is None else abs(change),
+            "change_ci": b["change_ci"],
+            "base_est": base["estimate"],
+            "base_ci": base["ci"],
+            "base_n": base["n"],
+            "base_failed": base["n_failed"],
+            "head_est": head["estimate"],
+            "head_ci": head["ci"],
+            "head_n": head["n"],
+            "head_failed": head["n_failed"],
+            "cv_base": sb["cv"],
+            "cv_head": sh["cv"],
+            "rciw_base": sb["rciw"],
+            "rciw_head": sh["rciw"],
             "config": config_label(config),
-            "minimal": type(config) is dict
+            "minimal": config is not None
             and config.get("source") == "calibration"
             and config.get("never_stable") is not True,
             # calibrated, but µOpTime found no stable configuration: it ran the full one (§5)
-            "never_stable": type(config) is dict and config.get("never_stable") is True,
+            "never_stable": config is not None and config.get("never_stable") is True,
             "order": order,
             "order_significant": bool(order and order.get("significant")),
             # the analysis sorts significant predecessors first; a detail view shows the top 5
@@ -210,19 +207,14 @@ def benchmark_row(b: dict[str, Any], index: int) -> Row:
             "position_significant": bool(position.get("significant")),
             "dissimilar": [str(d) for d in dissimilar],
             "warnings": [
-                {
-                    "code": canonical(str(w.get("code") or "")),
-                    "message": str(w.get("message") or ""),
-                    "action": str(w.get("action") or ""),
-                }
+                {"code": canonical(w["code"]), "message": w["message"], "action": w["action"]}
                 for w in warnings
-                if type(w) is dict
             ],
             "n_warnings": len(warnings),
             "n_label": _n_label(base, head),
             # inconclusive for lack of data: more values would resolve it (a budget's hint)
-            "lacks_data": verdict == "inconclusive" and type(g("samples_needed")) is int,
-            "followup_resolved": followup_words.resolved(verdict, g("followup")),
+            "lacks_data": verdict == "inconclusive" and b["samples_needed"] is not None,
+            "followup_resolved": followup_words.resolved(verdict, b["followup"]),
             "followup_unresolved": None,  # set by build(): its words need the run's budget
         }
     )
@@ -251,17 +243,17 @@ def carryover_note(predecessors: Sequence[Mapping[str, Any]], omnibus: Any) -> s
     )
 
 
-def _n_label(base: Mapping[str, Any], head: Mapping[str, Any]) -> str:
+def _n_label(base: VersionStats, head: VersionStats) -> str:
     """Samples per version, with failed trials when there are any: '15 / 9 (6 failed)'."""
-    nb, nh = base.get("n") or 0, head.get("n") or 0
-    failed = (base.get("n_failed") or 0) + (head.get("n_failed") or 0)
+    nb, nh = base["n"], head["n"]
+    failed = base["n_failed"] + head["n_failed"]
     return f"{nb} / {nh} ({failed} failed)" if failed else f"{nb} / {nh}"
 
 
-def counts_line(counts: Mapping[str, Any]) -> list[dict[str, Any]]:
+def counts_line(counts: Mapping[str, int]) -> list[dict[str, Any]]:
     out = []
     for key in COUNT_ORDER:
-        n = int(counts.get(key, 0) or 0)
+        n = counts[key]
         singular, plural = COUNT_LABEL[key]
         out.append({"key": key, "n": n, "label": singular if n == 1 else plural, "icon": VERDICT_ICON[key]})
     return out
@@ -271,9 +263,9 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def accepted_what(counts: Mapping[str, Any], n: int, not_compared: int, failed_in_head_only: int) -> str:
+def accepted_what(counts: Mapping[str, int], n: int, not_compared: int, failed_in_head_only: int) -> str:
     """What an accept label turned from fail into pass, in words."""
-    reg = int(counts.get("regression", 0) or 0)
+    reg = counts["regression"]
     what = [
         text
         for text, k in (
@@ -288,7 +280,7 @@ def accepted_what(counts: Mapping[str, Any], n: int, not_compared: int, failed_i
 
 def headline(
     decision: str,
-    counts: Mapping[str, Any],
+    counts: Mapping[str, int],
     n: int,
     accepted: bool,
     not_compared: int = 0,
@@ -298,10 +290,8 @@ def headline(
     may come from the publish policy (fail_on, accept label), so it need not follow the counts.
     ``not_compared``: benchmarks that ran in base but not in head; ``failed_in_head_only``:
     failed benchmarks whose base ran cleanly (they fail the gate like regressions)."""
-    reg = int(counts.get("regression", 0) or 0)
-    inc = int(counts.get("inconclusive", 0) or 0)
-    failed = int(counts.get("failed", 0) or 0)
-    imp = int(counts.get("improvement", 0) or 0)
+    reg, inc = counts["regression"], counts["inconclusive"]
+    failed, imp = counts["failed"], counts["improvement"]
     if accepted:  # name what the label accepted (the status says the same)
         return accepted_what(counts, n, not_compared, failed_in_head_only) + " accepted"
     if not n:
@@ -329,7 +319,7 @@ def headline(
     return f"no regressions in {_plural(n, 'benchmark')}"
 
 
-def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[dict[str, Any]]:
+def collect_warnings(analysis: Analysis, rows: Sequence[Row]) -> list[dict[str, Any]]:
     """Warnings grouped by category: [{key, title, meaning, items: [{benchmark, code, message, action}]}]."""
     groups: dict[str, list[dict[str, Any]]] = {key: [] for key, _, _ in CATEGORIES}
     seen: set[tuple[str, str, str, str]] = set()
@@ -344,18 +334,15 @@ def collect_warnings(analysis: Mapping[str, Any], rows: Sequence[Row]) -> list[d
         seen.add(key)
         groups[warning_category(code)].append(item)
 
-    for w in analysis.get("warnings") or []:
-        if isinstance(w, Mapping):
-            add(w, None)
+    for w in analysis["warnings"]:
+        add(w, None)
     for w in _get(analysis, "similarity", "warnings") or []:
         if isinstance(w, Mapping):
             add({**w, "code": w.get("code") or WarningCode.DISSIMILAR.value}, None)
     for r in rows:
         for w in r["warnings"]:
             add(w, r["name"])
-        if r["dissimilar"] and not any(
-            warning_category(str(w.get("code") or "")) == "dissimilar" for w in r["warnings"]
-        ):
+        if r["dissimilar"] and not any(warning_category(w["code"]) == "dissimilar" for w in r["warnings"]):
             # flagged in the data without a warning of its own: still tell the reader what to do
             add(
                 {
@@ -407,45 +394,43 @@ def order_tests(order_check: Any) -> list[dict[str, Any]]:
     return out
 
 
-def time_view(time: Any, n_minimal: int) -> dict[str, Any] | None:
+def time_view(time: Time | None, n_minimal: int) -> dict[str, Any] | None:
     """Time spent; the comparison with the full configuration only when a calibrated minimal
     configuration ran: otherwise every benchmark ran the full configuration and a difference
     between estimate and spent time is noise (failed trials end early), not a saving."""
-    if not isinstance(time, Mapping) or time.get("spent_s") is None:
+    if time is None or time["spent_s"] is None:
         return None
     if n_minimal == 0:
-        return {"spent_s": time.get("spent_s"), "full_s": None, "saved_pct": None}
-    return {"spent_s": time.get("spent_s"), "full_s": time.get("full_s"), "saved_pct": time.get("saved_pct")}
+        return {"spent_s": time["spent_s"], "full_s": None, "saved_pct": None}
+    return {"spent_s": time["spent_s"], "full_s": time["full_s"], "saved_pct": time["saved_pct"]}
 
 
-def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
+def build(analysis: Analysis, context: Any) -> dict[str, Any]:
     """The common view model for all three formats (``context`` is a RenderContext)."""
-    summary = analysis.get("summary") or {}
-    counts = summary.get("counts") or {}
-    rows = [benchmark_row(b, i) for i, b in enumerate(analysis.get("benchmarks") or [])]
-    n = int(summary.get("n_benchmarks") or len(rows))
-    not_compared = int(summary.get("only_in_base") or 0)  # ran in base, not in head
-    decision = str(context.decision or summary.get("decision") or Decision.INCONCLUSIVE)
-    settings = analysis.get("settings") or {}
-    confidence = settings.get("confidence")
-    conf_label = f"{confidence * 100:g}%" if isinstance(confidence, int | float) else "CI"
-    tests = order_tests(analysis.get("order_check"))
+    summary = analysis["summary"]
+    counts = summary["counts"]
+    rows = [benchmark_row(b, i) for i, b in enumerate(analysis["benchmarks"])]
+    n = summary["n_benchmarks"]
+    not_compared = summary["only_in_base"]  # ran in base, not in head
+    failed_in_head_only = summary["failed_in_head_only"]
+    decision = str(context.decision or summary["decision"])
+    settings = analysis["settings"]
+    conf_label = f"{settings['confidence'] * 100:g}%"
+    tests = order_tests(analysis["order_check"])
     n_order_sig = sum(1 for t in tests if t.get("significant"))
     return {
         "decision": decision,
         "decision_icon": DECISION_ICON.get(decision, "•"),
-        "headline": headline(
-            decision, counts, n, context.accepted, not_compared, int(summary.get("failed_in_head_only") or 0)
-        ),
+        "headline": headline(decision, counts, n, context.accepted, not_compared, failed_in_head_only),
         "accepted": context.accepted,
-        "accepted_what": accepted_what(counts, n, not_compared, int(summary.get("failed_in_head_only") or 0)),
+        "accepted_what": accepted_what(counts, n, not_compared, failed_in_head_only),
         "accept_label": context.accept_label,
         "run_url": context.run_url,
         "report_url": context.report_url,
         "summary_url": context.summary_url,
         "rerun_hint": context.rerun_hint.rstrip(". ") if context.rerun_hint else None,  # template adds "."
-        "base": str(analysis.get("base") or "base"),
-        "head": str(analysis.get("head") or "head"),
+        "base": analysis["base"] or "base",
+        "head": analysis["head"] or "head",
         "n_benchmarks": n,
         "not_compared": not_compared,
         "counts": counts_line(counts),
@@ -454,19 +439,19 @@ def build(analysis: Mapping[str, Any], context: Any) -> dict[str, Any]:
         "unchanged": [r for r in rows if not r["attention"]],
         "notes": [r for r in rows if r["verdict"] in ("failed", "inconclusive") and r["reason"]],
         "warning_groups": collect_warnings(analysis, rows),
-        "time": time_view(summary.get("time"), sum(1 for r in rows if r["minimal"])),
+        "time": time_view(summary["time"], sum(1 for r in rows if r["minimal"])),
         "confidence": conf_label,
-        "threshold_pct": settings.get("threshold_pct"),
-        "statistic": str(settings.get("statistic") or "median"),
+        "threshold_pct": settings["threshold_pct"],
+        "statistic": settings["statistic"],
         "settings": {str(k): str(v) for k, v in settings.items()},
         "order_tests": tests,
         "n_order_significant": n_order_sig,
-        "order_matters": bool(n_order_sig) or bool(_get(analysis, "order_check", "order_matters")),
-        "tool_version": str(analysis.get("tool_version") or ""),
-        "created_at": str(analysis.get("created_at") or ""),
+        "order_matters": bool(n_order_sig) or bool(_get(analysis["order_check"], "order_matters")),
+        "tool_version": analysis["tool_version"],
+        "created_at": analysis["created_at"],
         "environment": {
             str(k): str(v)
-            for k, v in (analysis.get("environment") or {}).items()
+            for k, v in (analysis["environment"] or {}).items()
             if not isinstance(v, Mapping | list)
         },
         "adaptive": adaptive_view(analysis, rows),
@@ -492,20 +477,20 @@ def config_note(rows: list[Row], n: int) -> str:
     return text
 
 
-def adaptive_view(analysis: Mapping[str, Any], rows: list[Row]) -> dict[str, Any] | None:
+def adaptive_view(analysis: Analysis, rows: list[Row]) -> dict[str, Any] | None:
     """The follow-up rounds of ``run --budget`` (analysis.json ``adaptive``), None without a
     budget. Sets each row's ``followup_unresolved`` (why it stayed inconclusive and what would
     resolve it); ``followed`` lists the other benchmarks that had follow-up rounds, in the
     table's order, with how they were resolved."""
-    adaptive = analysis.get("adaptive")
-    if type(adaptive) is not dict:
+    adaptive = analysis["adaptive"]
+    if adaptive is None:
         return None
-    benchmarks = analysis.get("benchmarks") or []
+    benchmarks = analysis["benchmarks"]
     for r in rows:
         if r["verdict"] == "inconclusive":
             b = benchmarks[r["index"]]
             r["followup_unresolved"] = followup_words.unresolved(
-                b.get("followup"), adaptive, r["reason"], r["warnings"]
+                b["followup"], adaptive, r["reason"], r["warnings"]
             )
     return {
         "timeline": followup_words.timeline(adaptive),
@@ -516,9 +501,9 @@ def adaptive_view(analysis: Mapping[str, Any], rows: list[Row]) -> dict[str, Any
     }
 
 
-def budget_hint(analysis: Mapping[str, Any], rows: list[Row], decision: str) -> int:
+def budget_hint(analysis: Analysis, rows: list[Row], decision: str) -> int:
     """Inconclusive benchmarks that more values would resolve, on an inconclusive run without a
     budget (0 otherwise): the reports then mention ``run --budget``."""
-    if decision != Decision.INCONCLUSIVE or type(analysis.get("adaptive")) is dict:
+    if decision != Decision.INCONCLUSIVE or analysis["adaptive"] is not None:
         return 0
     return sum(1 for r in rows if r["lacks_data"])

@@ -1,7 +1,9 @@
 """Synthetic ``analysis.json`` (and ``calibration.json``) documents for tests.
 
-Every builder returns a plain ``dict`` shaped exactly like docs/contracts.md, deterministic for
-a given seed (``random.Random``, rounded floats), so golden files stay stable. The scenarios:
+Every builder returns a document made by :func:`gate.files.analysis_json.document`, the check the
+writer (``analyze``) applies: a scenario lacking a field the writer writes is refused, so the
+fixtures cannot drift from the format. Deterministic for a given seed (``random.Random``, rounded
+floats), so golden files stay stable. The scenarios:
 
 * :func:`all_unchanged` — the common case, decision ``pass``
 * :func:`mixed` — regressions, an improvement, unchanged, one inconclusive; ``fail``
@@ -25,10 +27,11 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gate.files import calibration_json
+from gate.files import analysis_json, calibration_json
+from gate.files.analysis_json import Analysis
 from gate.files.calibration_json import Calibration
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = analysis_json.SCHEMA
 TOOL_VERSION = "0.1.0"
 CREATED_AT = "2026-11-26T02:30:00Z"
 
@@ -40,8 +43,10 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "threshold_pct": 3.0,
     "resamples": 10000,
     "seed": 1,
-    "bootstrap": "two-level",
+    "bootstrap": "flat",  # analyze's defaults (gate.analysis.compare.Settings)
     "pairing": "independent",
+    "interval": "percentile",
+    "compared_order": "all",
 }
 
 
@@ -204,7 +209,7 @@ def analysis(
     decision: str | None = None,
     only_in_base: int = 0,
     adaptive: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Analysis:
     """Wrap benchmark entries into a full analysis document: sorted as the contract says, counts
     and the default-policy decision computed from the verdicts."""
     counts = dict.fromkeys(("regression", "improvement", "unchanged", "inconclusive", "failed"), 0)
@@ -229,14 +234,14 @@ def analysis(
             decision = "inconclusive"
         else:
             decision = "pass"
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "tool_version": TOOL_VERSION,
-        "created_at": CREATED_AT,
-        "base": base,
-        "head": head,
-        "settings": dict(DEFAULT_SETTINGS),
-        "summary": {
+    return analysis_json.document(
+        tool_version=TOOL_VERSION,
+        created_at=CREATED_AT,
+        base=base,
+        head=head,
+        inputs=["trials.csv"],
+        settings=dict(DEFAULT_SETTINGS),
+        summary={
             "decision": decision,
             "counts": counts,
             "n_benchmarks": len(benchmarks),
@@ -245,14 +250,15 @@ def analysis(
             "only_in_head": 0,
             "time": time,
         },
-        "adaptive": adaptive,
-        "benchmarks": ordered,
-        "order_check": order_check,
-        "carryover_matrix": carryover_matrix,
-        "similarity": similarity,
-        "environment": environment or {"cpu_model": "Fake CPU @ 2.0GHz", "cores": 2, "kernel": "6.1.0"},
-        "warnings": warnings or [],
-    }
+        adaptive=adaptive,
+        benchmarks=ordered,
+        order_check=order_check,
+        carryover_matrix=carryover_matrix,
+        carryover_suite=None,
+        similarity=similarity,
+        environment=environment or {"cpu_model": "Fake CPU @ 2.0GHz", "cores": 2, "kernel": "6.1.0"},
+        warnings=warnings or [],
+    )
 
 
 # ---- scenarios ---------------------------------------------------------------------------------------

@@ -199,10 +199,10 @@ def test_a_consistent_analysis_with_counts_left_out_still_publishes(job, fake):
 
 @pytest.mark.parametrize("name", sorted(analyses.SCENARIOS))
 def test_every_scenario_analysis_passes_the_checks(name):
-    from gate import analysis_file
+    from gate.files import analysis_json
 
     doc = analyses.SCENARIOS[name]()
-    analysis_file.check(json.loads(json.dumps(doc)), name)
+    analysis_json.parse(json.dumps(doc), name)
 
 
 def test_a_read_only_token_on_an_unusable_analysis_names_the_permission(job, fake, capsys, monkeypatch):

@@ -11,7 +11,7 @@ import pytest
 
 from gate.cli import COMMANDS, build_parser
 from gate.errors import InputError
-from gate.render.render import load_analysis, validate_analysis
+from gate.files import analysis_json
 from tests.conftest import REPO_ROOT
 
 NAMES = "|".join(re.escape(name) for name, _, _ in COMMANDS)
@@ -106,11 +106,11 @@ def test_every_quoted_command_line_names_real_options() -> None:
 @pytest.mark.parametrize("data", [{}, [], {"schema_version": 1}, {"schema_version": "1"}])
 def test_not_an_analysis_names_the_analyze_option_that_exists(data: object) -> None:
     with pytest.raises(InputError) as err:
-        validate_analysis(data)
+        analysis_json.validate(data)
     assert "--json analysis.json" in err.value.fix and "--out" not in err.value.fix
 
 
 def test_a_missing_analysis_names_the_analyze_option_that_exists(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
-        load_analysis(tmp_path / "missing.json")
+        analysis_json.read(tmp_path / "missing.json")
     assert "--json analysis.json" in err.value.fix and "--out" not in err.value.fix

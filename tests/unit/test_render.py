@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from gate.errors import InputError
-from gate.render import COMMENT_LIMIT, COMMENT_MARKER, SUMMARY_LIMIT, RenderContext, render, validate_analysis
-from gate.render.render import load_analysis
+from gate.files import analysis_json
+from gate.render import COMMENT_LIMIT, COMMENT_MARKER, SUMMARY_LIMIT, RenderContext, render
 from tests.conftest import FORMATS, GOLDEN_CONTEXT, REPO_ROOT, check_golden, golden_path
 from tests.fakes import analyses
 from tests.unit.mdcheck import split_cells, tables
@@ -206,7 +206,7 @@ def test_newer_schema_says_upgrade() -> None:
     a = analyses.mixed()
     a["schema_version"] = 99
     with pytest.raises(InputError) as err:
-        validate_analysis(a)
+        analysis_json.validate(a)
     assert "upgrade ordertrap-gate" in err.value.fix
 
 
@@ -216,17 +216,17 @@ def test_newer_schema_says_upgrade() -> None:
 )
 def test_not_an_analysis(data: object) -> None:
     with pytest.raises(InputError) as err:
-        validate_analysis(data)
+        analysis_json.validate(data)
     assert "ordertrap-gate analyze" in err.value.fix
 
 
-def test_load_analysis_errors(tmp_path: Path) -> None:
+def test_reading_a_missing_or_non_json_file_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="does not exist"):
-        load_analysis(tmp_path / "missing.json")
+        analysis_json.read(tmp_path / "missing.json")
     bad = tmp_path / "trials.csv"
     bad.write_text("trial,benchmark\n1,x\n", encoding="utf-8")
     with pytest.raises(InputError, match="not valid JSON"):
-        load_analysis(bad)
+        analysis_json.read(bad)
 
 
 def test_unknown_format() -> None:
@@ -235,20 +235,21 @@ def test_unknown_format() -> None:
 
 
 @pytest.mark.parametrize("scenario", ["mixed", "failures", "order_effects"])
-def test_optional_fields_may_be_null_or_missing(scenario: str) -> None:
-    """Older or partial analyses: every field the contract allows to be null is null, and the
-    optional per-benchmark sections are absent; all three formats still render."""
+def test_fields_that_may_be_null_render_when_null(scenario: str) -> None:
+    """Every field the contract allows to be null is null, and the analysis details kept as
+    written are empty or partial; all three formats still render."""
     a = analyses.SCENARIOS[scenario]()
     for b in a["benchmarks"]:
         b["change_ci"] = None
+        b["change_pct"] = None
         b["base"]["ci"] = None
-        b["config"] = None
-        for key in ("stability", "order", "carryover", "similarity", "warnings", "samples", "reason", "unit"):
-            b.pop(key, None)
-    for key in ("order_check", "carryover_matrix", "similarity", "environment", "settings", "warnings"):
-        a.pop(key, None)
+        b["base"]["estimate"] = None
+        b["stability"]["head"] = {"cv": None, "rmad": None, "rciw": None}
+        for key in ("config", "order", "carryover", "similarity"):
+            b[key] = None  # type: ignore[literal-required]
+    for key in ("order_check", "carryover_matrix", "similarity", "environment"):
+        a[key] = None  # type: ignore[literal-required]
     a["summary"]["time"] = None
-    a["benchmarks"][-1]["warnings"] = [{"message": "only a message"}]
     a["benchmarks"][-1]["carryover"] = {"predecessors": [{"predecessor": "x"}]}
     for fmt in ("comment", "summary", "html"):
         text = render(a, fmt)  # type: ignore[arg-type]
@@ -262,10 +263,13 @@ def test_comment_merges_warnings_with_the_same_action() -> None:
             {"code": "unstable", "message": f"{b['benchmark']} is noisy ({i})", "action": "quiet it"}
         ]
     names = [f"extra{i}" for i in range(5)]
-    a["benchmarks"] += [
-        analyses.benchmark(n, warnings=[{"code": "unstable", "message": "m", "action": "quiet it"}])
-        for n in names
-    ]
+    a = analyses.analysis(
+        a["benchmarks"]
+        + [
+            analyses.benchmark(n, warnings=[{"code": "unstable", "message": "m", "action": "quiet it"}])
+            for n in names
+        ]
+    )
     text = render(a, "comment")
     lines = [line for line in text.splitlines() if line.endswith("→ **do:** quiet it")]
     assert len(lines) == 1

@@ -13,7 +13,7 @@ from gate.commands.publish import _calibration
 from gate.errors import InputError
 from gate.files import calibration_json
 from gate.github.calibration_diff import calibration_diff
-from gate.github.context import ActionInputs, ActionContext, Secret
+from gate.github.context import ActionContext, ActionInputs, Secret
 from tests.conftest import REPO_ROOT
 from tests.fakes import analyses
 
