@@ -19,7 +19,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from gate.analysis.compare import Sample, Settings, compare_many
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         for i in range(b)
     ]
-    settings = Settings(
+    settings = AnalysisSettings(
         statistic=args.statistic,
         resamples=args.resamples,
         bootstrap=args.bootstrap,

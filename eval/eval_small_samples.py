@@ -19,7 +19,7 @@ import argparse
 
 import numpy as np
 
-from gate.analysis.compare import Sample, Settings, compare_many
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.model import Verdict
 
 CVS = (0.01, 0.03, 0.05)
@@ -35,7 +35,7 @@ def draw(rng: np.random.Generator, dist: str, cv: float, shape: tuple[int, int])
 
 
 def rates(
-    dist: str, cv: float, n: int, slowdown: float, count: int, settings: Settings, seed: int
+    dist: str, cv: float, n: int, slowdown: float, count: int, settings: AnalysisSettings, seed: int
 ) -> tuple[float, float]:
     """(share called regression, share called regression or improvement)."""
     rng = np.random.default_rng([seed, n, int(cv * 1000), int(slowdown * 100), dist == "normal"])
@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    settings = Settings(resamples=args.resamples, seed=args.seed)
+    settings = AnalysisSettings(resamples=args.resamples, seed=args.seed)
     print(f"{args.benchmarks} benchmarks per cell; median, 99% percentile bootstrap, 3% threshold")
     print(f"{'dist':<10} {'CV':>4} {'n':>3}  {'A/A false alarms':>17}  {'10% slower: detected':>21}")
     for dist in ("normal", "lognormal"):

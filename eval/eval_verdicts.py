@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from eval.reference_data import reference_data, require
-from gate.analysis.compare import Sample, Settings, compare_many
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.model import Verdict
 
 DATA = reference_data("uoptime_go")
@@ -77,7 +77,9 @@ def units(
     return out
 
 
-def rates(data: list[tuple[str, Sample, Sample]], settings: Settings, slowdown: float) -> dict[str, float]:
+def rates(
+    data: list[tuple[str, Sample, Sample]], settings: AnalysisSettings, slowdown: float
+) -> dict[str, float]:
     items = [
         (name, base, Sample(head.values * (1 + slowdown / 100), head.unit_id, head.suite_run), False)
         for name, base, head in data
@@ -122,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for boot, pairing in schemes:
-        settings = Settings(
+        settings = AnalysisSettings(
             statistic=args.statistic,
             resamples=args.resamples,
             seed=args.seed,

@@ -71,7 +71,7 @@ import numpy as np
 
 from eval.reference_data import ENV as REFERENCE_ENV
 from eval.reference_data import reference_data
-from gate.analysis.compare import Sample, Settings, compare_many
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -361,7 +361,7 @@ def recorded(data: Path, benchstat: Path, work: Path, resamples: int) -> dict[fl
         items = [
             (name, base, Sample(hv, head.unit_id, head.suite_run), False) for name, base, hv, head in heads
         ]
-        for res in compare_many(items, Settings(resamples=resamples)):
+        for res in compare_many(items, AnalysisSettings(resamples=resamples)):
             tallies["gate"].add(one_hot(str(res.verdict)))
         # benchstat: one pair of files holding every unit
         step = work / f"a-{slowdown:g}"
@@ -677,7 +677,7 @@ def main(argv: list[str] | None = None) -> int:
         help="benchstat, Go module and build cache (default ~/.cache/ordertrap-gate-peers)",
     )
     parser.add_argument("--part", choices=("a", "b", "all"), default="all")
-    parser.add_argument("--resamples", type=int, default=Settings().resamples)
+    parser.add_argument("--resamples", type=int, default=AnalysisSettings().resamples)
     parser.add_argument("--benchtime", default="100ms")
     parser.add_argument("--count", type=int, default=10, help="go test -count for the peers in (b)")
     parser.add_argument("--suite-runs", type=int, default=2)

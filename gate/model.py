@@ -78,7 +78,7 @@ class Verdict(StrEnum):
     FAILED = "failed"
 
 
-VERDICT_CONFIDENCE: Final = 0.99  # analyze's default CI level (gate.analysis.compare.Settings)
+VERDICT_CONFIDENCE: Final = 0.99  # analyze's default CI level (gate.analysis.compare.AnalysisSettings)
 
 
 def rank_floor(confidence: float = VERDICT_CONFIDENCE) -> int:

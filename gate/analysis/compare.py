@@ -95,7 +95,7 @@ class Sample:
 
 
 @dataclass(frozen=True)
-class Settings:
+class AnalysisSettings:
     statistic: Statistic = "median"
     confidence: float = VERDICT_CONFIDENCE
     threshold_pct: float = 3.0
@@ -158,7 +158,7 @@ def _version_result(s: Sample, est: float, lo: float, hi: float) -> VersionResul
 
 
 def _replicates(
-    base: Sample, head: Sample, settings: Settings, rng: np.random.Generator
+    base: Sample, head: Sample, settings: AnalysisSettings, rng: np.random.Generator
 ) -> tuple[FloatArray, FloatArray, bool, list[Warning_]]:
     """Bootstrap replicates of the statistic for base and head, and whether they are paired."""
     warnings: list[Warning_] = []
@@ -207,7 +207,9 @@ def _replicates(
     return reps[0], reps[1], False, warnings
 
 
-def _bounds(s: Sample, reps: FloatArray, est: float, settings: Settings, paired: bool) -> tuple[float, float]:
+def _bounds(
+    s: Sample, reps: FloatArray, est: float, settings: AnalysisSettings, paired: bool
+) -> tuple[float, float]:
     if settings.method == "bca":
         units = s.suite_run if paired else (s.unit_id if settings.bootstrap == "two-level" else None)
         return bs.bca_bounds(s.values, reps, est, settings.confidence, settings.statistic, units)
@@ -265,7 +267,7 @@ def compare_one(
     base: Sample,
     head: Sample,
     higher_is_better: bool,
-    settings: Settings,
+    settings: AnalysisSettings,
     rng: np.random.Generator,
     calibrated: bool = False,
 ) -> Comparison:
@@ -318,7 +320,7 @@ def _compare_estimates(
     base: Sample,
     head: Sample,
     higher_is_better: bool,
-    settings: Settings,
+    settings: AnalysisSettings,
     b: tuple[float, float, float],
     h: tuple[float, float, float],
     change_reps: FloatArray | None,
@@ -443,7 +445,7 @@ def _compare_estimates(
 
 def compare_many(
     items: Sequence[tuple[str, Sample, Sample, bool]],
-    settings: Settings,
+    settings: AnalysisSettings,
     calibrated: Collection[str] = (),
     thresholds: Mapping[str, float] | None = None,
 ) -> list[Comparison]:
@@ -459,7 +461,7 @@ def compare_many(
     """
     thresholds = thresholds or {}
 
-    def own(name: str) -> Settings:
+    def own(name: str) -> AnalysisSettings:
         t = thresholds.get(name)
         return settings if t is None or t == settings.threshold_pct else replace(settings, threshold_pct=t)
 

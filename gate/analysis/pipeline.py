@@ -11,7 +11,7 @@ import pandas as pd
 
 from gate import __version__
 from gate.analysis import followup
-from gate.analysis.compare import Comparison, Sample, Settings, compare_many, comparison_dict
+from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.decision import default_decision, fails_in_head_only
 from gate.errors import ConfigError
@@ -352,7 +352,7 @@ def build_analysis(
     *,
     base: str | None,
     head: str | None,
-    settings: Settings,
+    settings: AnalysisSettings,
     created_at: str | None = None,
 ) -> Analysis:
     """The analysis.json document for ``base`` vs ``head`` (defaults from meta.json), checked
@@ -544,7 +544,7 @@ def _benchmark_entry(
     order_map: dict[str, dict[str, Any]],
     carry: Any,
     simil: Any,
-    settings: Settings,
+    settings: AnalysisSettings,
 ) -> dict[str, Any]:
     name = c.benchmark
     unit, hib = meta_rows[name]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from gate.analysis.compare import Sample, Settings, compare_many
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.calibration.dataset import Dataset, LevelCounts
 from gate.calibration.search import DEFAULT_SEED, json_number
 from gate.errors import ConfigError
@@ -122,9 +122,9 @@ def audit(
             cache[key] = estimate(values, statistic, method, plan, confidence)
         return cache[key]
 
-    gate_settings: Settings | None = None
+    gate_settings: AnalysisSettings | None = None
     if rule == "gate":
-        gate_settings = Settings(
+        gate_settings = AnalysisSettings(
             confidence=confidence, threshold_pct=threshold_pct, resamples=plan.resamples, seed=seed
         )
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, Settings
+from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
 from gate.errors import ConfigError, InputError
@@ -23,7 +23,7 @@ from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
 NAME = "analyze"
 HELP = "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags"
 
-DEFAULTS = Settings()
+DEFAULTS = AnalysisSettings()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _settings(args: argparse.Namespace, confidence: float | None = None) -> Settings:
+def _settings(args: argparse.Namespace, confidence: float | None = None) -> AnalysisSettings:
     """``confidence``: the default when ``--confidence`` is not given (meta.json's per-look level)."""
     if args.confidence is None:
         args = argparse.Namespace(**{**vars(args), "confidence": confidence or DEFAULTS.confidence})
@@ -84,7 +84,7 @@ def _settings(args: argparse.Namespace, confidence: float | None = None) -> Sett
         raise ConfigError(
             f"--resamples {args.resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000"
         )
-    return Settings(
+    return AnalysisSettings(
         statistic=args.statistic,
         confidence=args.confidence,
         threshold_pct=args.threshold_pct,

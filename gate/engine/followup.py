@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.engine.driver import DriverResult
@@ -78,7 +78,7 @@ class Rounds:
     # ---- one look -----------------------------------------------------------------------------
     def look(self) -> tuple[Analysis, pd.DataFrame]:
         logs = load_trials([self.log_path])
-        settings = Settings(confidence=float(self.adaptive["rule"]["confidence_per_look"]))
+        settings = AnalysisSettings(confidence=float(self.adaptive["rule"]["confidence_per_look"]))
         return build_analysis(logs, base=None, head=None, settings=settings), logs.frame
 
     def _values_per_suite_run(self) -> dict[str, int]:

@@ -140,7 +140,7 @@ class Adaptive(TypedDict):
     stop_reason: str | None
 
 
-class AnalysisSettings(TypedDict):
+class SettingsRecord(TypedDict):
     """The analysis settings; the reports show every key as written (``interval`` and
     ``compared_order`` are absent from older files)."""
 
@@ -162,7 +162,7 @@ class Analysis(TypedDict):
     base: str | None
     head: str
     inputs: list[str]
-    settings: AnalysisSettings
+    settings: SettingsRecord
     summary: Summary
     adaptive: Adaptive | None
     benchmarks: list[Benchmark]

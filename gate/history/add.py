@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.errors import ConfigError
@@ -60,13 +60,13 @@ def entries_from_trials(
     source: Source = "nightly",
     pr: int | None = None,
     runner: str | None = None,
-    settings: Settings | None = None,
+    settings: AnalysisSettings | None = None,
 ) -> list[Entry]:
     logs = load_trials(paths)
     meta = logs.meta or {}
     present = sorted(str(v) for v in logs.frame["version"].unique())
     order = _order(meta, present, versions)
-    settings = settings or Settings()
+    settings = settings or AnalysisSettings()
     run = run_id or run_id_of(paths)
     when = date or str(meta.get("created_at") or "") or utc_timestamp()
     shas = {str(k): v.get("sha") for k, v in (meta.get("versions") or {}).items() if isinstance(v, dict)}

@@ -20,7 +20,7 @@ from gate.adapters.base import (
 )
 from gate.adapters.gotest import chatty_names
 from gate.adapters.registry import get_adapter
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.errors import ConfigError
@@ -220,7 +220,7 @@ def test_a_benchmark_skipped_in_both_versions_is_named_in_a_warning(tmp_path: Pa
     path = tmp_path / "trials.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     analysis = build_analysis(
-        load_trials([path]), base="base", head="head", settings=Settings(resamples=200, seed=1)
+        load_trials([path]), base="base", head="head", settings=AnalysisSettings(resamples=200, seed=1)
     )
     assert [b["benchmark"] for b in analysis["benchmarks"]] == ["kept"]
     (w,) = [w for w in analysis["warnings"] if w["code"] == "in_no_version"]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis
 from gate.engine.settings import parse_config
@@ -25,7 +25,9 @@ def _analysis(thresholds: object) -> dict[str, dict]:
     ]
     df = pd.DataFrame(rows).assign(source=0, row=range(2, 2 + len(rows)), kind="ok")
     meta = {"base": "base", "head": "head", "thresholds": thresholds}
-    doc = build_analysis(TrialLogs(df, metas=[meta]), base=None, head=None, settings=Settings(resamples=500))
+    doc = build_analysis(
+        TrialLogs(df, metas=[meta]), base=None, head=None, settings=AnalysisSettings(resamples=500)
+    )
     return {b["benchmark"]: b for b in doc["benchmarks"]}
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gate.analysis.compare import Sample, Settings, compare_many
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
 from gate.commands.run import _level_configs
@@ -103,7 +103,9 @@ def _inconclusive_items() -> list[tuple[str, Sample, Sample, bool]]:
 
 
 def test_an_inconclusive_calibrated_benchmark_is_pointed_to_recalibration_not_to_full() -> None:
-    out = {c.benchmark: c for c in compare_many(_inconclusive_items(), Settings(resamples=500), {"cal"})}
+    out = {
+        c.benchmark: c for c in compare_many(_inconclusive_items(), AnalysisSettings(resamples=500), {"cal"})
+    }
     assert out["cal"].verdict == "inconclusive" and out["full"].verdict == "inconclusive"
     assert "raise [full]" not in out["cal"].reason
     assert "ordertrap-gate calibrate" in out["cal"].reason and "--min-values" in out["cal"].reason
@@ -128,7 +130,9 @@ def test_the_analysis_gives_calibration_advice_for_what_ran_calibrated(tmp_path:
             "never": {"source": "full", "iteration": 2, "never_stable": True},
         },
     }
-    doc = build_analysis(TrialLogs(df, metas=[meta]), base=None, head=None, settings=Settings(resamples=500))
+    doc = build_analysis(
+        TrialLogs(df, metas=[meta]), base=None, head=None, settings=AnalysisSettings(resamples=500)
+    )
     by = {b["benchmark"]: b for b in doc["benchmarks"]}
     assert by["cal"]["verdict"] == by["never"]["verdict"] == "inconclusive"
     assert "ordertrap-gate calibrate" in by["cal"]["reason"] and "raise [full]" not in by["cal"]["reason"]

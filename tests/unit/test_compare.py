@@ -9,10 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gate.analysis.compare import Comparison, Sample, Settings, compare_many, compare_one, samples_needed
+from gate.analysis.compare import (
+    AnalysisSettings,
+    Comparison,
+    Sample,
+    compare_many,
+    compare_one,
+    samples_needed,
+)
 from gate.model import Verdict
 
-FAST = Settings(resamples=2000, seed=3)
+FAST = AnalysisSettings(resamples=2000, seed=3)
 
 
 def structured(values: np.ndarray, per_trial: int = 3, runs: int = 3) -> Sample:
@@ -22,7 +29,7 @@ def structured(values: np.ndarray, per_trial: int = 3, runs: int = 3) -> Sample:
 
 
 def one(
-    base: np.ndarray, head: np.ndarray, hib: bool = False, s: Settings = FAST, **kw: object
+    base: np.ndarray, head: np.ndarray, hib: bool = False, s: AnalysisSettings = FAST, **kw: object
 ) -> Comparison:
     return compare_one("b", Sample(base, **kw), Sample(head), hib, s, np.random.default_rng(0))  # type: ignore[arg-type]
 
@@ -135,7 +142,7 @@ def test_batched_path_agrees_with_the_single_path() -> None:
 @pytest.mark.parametrize("boot", ["flat", "two-level"])
 @pytest.mark.parametrize("pairing", ["independent", "suite-run"])
 def test_every_scheme_finds_a_clear_change_and_clears_no_change(boot: str, pairing: str) -> None:
-    s = Settings(resamples=1000, bootstrap=boot, pairing=pairing)  # type: ignore[arg-type]
+    s = AnalysisSettings(resamples=1000, bootstrap=boot, pairing=pairing)  # type: ignore[arg-type]
     base, head = structured(noise(45, 0.005, 1)), structured(noise(45, 0.005, 2))
     slow = structured(noise(45, 0.005, 2) * 1.1)
     assert compare_one("b", base, slow, False, s, np.random.default_rng(0)).verdict is Verdict.REGRESSION
@@ -147,16 +154,21 @@ def test_two_level_is_wider_than_flat_when_trials_differ() -> None:
     rng = np.random.default_rng(8)
     levels = np.repeat(rng.normal(1.0, 0.03, size=15), 5) + rng.normal(0, 0.001, size=75)
     base, head = structured(levels, per_trial=5), structured(levels[::-1].copy(), per_trial=5)
-    flat = compare_one("b", base, head, False, Settings(resamples=2000), np.random.default_rng(0))
+    flat = compare_one("b", base, head, False, AnalysisSettings(resamples=2000), np.random.default_rng(0))
     two = compare_one(
-        "b", base, head, False, Settings(resamples=2000, bootstrap="two-level"), np.random.default_rng(0)
+        "b",
+        base,
+        head,
+        False,
+        AnalysisSettings(resamples=2000, bootstrap="two-level"),
+        np.random.default_rng(0),
     )
     assert flat.base.ci is not None and two.base.ci is not None
     assert two.base.ci[1] - two.base.ci[0] > 1.5 * (flat.base.ci[1] - flat.base.ci[0])
 
 
 def test_pairing_without_shared_suite_runs_falls_back_with_a_warning() -> None:
-    s = Settings(resamples=500, pairing="suite-run")
+    s = AnalysisSettings(resamples=500, pairing="suite-run")
     base = Sample(noise(30, 0.01, 1), suite_run=np.repeat([1, 2, 3], 10))
     head = Sample(noise(30, 0.01, 2), suite_run=np.repeat([4, 5, 6], 10))
     c = compare_one("b", base, head, False, s, np.random.default_rng(0))
@@ -165,7 +177,7 @@ def test_pairing_without_shared_suite_runs_falls_back_with_a_warning() -> None:
 
 
 def test_bca_interval_setting_runs_and_agrees_on_clear_cases() -> None:
-    s = Settings(resamples=2000, method="bca")
+    s = AnalysisSettings(resamples=2000, method="bca")
     assert one(noise(45, 0.005, 1), noise(45, 0.005, 2) * 1.1, s=s).verdict is Verdict.REGRESSION
 
 
@@ -179,7 +191,7 @@ def test_samples_needed_scales_with_the_square_of_the_noise() -> None:
 def test_settings_reject_nonsense() -> None:
     for bad in ({"confidence": 1.5}, {"threshold_pct": 0}, {"resamples": 5}, {"statistic": "mode"}):
         with pytest.raises(ValueError):
-            Settings(**bad)  # type: ignore[arg-type]
+            AnalysisSettings(**bad)  # type: ignore[arg-type]
 
 
 # ---- small samples: the rank-test guard (n = 3 would give false alarms) ------------------------
@@ -216,7 +228,7 @@ def test_no_false_alarms_between_identical_distributions_at_three_values() -> No
     items = [
         (f"b{i}", Sample(rng.normal(1, 0.05, 3)), Sample(rng.normal(1, 0.05, 3)), False) for i in range(400)
     ]
-    verdicts = [c.verdict for c in compare_many(items, Settings(resamples=1000, seed=2))]
+    verdicts = [c.verdict for c in compare_many(items, AnalysisSettings(resamples=1000, seed=2))]
     assert not any(v in (Verdict.REGRESSION, Verdict.IMPROVEMENT) for v in verdicts)
     assert verdicts.count(Verdict.INCONCLUSIVE) > 300
 
@@ -229,12 +241,12 @@ def test_the_rank_guard_leaves_paired_and_mean_verdicts_alone_once_samples_are_l
     jitter = np.tile(1 + 0.002 * (np.arange(5) - 2), 3)
     base = Sample(offset * jitter, suite_run=runs)
     head = Sample(offset * 1.05 * jitter, suite_run=runs)
-    paired = Settings(resamples=2000, seed=3, pairing="suite-run")
+    paired = AnalysisSettings(resamples=2000, seed=3, pairing="suite-run")
     assert compare_one("b", base, head, False, paired, np.random.default_rng(0)).verdict is Verdict.REGRESSION
     i = np.arange(75)
     tail_base = 0.98 + 0.04 * ((i * 37) % 75) / 74
     tail_head = (0.98 + 0.04 * ((i * 41) % 75) / 74) * np.where(i % 8 == 0, 3.0, 1.0)
-    mean = Settings(resamples=2000, seed=3, statistic="mean")
+    mean = AnalysisSettings(resamples=2000, seed=3, statistic="mean")
     c = compare_one("b", Sample(tail_base), Sample(tail_head), False, mean, np.random.default_rng(0))
     assert c.verdict is Verdict.REGRESSION
 
@@ -245,5 +257,5 @@ def test_ties_get_the_exact_permutation_p_not_the_normal_approximation() -> None
 
     b, h = np.array([19.0, 19, 20, 19]), np.array([20.0, 20, 21, 21])
     assert rank_test_p(b, h) == pytest.approx(0.0857, abs=1e-3)
-    c = one(b, h, s=Settings(resamples=2000, seed=3, confidence=0.95, statistic="mean"))
+    c = one(b, h, s=AnalysisSettings(resamples=2000, seed=3, confidence=0.95, statistic="mean"))
     assert c.verdict is Verdict.INCONCLUSIVE

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis, resolve_versions, time_summary
 from gate.errors import ConfigError
@@ -39,7 +39,7 @@ def test_a_benchmark_that_fails_only_in_head_fails_the_decision(tmp_path: Path) 
     rows = [r for r in ok if not (r[0] == "crashes" and r[1] == "head")]
     rows += [("crashes", "head", "", "error")] * 5
     analysis = build_analysis(
-        _log(tmp_path, rows), base="base", head="head", settings=Settings(resamples=200)
+        _log(tmp_path, rows), base="base", head="head", settings=AnalysisSettings(resamples=200)
     )
     s = analysis["summary"]
     assert s["counts"]["failed"] == 1 and s["failed_in_head_only"] == 1
@@ -47,7 +47,7 @@ def test_a_benchmark_that_fails_only_in_head_fails_the_decision(tmp_path: Path) 
     # the same failure in both versions is a broken benchmark, not this change's doing
     both = [r for r in ok if r[0] != "crashes"] + [("crashes", v, "", "error") for v in ("base", "head")] * 5
     analysis = build_analysis(
-        _log(tmp_path, both), base="base", head="head", settings=Settings(resamples=200)
+        _log(tmp_path, both), base="base", head="head", settings=AnalysisSettings(resamples=200)
     )
     assert (
         analysis["summary"]["failed_in_head_only"] == 0 and analysis["summary"]["decision"] == "inconclusive"
@@ -59,7 +59,7 @@ def test_benchmarks_missing_in_head_are_not_a_pass(tmp_path: Path) -> None:
     rows = [(b, "base", 1.0 + i / 100, "ok") for b in ("a", "b") for i in range(5)]
     rows += [(b, "head", "", "skipped") for b in ("a", "b")]
     analysis = build_analysis(
-        _log(tmp_path, rows), base="base", head="head", settings=Settings(resamples=200)
+        _log(tmp_path, rows), base="base", head="head", settings=AnalysisSettings(resamples=200)
     )
     s = analysis["summary"]
     assert (s["n_benchmarks"], s["only_in_base"], s["decision"]) == (0, 2, "fail")
@@ -118,7 +118,7 @@ def test_discard_warmup_drops_the_first_measurements_of_calibrated_benchmarks() 
         "benchmark_configs": {"a": {"source": "calibration", "discard_warmup": 1}},
     }
     doc = build_analysis(
-        TrialLogs(frame(rows), metas=[meta]), base=None, head=None, settings=Settings(resamples=200)
+        TrialLogs(frame(rows), metas=[meta]), base=None, head=None, settings=AnalysisSettings(resamples=200)
     )
     bench = doc["benchmarks"][0]
     assert bench["base"]["n"] == 12 and max(bench["samples"]["base"]["value"]) < 2
@@ -132,7 +132,9 @@ def test_warns_when_base_and_head_never_shared_a_suite_run(head_run: int, warned
         for v, run in (("main", 1), ("HEAD", head_run))
         for i in range(5)
     ]
-    doc = build_analysis(TrialLogs(frame(rows)), base="main", head="HEAD", settings=Settings(resamples=200))
+    doc = build_analysis(
+        TrialLogs(frame(rows)), base="main", head="HEAD", settings=AnalysisSettings(resamples=200)
+    )
     assert ("not_interleaved" in [w["code"] for w in doc["warnings"]]) is warned
 
 
@@ -150,7 +152,9 @@ def test_order_check_logs_compare_on_random_runs_only() -> None:
                          "suite_run": suite_run + (0 if order_type == "fixed" else 2), "order_type": order_type,
                          "value": (head_factor if v == "HEAD" else 1.0) * (1 + 0.001 * i)}
                     )  # fmt: skip
-    doc = build_analysis(TrialLogs(frame(rows)), base="main", head="HEAD", settings=Settings(resamples=500))
+    doc = build_analysis(
+        TrialLogs(frame(rows)), base="main", head="HEAD", settings=AnalysisSettings(resamples=500)
+    )
     assert doc["settings"]["compared_order"] == "random"
     bench = doc["benchmarks"][0]
     assert bench["base"]["n"] == 12 and bench["verdict"] == "unchanged"
@@ -168,7 +172,9 @@ def test_units_or_direction_that_differ_between_versions_are_not_compared(tmp_pa
         lines.append(f"same,base,{1 + (i % 3) / 100},s,false")
         lines.append(f"same,head,{1 + (i % 3) / 100},s,false")
     path.write_text("\n".join(lines) + "\n")
-    analysis = build_analysis(load_trials([path]), base="base", head="head", settings=Settings(resamples=200))
+    analysis = build_analysis(
+        load_trials([path]), base="base", head="head", settings=AnalysisSettings(resamples=200)
+    )
     by = {b["benchmark"]: b for b in analysis["benchmarks"]}
     assert (
         by["parse"]["verdict"] == "inconclusive" and "units ms and head has units s" in by["parse"]["reason"]

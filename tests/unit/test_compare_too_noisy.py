@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gate.analysis.compare import Sample, Settings, compare_one
+from gate.analysis.compare import AnalysisSettings, Sample, compare_one
 from gate.engine.settings import MAX_VALUES
 from gate.model import Verdict
 
-FAST = Settings(resamples=2000, seed=3)
+FAST = AnalysisSettings(resamples=2000, seed=3)
 
 
 def spread(n: int, sigma: float, seed: int) -> np.ndarray:

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
 from gate.model import ANALYSIS_SCHEMA, TRIAL_COLUMNS, TRIAL_LOG_SCHEMA
 
-SETTINGS = Settings(resamples=400, seed=1)
+SETTINGS = AnalysisSettings(resamples=400, seed=1)
 TRIAL_S = 2.0  # elapsed_s of every trial
 
 

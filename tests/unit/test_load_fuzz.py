@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.errors import GateError
@@ -41,7 +41,7 @@ def test_any_log_gives_valid_json_or_a_gate_error(
         path.write_bytes(("\n".join(lines) + end).encode())  # "x\ry": a stray carriage return
         try:
             logs = load_trials([path])
-            doc = build_analysis(logs, base="main", head="HEAD", settings=Settings(resamples=200))
+            doc = build_analysis(logs, base="main", head="HEAD", settings=AnalysisSettings(resamples=200))
         except GateError as exc:
             assert exc.fix  # every error names the fix
             return

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.errors import InputError
@@ -52,7 +52,7 @@ def test_iteration_level_warmup_is_dropped_before_comparing(tmp_path):
         "benchmark_configs": {"b": {"suite_run": 3, "iteration": 5, "measurement": 1, "source": "calibration",
                                     "discard_warmup": 1, "warmup_level": "iteration"}},
     }  # fmt: skip
-    settings = Settings(resamples=2000, seed=1)
+    settings = AnalysisSettings(resamples=2000, seed=1)
     dropped = build_analysis(
         load_trials([_log(tmp_path, rows, meta)]), base="base", head="head", settings=settings
     )
@@ -88,7 +88,7 @@ def test_suite_wide_carryover_reaches_top_level_warnings(tmp_path):
         load_trials([_log(tmp_path, rows)]),
         base="base",
         head="head",
-        settings=Settings(resamples=1000, seed=1),
+        settings=AnalysisSettings(resamples=1000, seed=1),
     )
     suite = analysis["carryover_suite"]
     assert suite is not None
@@ -111,7 +111,7 @@ def test_a_version_with_only_non_positive_values_fails_instead_of_vanishing(tmp_
         load_trials([_log(tmp_path, rows)]),
         base="base",
         head="head",
-        settings=Settings(resamples=500, seed=1),
+        settings=AnalysisSettings(resamples=500, seed=1),
     )
     verdicts = {b["benchmark"]: b["verdict"] for b in analysis["benchmarks"]}
     assert verdicts["tput"] == "failed"
@@ -152,7 +152,7 @@ def test_a_benchmark_added_in_head_is_listed_not_failed(tmp_path):
         load_trials([_log(tmp_path, rows)]),
         base="base",
         head="head",
-        settings=Settings(resamples=500, seed=1),
+        settings=AnalysisSettings(resamples=500, seed=1),
     )
     assert [b["benchmark"] for b in analysis["benchmarks"]] == ["old"]
     assert any(w["code"] == "one_version_only" and "new" in w["message"] for w in analysis["warnings"])

@@ -13,7 +13,7 @@ from types import ModuleType
 
 import pytest
 
-from gate.analysis.compare import Settings
+from gate.analysis.compare import AnalysisSettings
 from tests.conftest import require_shared_data
 
 
@@ -31,20 +31,20 @@ def units() -> list[object]:
 def test_default_keeps_aa_false_positives_at_most_1_percent(units: list[object]) -> None:
     ev = _eval_module()
     assert len(units) > 900  # 66 benchmarks × 5 versions × 3 instances, minus incomplete ones
-    r = ev.rates(units, Settings(), 0.0)
+    r = ev.rates(units, AnalysisSettings(), 0.0)
     assert r["regression"] + r["improvement"] <= 1.0
 
 
 def test_default_detects_a_5_percent_slowdown_in_at_least_90_percent(units: list[object]) -> None:
     ev = _eval_module()
-    r = ev.rates(units, Settings(), 5.0)
+    r = ev.rates(units, AnalysisSettings(), 5.0)
     assert r["regression"] >= 90.0
     assert r["improvement"] == 0.0  # a slowdown is never called an improvement
 
 
 def test_detection_grows_with_the_size_of_the_slowdown(units: list[object]) -> None:
     ev = _eval_module()
-    s = Settings(resamples=2000)
+    s = AnalysisSettings(resamples=2000)
     rates = [ev.rates(units, s, pct)["regression"] for pct in (1.0, 3.0, 10.0)]
     assert rates[0] < rates[1] < rates[2]
     assert rates[0] == 0.0  # a 1% change is below the 3% threshold: never a regression
