@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     pass
 
 from gate.engine.process import disk_full_error, is_disk_full, low_space
-from gate.files.trial_log import TrialLog, _clean
+from gate.files.trial_log import TrialLog, TrialRow, _clean
 
 
 # ---- Ctrl-C ---------------------------------------------------------------------------------------
@@ -232,7 +232,7 @@ def _run_one(
     benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
     settings: Mapping[str, Any],
     timeout: float,
-) -> tuple[list[list[str]], str, str]:
+) -> tuple[list[TrialRow], str, str]:
     spec = benchmarks.get(trial.version, {}).get(trial.benchmark)
     started_at = _utc_now()
     t0 = time.perf_counter()
@@ -275,50 +275,20 @@ def _run_one(
                 ) from None
             status = TrialStatus.ERROR.value
             reason = f"adapter {adapter.name} raised {type(exc).__name__}: {exc}; please report this as a bug"
-    elapsed = f"{time.perf_counter() - t0:.6f}"
-    head = [
-        str(trial.trial),
-        _clean(trial.benchmark),
-        _clean(trial.version),
-        _clean(trial.instance),
-        str(trial.suite_run),
-        trial.order_type,
-        str(trial.position),
-        str(trial.iteration),
-    ]
+    elapsed = time.perf_counter() - t0
+    hib_flag = None if hib == "" else hib == "true"
+
+    def row(measurement: int, value: float | None, reason: str) -> TrialRow:
+        return TrialRow(
+            trial.trial, trial.benchmark, trial.version, trial.instance, trial.suite_run,
+            trial.order_type, trial.position, trial.iteration, measurement, value, unit, hib_flag,
+            status, reason, started_at, elapsed, trial.config, trial.round,
+        )  # fmt: skip
+
     if status == TrialStatus.OK.value:
-        rows = [
-            [
-                *head,
-                str(m),
-                repr(float(v)),
-                unit,
-                hib,
-                status,
-                "",
-                started_at,
-                elapsed,
-                trial.config,
-                str(trial.round),
-            ]
-            for m, v in enumerate(values, start=1)
-        ]
+        rows = [row(m, v, "") for m, v in enumerate(values, start=1)]
     else:
-        rows = [
-            [
-                *head,
-                "1",
-                "",
-                unit,
-                hib,
-                status,
-                _clean(reason)[:500],
-                started_at,
-                elapsed,
-                trial.config,
-                str(trial.round),
-            ]
-        ]
+        rows = [row(1, None, reason)]
     return rows, status, reason
 
 

@@ -19,7 +19,7 @@ import io
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 # ---- trial log ---------------------------------------------------------------------------------
 HEADER_LINE = ",".join(TRIAL_COLUMNS) + "\n"
+_COLUMN = {name: i for i, name in enumerate(TRIAL_COLUMNS)}
 _NEWLINES = str.maketrans({"\n": " ", "\r": " "})
 
 
@@ -42,6 +43,58 @@ def _clean(text: str) -> str:
     # One row = one physical line, so recovery can split on b"\n" (names and reasons are
     # untrusted text).
     return text.translate(_NEWLINES)
+
+
+@dataclass(frozen=True)
+class TrialRow:
+    """One row of ``trials.csv`` as :class:`TrialLog` writes it; the field order is the column
+    order (:data:`gate.model.TRIAL_COLUMNS`, checked below), so no writer indexes columns by
+    position. Names and reasons are untrusted text: :meth:`cells` keeps each row on one line."""
+
+    trial: int
+    benchmark: str
+    version: str
+    instance: str
+    suite_run: int
+    order_type: str
+    position: int
+    iteration: int
+    measurement: int
+    value: float | None  # None: the trial failed (status says how, reason says why)
+    unit: str
+    higher_is_better: bool | None  # None: the benchmark is not in this version
+    status: str
+    reason: str
+    started_at: str
+    elapsed_s: float
+    config: str
+    round: int
+
+    def cells(self) -> list[str]:
+        hib = "" if self.higher_is_better is None else ("true" if self.higher_is_better else "false")
+        return [
+            str(self.trial),
+            _clean(self.benchmark),
+            _clean(self.version),
+            _clean(self.instance),
+            str(self.suite_run),
+            self.order_type,
+            str(self.position),
+            str(self.iteration),
+            str(self.measurement),
+            "" if self.value is None else repr(float(self.value)),
+            self.unit,
+            hib,
+            self.status,
+            _clean(self.reason)[:500],
+            self.started_at,
+            f"{self.elapsed_s:.6f}",
+            self.config,
+            str(self.round),
+        ]
+
+
+assert tuple(f.name for f in fields(TrialRow)) == TRIAL_COLUMNS, "TrialRow must list the columns in order"
 
 
 class TrialLog:
@@ -90,14 +143,14 @@ class TrialLog:
             pos = end + 1
             try:
                 row = next(csv.reader([line]))
-                number = int(row[0])
-                status = row[TRIAL_COLUMNS.index("status")]
+                number = int(row[_COLUMN["trial"]])
+                status = row[_COLUMN["status"]]
                 trial = schedule[number - 1]
                 valid = (
                     len(row) == len(TRIAL_COLUMNS)
                     and number >= 1
-                    and row[1] == _clean(trial.benchmark)
-                    and row[2] == _clean(trial.version)
+                    and row[_COLUMN["benchmark"]] == _clean(trial.benchmark)
+                    and row[_COLUMN["version"]] == _clean(trial.version)
                 )
             except (ValueError, IndexError, StopIteration):
                 valid = False
@@ -145,10 +198,11 @@ class TrialLog:
             finally:
                 os.close(fd)
 
-    def append(self, rows: list[list[str]]) -> None:
+    def append(self, rows: Sequence[TrialRow]) -> None:
+        """All rows of one trial, in one write."""
         assert self._fd is not None, "TrialLog.open() first"
         buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerows(rows)
+        csv.writer(buf, lineterminator="\n").writerows(row.cells() for row in rows)
         data = memoryview(buf.getvalue().encode("utf-8"))
         try:
             while data:  # a short write (a nearly full disk) goes on where it stopped

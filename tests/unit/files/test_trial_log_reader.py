@@ -96,3 +96,38 @@ def test_analyze_and_calibrate_read_one_log_alike(tmp_path: Path, flag: str, sta
     # every row is an ok trial to both
     assert (logs.frame["kind"] == "ok").all() and len(table.frame) == len(logs.frame) == 12
     assert not [w for w in table.warnings if w["code"] == "failed_trials"]
+
+
+def test_a_written_row_reads_back_column_by_column(tmp_path: Path) -> None:
+    """TrialRow's fields are the columns in order: what the writer puts in a field is what the
+    reader finds under that column's name, also for untrusted names with newlines and commas."""
+    from gate.files.trial_log import TrialLog, TrialRow
+
+    path = tmp_path / "trials.csv"
+    log = TrialLog(path, fsync=False)
+    assert log.recover([]) == set()  # a new log: the header
+    log.open()
+    ok = TrialRow(7, "parse,\nfast", "main", "r1", 2, "random", 3, 4, 1, 0.25, "s", True, "ok", "",
+                  "2026-11-26T10:00:00.000Z", 1.5, "full", 1)  # fmt: skip
+    failed = TrialRow(8, "gone", "main", "r1", 2, "random", 4, 1, 1, None, "", None, "missing",
+                      "no such\rbenchmark", "2026-11-26T10:00:01.000Z", 0.25, "calibration", 0)  # fmt: skip
+    log.append([ok])
+    log.append([failed])
+    log.close()
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    assert list(frame.columns) == list(TRIAL_COLUMNS)
+    first, second = frame.iloc[0], frame.iloc[1]
+    assert (first["trial"], first["benchmark"], first["value"], first["higher_is_better"]) == (
+        "7",
+        "parse, fast",
+        "0.25",
+        "true",
+    )
+    assert (first["elapsed_s"], first["config"], first["round"], first["measurement"]) == (
+        "1.500000",
+        "full",
+        "1",
+        "1",
+    )
+    assert (second["value"], second["higher_is_better"], second["reason"]) == ("", "", "no such benchmark")
+    assert (second["status"], second["config"], second["round"]) == ("missing", "calibration", "0")
