@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
 import math
 import os
 import secrets
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, jsontext
+from gate import __version__
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.engine import config_source, environment, process, sandbox, worktree
 from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
@@ -36,12 +35,13 @@ from gate.engine.rounds import (
     check_max_rounds,
     parse_duration,
     prior_elapsed_s,
-    round_trials,
 )
 from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.engine.settings import Config, substitute_worktree
 from gate.errors import ConfigError, InputError, RunError
+from gate.files import run_meta
 from gate.files.calibration_json import Calibration
+from gate.files.run_meta import BenchmarkConfig, Levels, RunMeta, VersionRecord
 from gate.files.trial_log import TrialLog
 from gate.github.workflow_commands import emit, print_untrusted
 from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
@@ -136,26 +136,6 @@ def _warn(warning: Mapping[str, str]) -> None:
         )
     else:
         print(f"warning: {warning['message']}\n  fix: {warning['action']}", file=sys.stderr)
-
-
-def _write_json(path: Path, data: Mapping[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)  # a half-written file is never renamed into place
-        if process.is_disk_full(exc):
-            raise process.disk_full_error(
-                f"writing {path.name}", f"{path}: {exc.strerror}", path.parent
-            ) from None
-        raise RunError(
-            f"cannot write {path}: {exc.strerror or exc}", "check the --out directory's permissions and disk"
-        ) from None
 
 
 def _lock(out: Path) -> IO[str]:
@@ -325,33 +305,26 @@ def _discover(
     return per_version, found
 
 
-def _check_resume(meta: Mapping[str, Any], fresh: Mapping[str, Any], out: Path) -> None:
+def _check_resume(meta: RunMeta, fresh: RunMeta, out: Path) -> None:
     for key in ("seed", "config_hash", "mode", "base", "head", "instance", "calibration", "order_pairs"):
-        if meta.get(key) != fresh.get(key):
+        was, now = getattr(meta, key), getattr(fresh, key)
+        if was != now:
             raise InputError(
-                f"{out} holds a run with a different {key} ({meta.get(key)!r}, now {fresh.get(key)!r})",
+                f"{out} holds a run with a different {key} ({was!r}, now {now!r})",
                 f"pass a new --out to start a new run, or resume with the same seed/config/flags "
-                f"(--seed {meta.get('seed')})",
+                f"(--seed {meta.seed})",
             )
-    for rev, info in fresh["versions"].items():
-        old = meta.get("versions", {}).get(rev, {})
-        if old.get("sha") != info["sha"]:
+    for rev, info in fresh.versions.items():
+        old = meta.versions.get(rev, VersionRecord())
+        if old.sha != info.sha:
             raise InputError(
-                f"revision {rev!r} now points to {info['sha'][:12]}, but the run in {out} started at "
-                f"{str(old.get('sha'))[:12]}",
+                f"revision {rev!r} now points to {str(info.sha)[:12]}, but the run in {out} started at "
+                f"{str(old.sha)[:12]}",
                 # Resuming must measure the same code, and the version name is part of the log, so a
                 # moved branch cannot continue this run (passing the SHA would rename the version).
                 f"start a new run with a new --out (this one keeps its finished trials); to measure the "
-                f"old code again, `git branch old-{info['role']} {old.get('sha')}` and pass that name",
+                f"old code again, `git branch old-{info.role} {old.sha}` and pass that name",
             )
-
-
-def _trials_from_meta(meta: Mapping[str, Any]) -> list[Trial]:
-    configs = meta.get("benchmark_configs", {})
-    return [
-        Trial(config=configs.get(t["benchmark"], {}).get("source", ConfigSource.FULL.value), **t)
-        for t in meta["schedule"]
-    ]
 
 
 def run(args: argparse.Namespace, clock: BudgetClock | None = None) -> int:
@@ -396,8 +369,8 @@ def _adaptive(args: argparse.Namespace, config: Config) -> AdaptiveConfig:
     return adaptive
 
 
-def _check_adaptive_resume(meta: Mapping[str, Any], adaptive: AdaptiveConfig, out: Path) -> None:
-    old = meta.get("adaptive") or {}
+def _check_adaptive_resume(meta: RunMeta, adaptive: AdaptiveConfig, out: Path) -> None:
+    old = meta.adaptive or {}
     was = (float(old.get("budget_s", 0) or 0), int(old.get("max_rounds", adaptive.max_rounds) or 0))
     now = (adaptive.budget_s, adaptive.max_rounds if adaptive.on else was[1])
     if not old and not adaptive.on:
@@ -409,6 +382,13 @@ def _check_adaptive_resume(meta: Mapping[str, Any], adaptive: AdaptiveConfig, ou
             f"resume with --budget {was[0]:g}s --max-rounds {was[1]} (the per-look confidence depends "
             "on them), or pass a new --out to start a new run",
         )
+
+
+def _recorded_seed(existing: RunMeta | None) -> int:
+    """The seed of the run being resumed, else a new random one."""
+    if existing is not None and existing.seed is not None:
+        return existing.seed
+    return secrets.randbits(32)
 
 
 def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) -> int:
@@ -465,21 +445,14 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
             "check out with `persist-credentials: false` (actions/checkout), or remove it: "
             f"git config --file {shlex.quote(str(config_file))} --unset-all {shlex.quote(key)}",
         )
-    meta_path, log_path = out / "meta.json", out / "trials.csv"
-    existing: dict[str, Any] | None = None
+    meta_path, log_path = out / run_meta.FILE_NAME, out / "trials.csv"
+    existing: RunMeta | None = None
     if meta_path.exists():
-        try:
-            existing = jsontext.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
-            raise InputError(f"{meta_path} is unreadable: {exc}", "pass a new --out") from None
-        if not isinstance(existing, dict) or existing.get("schema_version", 0) > TRIAL_LOG_SCHEMA:
-            raise InputError(
-                f"{meta_path} was written by a newer gate", "upgrade ordertrap-gate or pass a new --out"
-            )
+        existing = run_meta.read(meta_path)
     elif log_path.exists() and log_path.stat().st_size > 0:
         raise InputError(f"{log_path} exists without meta.json", "pass a new --out, or delete the directory")
 
-    seed = args.seed if args.seed is not None else (existing or {}).get("seed", secrets.randbits(32))
+    seed = args.seed if args.seed is not None else _recorded_seed(existing)
     instance = args.instance or socket.gethostname()
     mode = "order-check" if args.order_check else "rmit"
     order_pairs = None
@@ -494,22 +467,22 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
             "threshold": calibration.threshold,
             "sha256": inputs.calibration_sha256,
         }
-    fresh: dict[str, Any] = {
-        "seed": seed,
-        "config_hash": config.config_hash,
-        "mode": mode,
-        "base": args.base,
-        "head": args.head,
-        "instance": instance,
-        "calibration": calib_meta,
-        "order_pairs": order_pairs,
-        "versions": {v.revision: {"role": v.role, "sha": v.sha} for v in versions},
-    }
+    fresh = RunMeta(
+        seed=seed,
+        config_hash=config.config_hash,
+        mode=mode,
+        base=args.base,
+        head=args.head,
+        instance=instance,
+        calibration=calib_meta,
+        order_pairs=order_pairs,
+        versions={v.revision: VersionRecord(v.role, v.sha) for v in versions},
+    )
     if existing is not None:
         _check_resume(existing, fresh, out)
         _check_adaptive_resume(existing, adaptive, out)
-        old_schedule = _trials_from_meta(existing) + round_trials(existing)
-        complete = not adaptive.on or (existing.get("adaptive") or {}).get("final") is not None
+        old_schedule = existing.planned_trials() + existing.round_trials()
+        complete = not adaptive.on or (existing.adaptive or {}).get("final") is not None
         if log_path.exists():
             done = TrialLog(log_path).recover(old_schedule)
             if complete and (len(done) == len(old_schedule) or adaptive.on):
@@ -618,16 +591,16 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
         schedule = rmit_schedule(seed, names, [v.revision for v in versions], levels, instance)
     warmup_level, warmup = warmup_of(calibration)
     layout = Layout(seed, enabled=config.suite.randomise_layout)
-    meta: dict[str, Any] = {
-        "schema_version": TRIAL_LOG_SCHEMA,
-        "tool_version": __version__,
-        "created_at": utc_timestamp(),
-        "seed": seed,
-        "mode": mode,
-        "config_path": str(args.config),
-        "config_hash": config.config_hash,
+    meta = RunMeta(
+        schema_version=TRIAL_LOG_SCHEMA,
+        tool_version=__version__,
+        created_at=utc_timestamp(),
+        seed=seed,
+        mode=mode,
+        config_path=str(args.config),
+        config_hash=config.config_hash,
         # where each file came from (a pull request's run reads them from base) and what head changes
-        "sources": {
+        sources={
             "config": inputs.config_source.meta(
                 changes_by_file.get("config"), changes_by_file.get("config_since_branch")
             ),
@@ -637,57 +610,52 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
                 changes_by_file.get("calibration"), changes_by_file.get("calibration_since_branch")
             ),
         },
-        "adapter": config.suite.adapter,
-        "versions": {
-            v.revision: {"role": v.role, "sha": v.sha, "worktree": str(contexts[v.revision].workdir)}
-            for v in versions
+        adapter=config.suite.adapter,
+        versions={
+            v.revision: VersionRecord(v.role, v.sha, str(contexts[v.revision].workdir)) for v in versions
         },
-        "base": args.base,
-        "head": args.head,
-        "instance": instance,
-        "full": {
-            "suite_run": config.full.suite_runs,
-            "iteration": config.full.iterations,
-            "measurement": config.full.measurements,
-        },
-        "calibration": calib_meta,
-        "order_pairs": order_pairs,
-        "benchmark_configs": {
-            n: {
-                "suite_run": c.suite_runs,
-                "iteration": c.iterations,
-                "measurement": c.measurements,
-                "source": c.source,
-                "discard_warmup": warmup if c.source == ConfigSource.CALIBRATION.value else 0,
-                "warmup_level": warmup_level,
-                "never_stable": _never_stable(calibration, n),
-            }
+        base=args.base,
+        head=args.head,
+        instance=instance,
+        full=Levels(config.full.suite_runs, config.full.iterations, config.full.measurements),
+        calibration=calib_meta,
+        order_pairs=order_pairs,
+        benchmark_configs={
+            n: BenchmarkConfig(
+                c.suite_runs,
+                c.iterations,
+                c.measurements,
+                source=c.source,
+                discard_warmup=warmup if c.source == ConfigSource.CALIBRATION.value else 0,
+                warmup_level=warmup_level,
+                never_stable=_never_stable(calibration, n),
+            )
             for n, c in levels.items()
         },
-        "benchmarks": _benchmark_meta(names, per_version),
-        "thresholds": _thresholds(config, names, per_version),
-        "schedule": [t.as_meta() for t in schedule],
-        "environment": env,
-        "sandbox": isolation.meta,
-        "layout": layout.meta([t.trial for t in schedule]),
-        "warnings": warnings,
-        "adaptive": adaptive_meta(adaptive),
-    }
+        benchmarks=_benchmark_meta(names, per_version),
+        thresholds=_thresholds(config, names, per_version),
+        schedule=[t.as_meta() for t in schedule],
+        environment=env,
+        sandbox=isolation.meta,
+        layout=layout.meta([t.trial for t in schedule]),
+        warnings=warnings,
+        adaptive=adaptive_meta(adaptive),
+    )
     log = TrialLog(log_path)
     if existing is not None:
-        if [t.as_meta() for t in schedule] != existing["schedule"]:
+        if [t.as_meta() for t in schedule] != [dict(t) for t in existing.schedule]:
             raise InputError(
                 f"the benchmarks found now differ from the run in {out} (discovery or filters changed)",
                 "pass a new --out to start a new run",
             )
         meta = existing  # its recorded rounds are part of the run
-        done = log.recover(schedule + round_trials(existing))
+        done = log.recover(schedule + existing.round_trials())
     else:
-        _write_json(meta_path, meta)
+        run_meta.write(meta_path, meta)
         done = log.recover(schedule)
     if done:
         print(
-            f"ordertrap-gate run: resuming, {len(done)}/{len(schedule) + len(round_trials(meta))} trials "
+            f"ordertrap-gate run: resuming, {len(done)}/{len(schedule) + len(meta.round_trials())} trials "
             "already done",
             file=sys.stderr,
         )
@@ -744,10 +712,10 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     if adaptive.on:
         from gate.engine.followup import Rounds  # the analysis stack, only with a budget
 
-        _warn_planned_over_budget(meta, adaptive, clock)
+        meta = _warn_planned_over_budget(meta, adaptive, clock)
         rounds = Rounds(
             meta=meta,
-            save_meta=lambda doc: _write_json(meta_path, doc),
+            save_meta=lambda doc: run_meta.write(meta_path, doc),
             log_path=log_path,
             planned=schedule,
             levels=levels,
@@ -767,11 +735,12 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     return 0
 
 
-def _warn_planned_over_budget(meta: dict[str, Any], adaptive: AdaptiveConfig, clock: BudgetClock) -> None:
-    """Planned trials always all run; when they alone used the budget, no round can follow."""
+def _warn_planned_over_budget(meta: RunMeta, adaptive: AdaptiveConfig, clock: BudgetClock) -> RunMeta:
+    """Planned trials always all run; when they alone used the budget, no round can follow: the
+    warning is shown, and recorded in the returned meta (written with the first round's save)."""
     used = clock.used_s()
-    if used < adaptive.budget_s or (meta["adaptive"] or {}).get("rounds"):
-        return
+    if used < adaptive.budget_s or (meta.adaptive or {}).get("rounds"):
+        return meta
     w = {
         "code": WarningCode.PLANNED_OVER_BUDGET.value,
         "message": f"the planned trials alone took {used:.0f} s, more than the follow-up budget of "
@@ -779,9 +748,8 @@ def _warn_planned_over_budget(meta: dict[str, Any], adaptive: AdaptiveConfig, cl
         "action": "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's "
         "time line), or measure fewer values per benchmark with a calibration",
     }
-    if all(x.get("code") != w["code"] for x in meta["warnings"]):
-        meta["warnings"].append(w)
     _warn(w)
+    return meta.with_warning(w)
 
 
 def _report_changes(

@@ -26,9 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gate.engine.schedule import Trial
 from gate.errors import ConfigError
-from gate.model import ConfigSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -185,17 +183,6 @@ def adaptive_meta(adaptive: AdaptiveConfig) -> dict[str, Any] | None:
         "rounds": [],
         "final": None,
     }
-
-
-def round_trials(meta: Mapping[str, Any]) -> list[Trial]:
-    """Every trial of the follow-up rounds recorded in meta.json, in order."""
-    configs = meta.get("benchmark_configs", {})
-    out = []
-    for entry in (meta.get("adaptive") or {}).get("rounds", []) or []:
-        for t in entry["schedule"]:
-            source = configs.get(t["benchmark"], {}).get("source", ConfigSource.FULL.value)
-            out.append(Trial(config=source, round=int(entry["round"]), **t))
-    return out
 
 
 def prior_elapsed_s(log_path: Path, finished: set[int]) -> float:
