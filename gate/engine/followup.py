@@ -48,7 +48,7 @@ def _minutes(seconds: float) -> str:
 
 @dataclass
 class Rounds:
-    """What the loop needs from the run (built once by ``gate.commands.run``)."""
+    """What the loop needs from the run (built once by :func:`gate.engine.measure.measure`)."""
 
     meta: RunMeta  # the run's meta.json as it started (or was resumed), with ``adaptive``
     save_meta: Callable[[RunMeta], None]  # atomic write of meta.json (gate.files.run_meta.write)

@@ -12,7 +12,7 @@ import pandas as pd
 from gate.analysis.compare import Sample, Settings, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
-from gate.commands.run import _level_configs
+from gate.engine.plan import level_configs
 from gate.engine.settings import load_config
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
@@ -48,7 +48,7 @@ def test_a_never_stable_benchmark_runs_and_is_labelled_as_the_full_configuration
         '[[benchmark]]\nname = "a"\ncommand = "true"\n'
     )
     config = load_config(cfg)
-    levels = _level_configs(["a", "b", "c"], config, _calibration(tmp_path, never={"c"}))
+    levels = level_configs(["a", "b", "c"], config, _calibration(tmp_path, never={"c"}))
     assert levels["a"].source == "calibration" and levels["b"].source == "calibration"
     # never stable: the full configuration, and said so — not "minimal 3×5×3"
     assert levels["c"].source == "full"
