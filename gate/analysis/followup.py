@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gate.files.run_meta import RunMeta
 from gate.model import Verdict
 
 # reasons meta.json final.unresolved may give (docs/contracts.md)
@@ -38,10 +39,9 @@ def _section(parent: Mapping[str, Any], key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def adaptive_meta(meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def adaptive_meta(meta: RunMeta | None) -> Mapping[str, Any] | None:
     """meta.json ``adaptive`` when the run had a budget, else None."""
-    section = (meta or {}).get("adaptive")
-    return section if isinstance(section, dict) else None
+    return meta.adaptive if meta is not None else None
 
 
 def round_numbers(frame: pd.DataFrame) -> np.ndarray:
@@ -90,7 +90,7 @@ def _rule(section: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def summary(
-    frame: pd.DataFrame, meta: Mapping[str, Any] | None, time: Mapping[str, Any] | None
+    frame: pd.DataFrame, meta: RunMeta | None, time: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
     """analysis.json top-level ``adaptive`` (null without a budget)."""
     section = adaptive_meta(meta)
@@ -138,7 +138,7 @@ def _unresolved(entry: Any) -> dict[str, Any] | None:
 def per_benchmark(
     frame: pd.DataFrame,
     compared: pd.DataFrame,
-    meta: Mapping[str, Any] | None,
+    meta: RunMeta | None,
     base: str,
     head: str,
     verdicts: Iterable[tuple[str, str]],

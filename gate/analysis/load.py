@@ -23,16 +23,16 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from gate import jsontext
 from gate.errors import InputError
+from gate.files import run_meta
+from gate.files.run_meta import RunMeta
 from gate.files.trial_log import parse_columns, parse_names, parse_numbers, read_rows
-from gate.model import TRIAL_LOG_SCHEMA, TrialStatus, warning
-from gate.warning_codes import WarningCode, canonical
+from gate.model import TrialStatus, warning
+from gate.warning_codes import WarningCode
 
 REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
 _LIMIT = 1e150
@@ -43,90 +43,13 @@ class TrialLogs:
     """All rows of all logs (``source`` = index of the log, ``kind`` as above) and their metas."""
 
     frame: pd.DataFrame
-    metas: list[dict[str, Any]] = field(default_factory=list)
+    metas: list[RunMeta] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
 
     @property
-    def meta(self) -> dict[str, Any] | None:
+    def meta(self) -> RunMeta | None:
         return self.metas[0] if self.metas else None
-
-
-def meta_path_for(path: Path) -> Path | None:
-    """meta.json beside the log: ``<log>.meta.json``, ``<stem>.meta.json``, then ``meta.json``."""
-    for candidate in (
-        path.with_name(path.name + ".meta.json"),
-        path.with_name(path.stem + ".meta.json"),
-        path.with_name("meta.json"),
-    ):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _read_meta(path: Path, warnings: list[dict[str, str]]) -> dict[str, Any] | None:
-    meta_path = meta_path_for(path)
-    if meta_path is None:
-        return None
-    try:
-        meta = jsontext.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
-        warnings.append(
-            warning(
-                WarningCode.META_UNREADABLE,
-                f"{meta_path} could not be read ({exc}); environment, time and defaults are unknown",
-                f"restore {meta_path.name} from the run, or delete it to silence this warning",
-            )
-        )
-        return None
-    if not isinstance(meta, dict):
-        return None
-    version = meta.get("schema_version", TRIAL_LOG_SCHEMA)
-    if isinstance(version, int) and version > TRIAL_LOG_SCHEMA:
-        raise InputError(
-            f"{meta_path} has schema_version {version}, newer than this gate understands ({TRIAL_LOG_SCHEMA})",
-            "upgrade ordertrap-gate to the version that wrote the log",
-        )
-    return _well_typed_meta(meta, meta_path, warnings)
-
-
-# meta.json fields that docs/contracts.md gives as objects (or null), and the warning fields
-_META_OBJECTS = ("environment", "versions", "full", "benchmark_configs", "calibration", "adaptive")
-_WARNING_FIELDS = ("code", "message", "action")
-
-
-def _well_typed_meta(meta: dict[str, Any], meta_path: Path, warnings: list[dict[str, str]]) -> dict[str, Any]:
-    """``meta`` without the fields that do not have their documented type, and a ``meta_invalid``
-    warning naming them: like an unreadable meta.json, they are unknown, and the trials are still
-    analysed (everything shown from them would otherwise fail later, far from the cause)."""
-    meta = dict(meta)
-    dropped = []
-    for key in _META_OBJECTS:
-        if meta.get(key) is not None and not isinstance(meta[key], dict):
-            dropped.append(f"{key} ({type(meta.pop(key)).__name__}, not an object)")
-    raw = meta.get("warnings")
-    if raw is not None and not isinstance(raw, list):
-        dropped.append(f"warnings ({type(meta.pop('warnings')).__name__}, not a list)")
-    elif raw:
-        kept = [
-            w for w in raw if isinstance(w, dict) and all(isinstance(w.get(k), str) for k in _WARNING_FIELDS)
-        ]
-        if len(kept) < len(raw):
-            dropped.append(
-                f"{len(raw) - len(kept)} of {len(raw)} warnings (not objects with string code, message, action)"
-            )
-        # an older run's spelling of a code is read as today's (gate/warning_codes.py)
-        meta["warnings"] = [{**w, "code": canonical(w["code"])} for w in kept]
-    if dropped:
-        warnings.append(
-            warning(
-                WarningCode.META_INVALID,
-                f"{meta_path} has fields of the wrong type, ignored: {'; '.join(dropped)}",
-                f"restore {meta_path.name} as `ordertrap-gate run` wrote it (docs/contracts.md, meta.json); "
-                "the trials themselves are analysed",
-            )
-        )
-    return meta
 
 
 def _read_one(path: Path, source: int, warnings: list[dict[str, str]]) -> pd.DataFrame | None:
@@ -284,7 +207,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
         raise InputError("no trial log given", "pass one or more trials.csv files")
     warnings: list[dict[str, str]] = []
     frames: list[pd.DataFrame] = []
-    metas: list[dict[str, Any]] = []
+    metas: list[RunMeta] = []
     names = [str(p) for p in paths]
     errors: list[InputError] = []
     repeats = _repeated_logs([Path(p) for p in paths])
@@ -318,7 +241,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
             continue
         if df is not None:
             frames.append(df)
-        meta = _read_meta(path, warnings)
+        meta = run_meta.read_beside(path, warnings)
         if meta is not None:
             metas.append(meta)
     if not frames and errors:

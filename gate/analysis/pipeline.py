@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,8 +16,9 @@ from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_
 from gate.analysis.load import TrialLogs
 from gate.decision import default_decision, fails_in_head_only
 from gate.errors import ConfigError
-from gate.files import analysis_json
+from gate.files import analysis_json, run_meta
 from gate.files.analysis_json import Analysis
+from gate.files.run_meta import RunMeta
 from gate.model import Verdict, utc_timestamp, warning
 from gate.stats import stability
 from gate.warning_codes import WarningCode
@@ -39,9 +41,9 @@ UNSTABLE_RMAD = 0.6745 * UNSTABLE_CV
 
 
 def resolve_versions(logs: TrialLogs, base: str | None, head: str | None) -> tuple[str, str]:
-    meta = logs.meta or {}
-    base = base or (str(meta["base"]) if meta.get("base") else None)
-    head = head or (str(meta["head"]) if meta.get("head") else None)
+    meta = logs.meta or RunMeta()
+    base = base or meta.base
+    head = head or meta.head
     present = sorted(logs.frame["version"].unique())
     if not base or not head:
         raise ConfigError(
@@ -227,50 +229,25 @@ def _noise_warning(name: str, stability: dict[str, dict[str, Any]]) -> dict[str,
     )
 
 
-def _config(meta: dict[str, Any] | None, benchmark: str) -> dict[str, Any] | None:
-    configs = (meta or {}).get("benchmark_configs") or {}
-    entry = configs.get(benchmark) if isinstance(configs, dict) else None
-    return dict(entry) if isinstance(entry, dict) else None
+def _config(meta: RunMeta | None, benchmark: str) -> dict[str, Any] | None:
+    config = meta.benchmark_configs.get(benchmark) if meta is not None else None
+    return config.to_json() if config is not None else None
 
 
-def _thresholds(meta: dict[str, Any] | None) -> dict[str, float]:
+def _thresholds(meta: RunMeta | None) -> Mapping[str, float]:
     """Per-benchmark ``threshold_pct`` from meta.json ``thresholds`` (run writes what the
-    [[benchmark]] entries set); entries that are not positive finite numbers are ignored."""
-    raw = (meta or {}).get("thresholds")
-    if not isinstance(raw, dict):
-        return {}
-    return {
-        str(n): float(t)
-        for n, t in raw.items()
-        if isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t) and t > 0
-    }
+    [[benchmark]] entries set; the reader keeps only positive finite numbers)."""
+    return meta.thresholds if meta is not None else {}
 
 
-def _full_measurements(meta: dict[str, Any]) -> int | None:
-    full = meta.get("full")
-    if not isinstance(full, dict):
-        return None
-    total = 1
-    for singular, plural in (
-        ("suite_run", "suite_runs"),
-        ("iteration", "iterations"),
-        ("measurement", "measurements"),
-    ):
-        v = full.get(singular, full.get(plural))
-        if not isinstance(v, int | float) or v <= 0:
-            return None
-        total *= int(v)
-    return total
-
-
-def time_summary(frame: pd.DataFrame, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+def time_summary(frame: pd.DataFrame, meta: RunMeta | None) -> dict[str, Any] | None:
     """spent_s = Σ elapsed_s over trials (one per trial id); full_s = per benchmark the mean
     duration of one measurement × measurements of the full configuration × versions."""
-    if meta is None or "elapsed_s" not in frame.columns or "trial" not in frame.columns:
+    if meta is None or meta.full is None or "elapsed_s" not in frame.columns or "trial" not in frame.columns:
         return None
-    full_n = _full_measurements(meta)
+    full_n = meta.full.values
     trials = frame.dropna(subset=["trial", "elapsed_s"]).drop_duplicates(["source", "trial"])
-    if full_n is None or trials.empty:
+    if trials.empty:
         return None
     spent = float(trials["elapsed_s"].sum())
     rows = frame.groupby(["source", "trial"]).size().rename("rows")
@@ -281,11 +258,7 @@ def time_summary(frame: pd.DataFrame, meta: dict[str, Any] | None) -> dict[str, 
         total += per_measurement * full_n * g["version"].nunique()
     full: float | None = total
     saved = (1.0 - spent / total) * 100.0 if total > 0 else None
-    configs = meta.get("benchmark_configs")
-    if isinstance(configs, dict) and not any(
-        isinstance(c, dict) and c.get("source") == "calibration" and c.get("never_stable") is not True
-        for c in configs.values()
-    ):
+    if meta.has("benchmark_configs") and not any(c.calibrated for c in meta.benchmark_configs.values()):
         # every benchmark ran the full configuration: spent and estimate differ only by noise
         # and by trials that ended early (a failure is faster), which is no saving
         full, saved = None, None
@@ -330,19 +303,17 @@ def _extras(frame: pd.DataFrame) -> tuple[dict[str, Any] | None, Any, Any, list[
     return order_check, analyze_carryover(trials), analyze_similarity(trials), warnings
 
 
-def _discard_warmup(frame: pd.DataFrame, meta: dict[str, Any] | None) -> pd.DataFrame:
+def _discard_warmup(frame: pd.DataFrame, meta: RunMeta | None) -> pd.DataFrame:
     """Drop the first ``discard_warmup`` ok measurements of every trial of a benchmark whose
     calibrated configuration says so (meta.json ``benchmark_configs``; calibration decided that
     its first measurements are warm-up)."""
-    configs = (meta or {}).get("benchmark_configs") or {}
-    if not isinstance(configs, dict):
+    if meta is None:
         return frame
     drop = np.zeros(len(frame), dtype=bool)
-    for name, cfg in configs.items():
-        k = cfg.get("discard_warmup", 0) if isinstance(cfg, dict) else 0
+    for name, cfg in meta.benchmark_configs.items():
+        k, level = cfg.discard_warmup, cfg.warmup_level
         # run --calibration executed k extra positions at this level first (docs/contracts.md)
-        level = cfg.get("warmup_level", "measurement") if isinstance(cfg, dict) else "measurement"
-        if type(k) is int and k > 0 and isinstance(level, str) and level in frame.columns:
+        if k > 0 and level in frame.columns:
             drop |= ((frame["benchmark"] == name) & (frame["kind"] == "ok") & (frame[level] <= k)).to_numpy()
     return frame.loc[~drop] if drop.any() else frame
 
@@ -361,7 +332,7 @@ def build_analysis(
     frame = logs.frame
     top_warnings = list(logs.warnings)
     for log_meta in logs.metas:
-        top_warnings.extend(w for w in log_meta.get("warnings", []) or [] if isinstance(w, dict))
+        top_warnings.extend(dict(w) for w in log_meta.warnings)
 
     usable = _discard_warmup(frame.loc[~frame["kind"].isin(["dropped", "absent"])], logs.meta)
     # Order-check logs (`run --order-check`) alternate fixed- and random-order suite runs. Fixed
@@ -442,13 +413,8 @@ def build_analysis(
         meta_rows[name] = (str(units.get(name, "")), hib)
         items.append((name, sb, sh, hib))
         samples[name] = (sb, sh, seq_b, seq_h)
-    calibrated = {
-        n
-        for n in names
-        if (cfg := _config(logs.meta, n))
-        and cfg.get("source") == "calibration"
-        and cfg.get("never_stable") is not True
-    }
+    configs = logs.meta.benchmark_configs if logs.meta is not None else {}
+    calibrated = {n for n, config in configs.items() if config.calibrated} & set(names)
     thresholds = _thresholds(logs.meta)
     comparisons = compare_many(items, settings, calibrated, thresholds)
     mismatched = _version_mismatches(pair, base, head)
@@ -531,7 +497,7 @@ def build_analysis(
         carryover_matrix=getattr(carry, "matrix", None),
         carryover_suite=getattr(carry, "suite", None),
         similarity=getattr(simil, "suite", None),
-        environment=(meta or {}).get("environment"),
+        environment=run_meta.plain(meta.environment) if meta is not None else None,
         warnings=top_warnings,
     )
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings
 from gate.analysis.load import load_trials
@@ -18,6 +18,7 @@ from gate.analysis.pipeline import benchmark_table, build_analysis
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis
+from gate.files.run_meta import RunMeta
 from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
 
 NAME = "analyze"
@@ -117,15 +118,10 @@ def _print_benchmark_warnings(doc: Analysis, limit: int = 20) -> None:
         print(f"... and {total - shown} more benchmark warnings in the JSON", file=sys.stderr)
 
 
-def per_look_confidence(metas: list[dict[str, Any]]) -> float | None:
+def per_look_confidence(metas: Sequence[RunMeta]) -> float | None:
     """The confidence every look of a run with follow-up rounds used (meta.json ``adaptive.rule``):
     analysing its log at that level reproduces the run's final verdicts."""
-    for meta in metas:
-        rule = (meta.get("adaptive") or {}).get("rule") if isinstance(meta.get("adaptive"), dict) else None
-        value = rule.get("confidence_per_look") if isinstance(rule, dict) else None
-        if isinstance(value, int | float) and not isinstance(value, bool) and 0.5 <= value < 1.0:
-            return float(value)
-    return None
+    return next((c for meta in metas if (c := meta.confidence_per_look) is not None), None)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gate import __version__, jsontext
+from gate import __version__
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
 from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
 from gate.errors import ConfigError, InputError
-from gate.files import calibration_json
+from gate.files import calibration_json, run_meta
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 from gate.warning_codes import WarningCode
@@ -120,12 +120,12 @@ def _base_first(versions: list[str], trials: str) -> list[str]:
     and the base comes first (it is the version the calibration is for); otherwise the order of
     first appearance in the log."""
     try:
-        meta = jsontext.loads((Path(trials).parent / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        meta = run_meta.read_beside(Path(trials), [])  # its problems are analyze's to report
+    except InputError:  # a newer schema: the log's own order
         return versions
-    if not isinstance(meta, dict):
+    if meta is None:
         return versions
-    first = [v for v in (meta.get("base"), meta.get("head")) if isinstance(v, str) and v in versions]
+    first = [v for v in (meta.base, meta.head) if v in versions]
     return first + [v for v in versions if v not in first]
 
 

@@ -8,43 +8,41 @@ from __future__ import annotations
 
 import argparse
 import fcntl
-import json
-import math
 import os
 import secrets
-import shlex
-import shutil
 import socket
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from gate import __version__, jsontext
-from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
-from gate.engine import config_source, environment, process, sandbox, worktree
-from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
+from gate.engine import (
+    checkout,
+    config_source,
+    environment,
+    measure,
+    plan,
+    process,
+    record,
+    sandbox,
+    worktree,
+)
 from gate.engine.layout import Layout
 from gate.engine.process import SubprocessRunner, reap_leftover
 from gate.engine.rounds import (
     DEFAULT_MAX_ROUNDS,
     AdaptiveConfig,
     BudgetClock,
-    WallClock,
-    adaptive_meta,
     check_max_rounds,
     parse_duration,
-    prior_elapsed_s,
-    round_trials,
 )
-from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
-from gate.engine.settings import Config, substitute_worktree
+from gate.engine.schedule import Trial
+from gate.engine.settings import Config
 from gate.errors import ConfigError, InputError, RunError
-from gate.files.calibration_json import Calibration
+from gate.files import run_meta
+from gate.files.run_meta import RunMeta
 from gate.files.trial_log import TrialLog
-from gate.github.workflow_commands import emit, print_untrusted
-from gate.model import LEVELS, TRIAL_LOG_SCHEMA, VERDICT_CONFIDENCE, ConfigSource, rank_floor, utc_timestamp
+from gate.github.workflow_commands import emit
 from gate.warning_codes import WarningCode
 
 NAME = "run"
@@ -119,14 +117,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass(frozen=True)
-class Version:
-    role: str  # "base" | "head"
-    revision: str  # exactly as given
-    sha: str
-    dirname: str
-
-
 def _warn(warning: Mapping[str, str]) -> None:
     if os.environ.get("GITHUB_ACTIONS") == "true":
         emit(
@@ -136,26 +126,6 @@ def _warn(warning: Mapping[str, str]) -> None:
         )
     else:
         print(f"warning: {warning['message']}\n  fix: {warning['action']}", file=sys.stderr)
-
-
-def _write_json(path: Path, data: Mapping[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)  # a half-written file is never renamed into place
-        if process.is_disk_full(exc):
-            raise process.disk_full_error(
-                f"writing {path.name}", f"{path}: {exc.strerror}", path.parent
-            ) from None
-        raise RunError(
-            f"cannot write {path}: {exc.strerror or exc}", "check the --out directory's permissions and disk"
-        ) from None
 
 
 def _lock(out: Path) -> IO[str]:
@@ -181,177 +151,6 @@ def _repo_for(args: argparse.Namespace) -> Path:
         return worktree.toplevel(config_dir)
     except RunError:
         return worktree.toplevel(Path.cwd())
-
-
-def _level_configs(
-    benchmarks: Sequence[str], config: Config, calibration: Calibration | None
-) -> dict[str, LevelConfig]:
-    full = LevelConfig(config.full.suite_runs, config.full.iterations, config.full.measurements)
-    level, count = warmup_of(calibration)
-    out: dict[str, LevelConfig] = {}
-    for name in benchmarks:
-        c = calibration.config_for(name) if calibration else None
-        if c is None or _never_stable(calibration, name):
-            # µOpTime §5: a benchmark no configuration made stable keeps the full configuration;
-            # it is labelled full, so no report counts it as a calibrated minimal one
-            out[name] = full
-        else:
-            # calibration.json counts positions *after* the warm-up (docs/contracts.md): run the
-            # discarded warm-up positions too, so the analysis can drop them as calibrate did.
-            out[name] = LevelConfig(
-                c.get("suite_run", full.suite_runs),
-                c.get("iteration", full.iterations) + (count if level == "iteration" else 0),
-                c.get("measurement", full.measurements) + (count if level == "measurement" else 0),
-                ConfigSource.CALIBRATION.value,
-            )
-    return out
-
-
-def _never_stable(calibration: Calibration | None, name: str) -> bool:
-    return calibration is not None and calibration.never_stable(name)
-
-
-def check_calibration(calibration: Calibration, config: Config, names: Sequence[str]) -> list[dict[str, str]]:
-    """Refuse a calibration that does not fit this suite; warn when it covers few benchmarks.
-
-    A file calibrated on other levels (e.g. the µOpTime data's ``second``) or for a larger [full]
-    would otherwise be applied silently, half of it ignored or more work run than the full
-    configuration itself."""
-    fix = "recalibrate from a full run of this suite: `ordertrap-gate calibrate TRIALS.csv --out FILE`"
-    if tuple(calibration.levels) != LEVELS:
-        raise InputError(
-            f"calibration {calibration.path} has levels {', '.join(calibration.levels)}; runs use "
-            f"{', '.join(LEVELS)}",
-            fix,
-        )
-    full = {"suite_run": config.full.suite_runs, "iteration": config.full.iterations,
-            "measurement": config.full.measurements}  # fmt: skip
-    for name, levels in calibration.configs.items():
-        over = {k: v for k, v in levels.items() if v > full.get(k, v)}
-        if over:
-            raise InputError(
-                f"calibration {calibration.path}: {name} asks for {over}, more than [full] "
-                f"({full['suite_run']}×{full['iteration']}×{full['measurement']}) of {config.path}",
-                fix + " (the file was made for another [full] configuration)",
-            )
-    # `calibrate --discard-warmup N` refuses an N that drops every position of the level, so a file
-    # calibrated from a full run of this suite discards fewer than [full] has; runs execute the
-    # discarded positions on top of the calibrated ones.
-    level, count = warmup_of(calibration)
-    if count >= full.get(level, count + 1):
-        raise InputError(
-            f"calibration {calibration.path} discards the first {count} {level}(s) as warm-up, but [full] "
-            f"of {config.path} has only {full[level]}",
-            fix + f" (with --discard-warmup below {full[level]})",
-        )
-    warnings = []
-    known = [n for n in names if calibration.config_for(n) is not None]
-    if len(known) < len(names) / 2:
-        warnings.append(
-            {
-                "code": WarningCode.CALIBRATION_COVERAGE.value,
-                "message": f"calibration {calibration.path} covers {len(known)} of {len(names)} benchmarks; "
-                "the others run the full configuration",
-                "action": "recalibrate (the nightly workflow does) if benchmarks were renamed or added",
-            }
-        )
-    # A calibration made before the verdict's rank-test guard may give 3-4 values per version:
-    # with those, no change can be called at 99 % (gate/analysis/compare.py, rank_floor).
-    floor = rank_floor(VERDICT_CONFIDENCE)
-    small = {
-        n: math.prod(c.values())
-        for n in known
-        if (c := calibration.config_for(n)) and math.prod(c.values()) < floor
-    }
-    if small:
-        shown = ", ".join(f"{n} ({v})" for n, v in list(small.items())[:5]) + (" …" if len(small) > 5 else "")
-        warnings.append(
-            {
-                "code": WarningCode.CALIBRATION_TOO_SMALL.value,
-                "message": f"calibration {calibration.path} gives {len(small)} benchmark(s) fewer than {floor} "
-                f"values per version: {shown}; with so few values no change can be called at 99 %, "
-                "they come out inconclusive",
-                "action": (
-                    "recalibrate with this gate version (`ordertrap-gate calibrate` picks at least "
-                    f"{floor} values), or run without --calibration"
-                    if config.full.values >= floor
-                    else f"raise [full].iterations or [full].suite_runs (their product with measurements "
-                    f"≥ {floor}; now {config.full.values}), rerun the full configuration and recalibrate"
-                ),
-            }
-        )
-    return warnings
-
-
-def warmup_of(calibration: Calibration | None) -> tuple[str, int]:
-    """(level, count) of the warm-up that calibrate discarded (µOpTime RQ3), ("measurement", 0) if none."""
-    if calibration is None:
-        return "measurement", 0
-    level = str(calibration.discard_warmup.get("level") or "measurement")
-    count = int(calibration.discard_warmup.get("count") or 0)
-    if level not in ("measurement", "iteration") and count:
-        raise InputError(
-            f"calibration {calibration.path} discards warm-up at level {level!r}, which runs cannot repeat",
-            "recalibrate with --warmup-level measurement or iteration",
-        )
-    return level, count
-
-
-def _discover(
-    adapter: Adapter, runner: ProcessRunner, contexts: Mapping[str, VersionContext], config: Config
-) -> tuple[dict[str, dict[str, BenchmarkSpec]], dict[str, list[str]]]:
-    """The benchmarks to run per version, and every name the adapter found (before include/exclude)."""
-    settings = config.adapter_settings()
-    per_version: dict[str, dict[str, BenchmarkSpec]] = {}
-    found: dict[str, list[str]] = {}
-    produced: set[str] = set()  # names found, and the [[benchmark]] patterns they were expanded from
-    for revision, ctx in contexts.items():
-        specs = adapter.discover(ctx, runner, settings)
-        found[revision] = [s.name for s in specs]
-        produced.update(n for s in specs for n in (s.name, s.options.get("pattern")) if isinstance(n, str))
-        per_version[revision] = {s.name: config.override(s) for s in specs if config.selects(s.name)}
-    lost = [b.name for b in config.benchmarks if b.name not in produced]
-    if lost:
-        raise ConfigError(
-            f"[[benchmark]] {lost[0]!r} matches no benchmark in {' or '.join(contexts)}",
-            "correct the name (a pattern such as BenchmarkSum64/* is matched level by level, * standing "
-            'for any characters within a level; docs/frameworks.md, "[go]"), or remove the entry',
-        )
-    if not any(per_version.values()):
-        raise ConfigError(
-            "no benchmark is left to run after [suite].include/exclude",
-            "widen [suite].include or narrow [suite].exclude (names are matched with re.search)",
-        )
-    return per_version, found
-
-
-def _check_resume(meta: Mapping[str, Any], fresh: Mapping[str, Any], out: Path) -> None:
-    for key in ("seed", "config_hash", "mode", "base", "head", "instance", "calibration", "order_pairs"):
-        if meta.get(key) != fresh.get(key):
-            raise InputError(
-                f"{out} holds a run with a different {key} ({meta.get(key)!r}, now {fresh.get(key)!r})",
-                f"pass a new --out to start a new run, or resume with the same seed/config/flags "
-                f"(--seed {meta.get('seed')})",
-            )
-    for rev, info in fresh["versions"].items():
-        old = meta.get("versions", {}).get(rev, {})
-        if old.get("sha") != info["sha"]:
-            raise InputError(
-                f"revision {rev!r} now points to {info['sha'][:12]}, but the run in {out} started at "
-                f"{str(old.get('sha'))[:12]}",
-                # Resuming must measure the same code, and the version name is part of the log, so a
-                # moved branch cannot continue this run (passing the SHA would rename the version).
-                f"start a new run with a new --out (this one keeps its finished trials); to measure the "
-                f"old code again, `git branch old-{info['role']} {old.get('sha')}` and pass that name",
-            )
-
-
-def _trials_from_meta(meta: Mapping[str, Any]) -> list[Trial]:
-    configs = meta.get("benchmark_configs", {})
-    return [
-        Trial(config=configs.get(t["benchmark"], {}).get("source", ConfigSource.FULL.value), **t)
-        for t in meta["schedule"]
-    ]
 
 
 def run(args: argparse.Namespace, clock: BudgetClock | None = None) -> int:
@@ -396,22 +195,152 @@ def _adaptive(args: argparse.Namespace, config: Config) -> AdaptiveConfig:
     return adaptive
 
 
-def _check_adaptive_resume(meta: Mapping[str, Any], adaptive: AdaptiveConfig, out: Path) -> None:
-    old = meta.get("adaptive") or {}
-    was = (float(old.get("budget_s", 0) or 0), int(old.get("max_rounds", adaptive.max_rounds) or 0))
-    now = (adaptive.budget_s, adaptive.max_rounds if adaptive.on else was[1])
-    if not old and not adaptive.on:
-        return
-    if was != now:
-        raise InputError(
-            f"{out} holds a run with follow-up budget {was[0]:g} s and at most {was[1]} rounds, now "
-            f"{now[0]:g} s and {now[1]}",
-            f"resume with --budget {was[0]:g}s --max-rounds {was[1]} (the per-look confidence depends "
-            "on them), or pass a new --out to start a new run",
-        )
+def _recorded_seed(existing: RunMeta | None) -> int:
+    """The seed of the run being resumed, else a new random one."""
+    if existing is not None and existing.seed is not None:
+        return existing.seed
+    return secrets.randbits(32)
 
 
 def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) -> int:
+    """Composition: check the arguments, read the inputs, then plan, check out, record, measure."""
+    _check_arguments(args)
+    repo = _repo_for(args)
+    versions = checkout.resolve_versions(repo, args.base, args.head)
+    inputs = _read_inputs(args, repo, versions)
+    config, calibration = inputs.config, inputs.calibration
+    adaptive = _adaptive(args, config)
+    checkout.refuse_persisted_credentials(repo)
+    meta_path, log_path = out / run_meta.FILE_NAME, out / "trials.csv"
+    existing = record.read_existing(out)
+    seed = args.seed if args.seed is not None else _recorded_seed(existing)
+    instance = args.instance or socket.gethostname()
+    fresh = record.identity(
+        seed=seed,
+        config=config,
+        mode="order-check" if args.order_check else "rmit",
+        base=args.base,
+        head=args.head,
+        instance=instance,
+        calibration=record.calibration_ref(calibration, inputs.calibration_sha256),
+        order_pairs=_order_pairs(args, config),
+        versions=versions,
+    )
+    if existing is not None:
+        record.check_resume(existing, fresh, out)
+        record.check_adaptive_resume(existing, adaptive, out)
+        if _complete(existing, adaptive, log_path):
+            if not args.keep_worktrees:  # a kill during the final clean-up left some behind
+                checkout.remove(repo, out, versions)
+            return 0
+
+    env = environment.fingerprint()
+    warnings = environment.check(env) + list(inputs.warnings)
+    for w in warnings:
+        _warn(w)
+    # Head's changes to the config or calibration are reported before the build (which may fail
+    # with base's [suite].build); only adapters that discover benchmarks need head's names first.
+    discovers = config.suite.adapter != "command"
+    changes_by_file = {} if discovers else _report_changes(inputs, None, warnings)
+    if args.order_check and not config.suite.reset:
+        _warn_and_record(
+            {
+                "code": WarningCode.NO_RESET.value,
+                "message": "--order-check without [suite].reset: runs do not start from a clean state "
+                "(OrderSage §3 step 2)",
+                "action": 'set [suite] reset = "..." to a command that restores a clean state',
+            },
+            warnings,
+        )
+    runner, isolation = _runner(config, repo, out, versions, warnings)
+    contexts = checkout.check_out(
+        repo, out, versions, config, runner, from_base=inputs.config_source.kind == "base"
+    )
+
+    from gate.adapters.registry import get_adapter  # imported late: adapters import optional tools
+
+    adapter = get_adapter(config.suite.adapter)
+    per_version, found = plan.discover(adapter, runner, contexts, config)
+    if discovers:
+        changes_by_file = _report_changes(inputs, found.get(args.head), warnings)
+    run_plan = plan.plan_run(
+        per_version,
+        config,
+        calibration,
+        order_check=args.order_check,
+        revisions=[v.revision for v in versions],
+        seed=seed,
+        instance=instance,
+        order_pairs=fresh.order_pairs,
+    )
+    for w in run_plan.warnings:
+        _warn_and_record(w, warnings)
+    layout = Layout(seed, enabled=config.suite.randomise_layout)
+    meta = record.new_meta(
+        fresh,
+        config_path=str(args.config),
+        config=config,
+        inputs=inputs,
+        changes_by_file=changes_by_file,
+        contexts=contexts,
+        plan=run_plan,
+        calibration=calibration,
+        environment=env,
+        sandbox=isolation,
+        layout=layout,
+        warnings=warnings,
+        adaptive=adaptive,
+    )
+    log = TrialLog(log_path)
+    meta, done = _start(meta, existing, run_plan.schedule, log, out)
+    session = measure.Session(config, adapter, runner, contexts, per_version, repo, log, done, layout)
+    completed = measure.measure(
+        session,
+        meta,
+        meta_path=meta_path,
+        schedule=run_plan.schedule,
+        levels=run_plan.levels,
+        adaptive=adaptive,
+        clock=clock,
+        warn=_warn,
+    )
+    if not completed:
+        print(
+            f"ordertrap-gate run: stopped; every finished trial is in {log_path}. "
+            "Run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    if not args.keep_worktrees:
+        checkout.remove(repo, out, versions)
+    return 0
+
+
+def _start(
+    meta: RunMeta, existing: RunMeta | None, schedule: Sequence[Trial], log: TrialLog, out: Path
+) -> tuple[RunMeta, set[int]]:
+    """A new run writes its meta.json; a resumed one keeps its own (with the rounds it recorded)
+    when it plans the same trials. Returns the run's meta and the trials its log already holds."""
+    if existing is None:
+        run_meta.write(out / run_meta.FILE_NAME, meta)
+        return meta, log.recover(schedule)
+    if [t.as_meta() for t in schedule] != [dict(t) for t in existing.schedule]:
+        raise InputError(
+            f"the benchmarks found now differ from the run in {out} (discovery or filters changed)",
+            "pass a new --out to start a new run",
+        )
+    done = log.recover([*schedule, *existing.round_trials()])
+    if done:
+        print(
+            f"ordertrap-gate run: resuming, {len(done)}/{len(schedule) + len(existing.round_trials())} "
+            "trials already done",
+            file=sys.stderr,
+        )
+    return existing, done
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    """Flags that contradict each other, reported before any checkout."""
     if getattr(args, "budget", None) is not None:
         parse_duration(args.budget, "--budget")  # a typo is reported before any checkout
     if getattr(args, "max_rounds", None) is not None:
@@ -428,19 +357,20 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
             f"--base and --head are the same string {args.head!r}; the version column could not tell them apart",
             "for an A/A run pass the branch to one and its SHA to the other",
         )
-    repo = _repo_for(args)
-    roles = ([("base", args.base)] if args.base is not None else []) + [("head", args.head)]
-    versions = [
-        Version(role, rev, worktree.resolve(repo, rev), worktree.safe_name(role, rev)) for role, rev in roles
-    ]
+    if args.config_rev is not None and args.base is None:
+        raise ConfigError(
+            "--config-rev needs --base",
+            "pass --base REF, or drop --config-rev (a one-version run reads the files on disk)",
+        )
+
+
+def _read_inputs(
+    args: argparse.Namespace, repo: Path, versions: Sequence[checkout.Version]
+) -> config_source.Inputs:
+    """The config and calibration, from the revision --config-from names (docs/running.md)."""
     revisions = {v.role: config_source.Revision(v.role, v.revision, v.sha) for v in versions}
     config_rev = None
     if args.config_rev is not None:
-        if args.base is None:
-            raise ConfigError(
-                "--config-rev needs --base",
-                "pass --base REF, or drop --config-rev (a one-version run reads the files on disk)",
-            )
         config_rev = config_source.Revision("base", args.config_rev, worktree.resolve(repo, args.config_rev))
     inputs = config_source.read_inputs(
         args.config,
@@ -453,95 +383,39 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     )
     for line in inputs.log:
         print(f"ordertrap-gate run: {line}", file=sys.stderr)
-    config, calibration = inputs.config, inputs.calibration
-    adaptive = _adaptive(args, config)
-    headers = worktree.persisted_auth_headers(repo)
-    if headers:
-        # The benchmarks run the revision's code in worktrees that share this config.
-        key, config_file = headers[0]
-        raise RunError(
-            f"the repository's git config holds an authorization header ({key} in {config_file}), "
-            "where the benchmarks (the code under test) could read the token",
-            "check out with `persist-credentials: false` (actions/checkout), or remove it: "
-            f"git config --file {shlex.quote(str(config_file))} --unset-all {shlex.quote(key)}",
-        )
-    meta_path, log_path = out / "meta.json", out / "trials.csv"
-    existing: dict[str, Any] | None = None
-    if meta_path.exists():
-        try:
-            existing = jsontext.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
-            raise InputError(f"{meta_path} is unreadable: {exc}", "pass a new --out") from None
-        if not isinstance(existing, dict) or existing.get("schema_version", 0) > TRIAL_LOG_SCHEMA:
-            raise InputError(
-                f"{meta_path} was written by a newer gate", "upgrade ordertrap-gate or pass a new --out"
-            )
-    elif log_path.exists() and log_path.stat().st_size > 0:
-        raise InputError(f"{log_path} exists without meta.json", "pass a new --out, or delete the directory")
+    return inputs
 
-    seed = args.seed if args.seed is not None else (existing or {}).get("seed", secrets.randbits(32))
-    instance = args.instance or socket.gethostname()
-    mode = "order-check" if args.order_check else "rmit"
-    order_pairs = None
-    if args.order_check:  # --order-pairs 0 is an error (the schedule says so), not the default
-        default_pairs = config.full.suite_runs * config.full.iterations
-        order_pairs = args.order_pairs if args.order_pairs is not None else default_pairs
-    calib_meta = None
-    if calibration is not None:
-        calib_meta = {
-            "path": calibration.path,
-            "metric": calibration.metric,
-            "threshold": calibration.threshold,
-            "sha256": inputs.calibration_sha256,
-        }
-    fresh: dict[str, Any] = {
-        "seed": seed,
-        "config_hash": config.config_hash,
-        "mode": mode,
-        "base": args.base,
-        "head": args.head,
-        "instance": instance,
-        "calibration": calib_meta,
-        "order_pairs": order_pairs,
-        "versions": {v.revision: {"role": v.role, "sha": v.sha} for v in versions},
-    }
-    if existing is not None:
-        _check_resume(existing, fresh, out)
-        _check_adaptive_resume(existing, adaptive, out)
-        old_schedule = _trials_from_meta(existing) + round_trials(existing)
-        complete = not adaptive.on or (existing.get("adaptive") or {}).get("final") is not None
-        if log_path.exists():
-            done = TrialLog(log_path).recover(old_schedule)
-            if complete and (len(done) == len(old_schedule) or adaptive.on):
-                print(
-                    f"ordertrap-gate run: all {len(done)} trials are already in {log_path}", file=sys.stderr
-                )
-                if not args.keep_worktrees:  # a kill during the final clean-up left some behind
-                    for v in versions:
-                        wt = out / "worktrees" / v.dirname
-                        if wt.exists():
-                            worktree.remove(repo, wt)
-                        (out / "worktrees" / f"{v.dirname}.built").unlink(missing_ok=True)
-                return 0
 
-    env = environment.fingerprint()
-    warnings = environment.check(env) + list(inputs.warnings)
-    for w in warnings:
-        _warn(w)
-    # Head's changes to the config or calibration are reported before the build (which may fail
-    # with base's [suite].build); only adapters that discover benchmarks need head's names first.
-    discovers = config.suite.adapter != "command"
-    changes_by_file = {} if discovers else _report_changes(inputs, None, warnings)
-    if args.order_check and not config.suite.reset:
-        w = {
-            "code": WarningCode.NO_RESET.value,
-            "message": "--order-check without [suite].reset: runs do not start from a clean state "
-            "(OrderSage §3 step 2)",
-            "action": 'set [suite] reset = "..." to a command that restores a clean state',
-        }
-        warnings.append(w)
-        _warn(w)
+def _order_pairs(args: argparse.Namespace, config: Config) -> int | None:
+    if not args.order_check:
+        return None
+    # --order-pairs 0 is an error (the schedule says so), not the default
+    return (
+        args.order_pairs if args.order_pairs is not None else config.full.suite_runs * config.full.iterations
+    )
 
+
+def _complete(existing: RunMeta, adaptive: AdaptiveConfig, log_path: Path) -> bool:
+    """The run in OUT has every trial in its log (and, with a budget, its final look recorded)."""
+    if not log_path.exists():
+        return False
+    old_schedule = existing.planned_trials() + existing.round_trials()
+    final = not adaptive.on or (existing.adaptive or {}).get("final") is not None
+    done = TrialLog(log_path).recover(old_schedule)
+    if final and (len(done) == len(old_schedule) or adaptive.on):
+        print(f"ordertrap-gate run: all {len(done)} trials are already in {log_path}", file=sys.stderr)
+        return True
+    return False
+
+
+def _runner(
+    config: Config,
+    repo: Path,
+    out: Path,
+    versions: Sequence[checkout.Version],
+    warnings: list[dict[str, str]],
+) -> tuple[SubprocessRunner, dict[str, Any]]:
+    """The process runner for builds, benchmarks and resets, and its sandbox's meta.json entry."""
     # A run killed with SIGKILL may have left its last trial (or build, or reset) running: reap it first,
     # or it would compete with the resumed trials for the CPU.
     reaped = reap_leftover(out / ".running", out)
@@ -561,226 +435,15 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
         cwd=repo,
     )
     if isolation.warning is not None:
-        warnings.append(isolation.warning)
-        _warn(isolation.warning)
+        _warn_and_record(isolation.warning, warnings)
     runner = SubprocessRunner(
         pid_file=out / ".running", pass_env=config.suite.pass_env, sandbox=isolation.sandbox
     )
-    contexts: dict[str, VersionContext] = {}
-    for v in versions:
-        wt = out / "worktrees" / v.dirname
-        if worktree.add(repo, wt, v.sha, v.revision):
-            (out / "worktrees" / f"{v.dirname}.built").unlink(
-                missing_ok=True
-            )  # a fresh checkout needs its build
-        scratch = out / "scratch" / v.dirname
-        scratch.mkdir(parents=True, exist_ok=True)
-        contexts[v.revision] = VersionContext(
-            name=v.revision,
-            workdir=wt,
-            prefix=tuple(substitute_worktree(p, wt) for p in config.suite.prefix),
-            python=substitute_worktree(config.suite.python, wt),
-            scratch=scratch,
-        )
-        _build(config, runner, v, wt, out, from_base=inputs.config_source.kind == "base")
-
-    from gate.adapters.registry import get_adapter  # imported late: adapters import optional tools
-
-    adapter = get_adapter(config.suite.adapter)
-    per_version, found = _discover(adapter, runner, contexts, config)
-    if discovers:
-        changes_by_file = _report_changes(inputs, found.get(args.head), warnings)
-    names = sorted({name for specs in per_version.values() for name in specs})
-    if mode == "order-check":
-        assert order_pairs is not None
-        levels = {n: LevelConfig(1, 1, config.full.measurements) for n in names}
-        schedule = order_check_schedule(
-            seed, names, [v.revision for v in versions], order_pairs, config.full.measurements, instance
-        )
-    else:
-        floor = rank_floor(VERDICT_CONFIDENCE)
-        if config.full.values < floor and len(versions) == 2:
-            w = {
-                "code": WarningCode.FULL_TOO_SMALL.value,
-                "message": f"[full] in {config.path} gives {config.full.values} values per version, fewer "
-                f"than {floor}: with so few values no change can be called at 99 %, every change comes "
-                "out inconclusive",
-                "action": "raise [full].iterations or [full].suite_runs (suite_runs × iterations × "
-                f"measurements ≥ {floor})",
-            }
-            warnings.append(w)
-            _warn(w)
-        if calibration is not None:
-            for w in check_calibration(calibration, config, names):
-                warnings.append(w)
-                _warn(w)
-        levels = _level_configs(names, config, calibration)
-        schedule = rmit_schedule(seed, names, [v.revision for v in versions], levels, instance)
-    warmup_level, warmup = warmup_of(calibration)
-    layout = Layout(seed, enabled=config.suite.randomise_layout)
-    meta: dict[str, Any] = {
-        "schema_version": TRIAL_LOG_SCHEMA,
-        "tool_version": __version__,
-        "created_at": utc_timestamp(),
-        "seed": seed,
-        "mode": mode,
-        "config_path": str(args.config),
-        "config_hash": config.config_hash,
-        # where each file came from (a pull request's run reads them from base) and what head changes
-        "sources": {
-            "config": inputs.config_source.meta(
-                changes_by_file.get("config"), changes_by_file.get("config_since_branch")
-            ),
-            "calibration": None
-            if inputs.calibration_source is None
-            else inputs.calibration_source.meta(
-                changes_by_file.get("calibration"), changes_by_file.get("calibration_since_branch")
-            ),
-        },
-        "adapter": config.suite.adapter,
-        "versions": {
-            v.revision: {"role": v.role, "sha": v.sha, "worktree": str(contexts[v.revision].workdir)}
-            for v in versions
-        },
-        "base": args.base,
-        "head": args.head,
-        "instance": instance,
-        "full": {
-            "suite_run": config.full.suite_runs,
-            "iteration": config.full.iterations,
-            "measurement": config.full.measurements,
-        },
-        "calibration": calib_meta,
-        "order_pairs": order_pairs,
-        "benchmark_configs": {
-            n: {
-                "suite_run": c.suite_runs,
-                "iteration": c.iterations,
-                "measurement": c.measurements,
-                "source": c.source,
-                "discard_warmup": warmup if c.source == ConfigSource.CALIBRATION.value else 0,
-                "warmup_level": warmup_level,
-                "never_stable": _never_stable(calibration, n),
-            }
-            for n, c in levels.items()
-        },
-        "benchmarks": _benchmark_meta(names, per_version),
-        "thresholds": _thresholds(config, names, per_version),
-        "schedule": [t.as_meta() for t in schedule],
-        "environment": env,
-        "sandbox": isolation.meta,
-        "layout": layout.meta([t.trial for t in schedule]),
-        "warnings": warnings,
-        "adaptive": adaptive_meta(adaptive),
-    }
-    log = TrialLog(log_path)
-    if existing is not None:
-        if [t.as_meta() for t in schedule] != existing["schedule"]:
-            raise InputError(
-                f"the benchmarks found now differ from the run in {out} (discovery or filters changed)",
-                "pass a new --out to start a new run",
-            )
-        meta = existing  # its recorded rounds are part of the run
-        done = log.recover(schedule + round_trials(existing))
-    else:
-        _write_json(meta_path, meta)
-        done = log.recover(schedule)
-    if done:
-        print(
-            f"ordertrap-gate run: resuming, {len(done)}/{len(schedule) + len(round_trials(meta))} trials "
-            "already done",
-            file=sys.stderr,
-        )
-
-    reset = None
-    if config.suite.reset:
-        reset_cmd, reset_timeout = config.suite.reset, config.suite.reset_timeout or config.suite.timeout
-
-        def reset() -> None:
-            run_reset(reset_cmd, runner, repo, reset_timeout)
-
-    def drive(trials: Sequence[Trial], may_start: Any = None) -> DriverResult:
-        return run_schedule(
-            trials,
-            adapter=adapter,
-            runner=runner,
-            versions=contexts,
-            benchmarks=per_version,
-            settings=config.adapter_settings(),
-            timeout=config.suite.timeout,
-            log=log,
-            finished=done,
-            reset=reset,
-            progress=sys.stderr,
-            stop=StopFlag(),
-            layout=layout,
-            may_start=may_start,
-        )
-
-    def interrupted() -> int:
-        print(
-            f"ordertrap-gate run: stopped; every finished trial is in {log_path}. "
-            "Run the same command again to resume.",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
-
-    if clock is None:  # the budget counts from the first planned trial (docs/running.md)
-        clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, done))
-    result = drive(schedule)
-    if result.interrupted:
-        return interrupted()
-    statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
-    print(
-        f"ordertrap-gate run: {len(schedule)} trials done ({statuses}) in {result.elapsed_s:.1f} s; "
-        f"log: {log_path}",
-        file=sys.stderr,
-    )
-    if result.ran and result.failed == result.ran:
-        raise RunError(
-            f"all {result.ran} trials failed",
-            f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree (kept in OUT/worktrees)",
-        )
-    if adaptive.on:
-        from gate.engine.followup import Rounds  # the analysis stack, only with a budget
-
-        _warn_planned_over_budget(meta, adaptive, clock)
-        rounds = Rounds(
-            meta=meta,
-            save_meta=lambda doc: _write_json(meta_path, doc),
-            log_path=log_path,
-            planned=schedule,
-            levels=levels,
-            versions=[v.revision for v in versions],
-            instance=instance,
-            seed=seed,
-            clock=clock,
-            drive=drive,
-        )
-        if not rounds.run(done):
-            return interrupted()
-    if not args.keep_worktrees:
-        for v in versions:
-            worktree.remove(repo, contexts[v.revision].workdir)
-            (out / "worktrees" / f"{v.dirname}.built").unlink(missing_ok=True)
-            shutil.rmtree(contexts[v.revision].scratch, ignore_errors=True)
-    return 0
+    return runner, isolation.meta
 
 
-def _warn_planned_over_budget(meta: dict[str, Any], adaptive: AdaptiveConfig, clock: BudgetClock) -> None:
-    """Planned trials always all run; when they alone used the budget, no round can follow."""
-    used = clock.used_s()
-    if used < adaptive.budget_s or (meta["adaptive"] or {}).get("rounds"):
-        return
-    w = {
-        "code": WarningCode.PLANNED_OVER_BUDGET.value,
-        "message": f"the planned trials alone took {used:.0f} s, more than the follow-up budget of "
-        f"{adaptive.budget_s:.0f} s, so no follow-up round can run",
-        "action": "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's "
-        "time line), or measure fewer values per benchmark with a calibration",
-    }
-    if all(x.get("code") != w["code"] for x in meta["warnings"]):
-        meta["warnings"].append(w)
+def _warn_and_record(w: dict[str, str], warnings: list[dict[str, str]]) -> None:
+    warnings.append(w)
     _warn(w)
 
 
@@ -792,61 +455,3 @@ def _report_changes(
         warnings.append(w)
         _warn(w)
     return changes_by_file
-
-
-def _thresholds(
-    config: Config, names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
-) -> dict[str, float]:
-    """``threshold_pct`` of each benchmark whose [[benchmark]] entry (its name, or the pattern it
-    was expanded from) sets one; analyze uses it instead of the suite-wide threshold."""
-    given = {b.name: b.options["threshold_pct"] for b in config.benchmarks if "threshold_pct" in b.options}
-    out: dict[str, float] = {}
-    for n in names:
-        spec = next((specs[n] for specs in per_version.values() if n in specs), None)
-        pattern = spec.options.get("pattern") if spec is not None else None
-        t = given.get(n, given.get(pattern) if isinstance(pattern, str) else None)
-        if t is not None:
-            out[n] = float(t)
-    return out
-
-
-def _benchmark_meta(
-    names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
-) -> dict[str, Any]:
-    """Unit, direction and the versions that have each benchmark (a missing one is ``skipped``)."""
-    out: dict[str, Any] = {}
-    for n in names:
-        have = [rev for rev, specs in per_version.items() if n in specs]
-        spec = per_version[have[0]][n]
-        out[n] = {"unit": spec.unit, "higher_is_better": spec.higher_is_better, "versions": have}
-        if isinstance(spec.options.get("pattern"), str):  # expanded from this [[benchmark]] pattern
-            out[n]["pattern"] = spec.options["pattern"]
-    return out
-
-
-def _build(
-    config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Path, from_base: bool = False
-) -> None:
-    """``[suite].build`` once per version, untimed; a marker file makes a resume skip it."""
-    if not config.suite.build:
-        return
-    marker = out / "worktrees" / f"{v.dirname}.built"
-    if marker.exists() and marker.read_text(encoding="utf-8").strip() == v.sha:
-        return
-    print(f"ordertrap-gate run: building {v.revision} ({v.sha[:12]}) in {wt}", file=sys.stderr)
-    result = runner(config.suite.build, cwd=wt, timeout=config.suite.build_timeout)
-    if result.timed_out or result.returncode != 0:
-        print_untrusted((result.stdout + result.stderr)[-4000:], stream=sys.stderr)
-        what = "timed out" if result.timed_out else f"exited with status {result.returncode}"
-        raise RunError(
-            f"build of version {v.revision!r} {what}",
-            f"run `{config.suite.build}` by hand in {wt} (kept for you) and fix it, or fix [suite].build; "
-            "then rerun the same command"
-            + (
-                " (this build command is base's: a change to [suite].build in head applies once merged, "
-                "so head's code must build with base's command until then)"
-                if from_base
-                else ""
-            ),
-        )
-    marker.write_text(v.sha + "\n", encoding="utf-8")

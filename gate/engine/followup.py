@@ -14,9 +14,10 @@ then planning on; one killed after ``final`` is complete.
 
 from __future__ import annotations
 
+import copy
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +33,10 @@ from gate.engine.rounds import (
     looks_from_analysis,
     plan_round,
     round_seed,
-    round_trials,
 )
 from gate.engine.schedule import LevelConfig, Trial, followup_schedule
 from gate.files.analysis_json import Analysis
+from gate.files.run_meta import RunMeta
 from gate.model import utc_timestamp
 
 Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
@@ -48,10 +49,10 @@ def _minutes(seconds: float) -> str:
 
 @dataclass
 class Rounds:
-    """What the loop needs from the run (built once by ``gate.commands.run``)."""
+    """What the loop needs from the run (built once by :func:`gate.engine.measure.measure`)."""
 
-    meta: dict[str, Any]  # the run's meta.json document; its ``adaptive`` is updated in place
-    save_meta: Callable[[dict[str, Any]], None]  # atomic write of meta.json
+    meta: RunMeta  # the run's meta.json as it started (or was resumed), with ``adaptive``
+    save_meta: Callable[[RunMeta], None]  # atomic write of meta.json (gate.files.run_meta.write)
     log_path: Path
     planned: Sequence[Trial]
     levels: Mapping[str, LevelConfig]
@@ -61,12 +62,20 @@ class Rounds:
     clock: BudgetClock
     drive: Drive
     quiet: bool = False  # no progress lines on stderr
+    # meta.json ``adaptive`` as the loop extends it (rounds, final); saved through ``save_meta``
+    adaptive: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        assert self.meta.adaptive is not None, "follow-up rounds need meta.json adaptive"
+        self.adaptive = copy.deepcopy(dict(self.meta.adaptive))
 
     @property
-    def adaptive(self) -> dict[str, Any]:
-        ad = self.meta["adaptive"]
-        assert isinstance(ad, dict)
-        return ad
+    def current(self) -> RunMeta:
+        """meta.json with the rounds recorded so far."""
+        return self.meta.with_adaptive(self.adaptive)
+
+    def save(self) -> None:
+        self.save_meta(self.current)
 
     def budget_left(self) -> bool:
         return self.clock.used_s() < float(self.adaptive["budget_s"])
@@ -84,9 +93,9 @@ class Rounds:
     def _values_per_suite_run(self) -> dict[str, int]:
         out = {}
         for name, c in self.levels.items():
-            cfg = self.meta.get("benchmark_configs", {}).get(name, {})
-            warm = int(cfg.get("discard_warmup") or 0)
-            level = cfg.get("warmup_level", "measurement")
+            cfg = self.meta.benchmark_configs.get(name)
+            warm = cfg.discard_warmup if cfg is not None else 0
+            level = cfg.warmup_level if cfg is not None else "measurement"
             it = c.iterations - (warm if level == "iteration" else 0)
             m = c.measurements - (warm if level == "measurement" else 0)
             out[name] = max(1, it * m)
@@ -110,7 +119,7 @@ class Rounds:
         ad = self.adaptive
         rounds: list[dict[str, Any]] = ad["rounds"]
         for entry in rounds:  # resume: rounds recorded before the interruption
-            trials = [t for t in round_trials({**self.meta, "adaptive": {"rounds": [entry]}})]
+            trials = self.meta.entry_trials(entry)
             result = self.drive([t for t in trials if t.trial not in finished], self.budget_left)
             if result.interrupted:
                 return False
@@ -143,18 +152,18 @@ class Rounds:
             number = len(rounds) + 1
             entry = self._record(number, plan, used, budget - used)
             rounds.append(entry)
-            self.save_meta(self.meta)  # before the round's first trial: a kill resumes it
+            self.save()  # before the round's first trial: a kill resumes it
             self.say(
                 f"follow-up round {number}: {len(plan.benchmarks)} benchmark(s), {plan.suite_runs} suite "
                 f"run(s), ~{_minutes(plan.estimated_s)} of {_minutes(budget - used)} left"
             )
-            trials = round_trials({**self.meta, "adaptive": {"rounds": [entry]}})
+            trials = self.meta.entry_trials(entry)
             result = self.drive(trials, self.budget_left)
             if result.interrupted:
                 return False
 
     def _record(self, number: int, plan: RoundPlan, used: float, left: float) -> dict[str, Any]:
-        earlier = list(self.planned) + round_trials(self.meta)
+        earlier = list(self.planned) + self.current.round_trials()
         seed = round_seed(self.seed, number)
         schedule = followup_schedule(
             seed,
@@ -188,7 +197,7 @@ class Rounds:
             "followup_s": round(max(0.0, used - planned_s), 3),
             "unresolved": unresolved,
         }
-        self.save_meta(self.meta)
+        self.save()
         budget = float(self.adaptive["budget_s"])
         left = f"; {len(unresolved)} still inconclusive" if unresolved else ""
         self.say(

@@ -3,7 +3,7 @@ are ``inconclusive`` for lack of data, within a wall-time budget (docs/running.m
 
 This module is PURE apart from :class:`WallClock`: it decides which benchmarks get a round, how
 many extra suite runs each, how that fits the time left, and why the rounds stop. The loop that
-runs them is :func:`gate.commands.run.drive_rounds`.
+runs them is :class:`gate.engine.followup.Rounds`, started by :func:`gate.engine.measure.measure`.
 
 Error control: every look (the planned analysis, each follow-up analysis) tests again, so the
 chance of a false verdict grows with the number of looks. The union bound over the
@@ -26,9 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gate.engine.schedule import Trial
 from gate.errors import ConfigError
-from gate.model import ConfigSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -186,17 +184,6 @@ def adaptive_meta(adaptive: AdaptiveConfig) -> dict[str, Any] | None:
         "rounds": [],
         "final": None,
     }
-
-
-def round_trials(meta: Mapping[str, Any]) -> list[Trial]:
-    """Every trial of the follow-up rounds recorded in meta.json, in order."""
-    configs = meta.get("benchmark_configs", {})
-    out = []
-    for entry in (meta.get("adaptive") or {}).get("rounds", []) or []:
-        for t in entry["schedule"]:
-            source = configs.get(t["benchmark"], {}).get("source", ConfigSource.FULL.value)
-            out.append(Trial(config=source, round=int(entry["round"]), **t))
-    return out
 
 
 def prior_elapsed_s(log_path: Path, finished: set[int]) -> float:

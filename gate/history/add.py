@@ -18,6 +18,7 @@ from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.errors import ConfigError
+from gate.files.run_meta import RunMeta
 from gate.history.store import Entry, Source, Step
 from gate.model import utc_timestamp
 
@@ -30,11 +31,11 @@ def run_id_of(paths: Sequence[str | Path]) -> str:
     return "log-" + h.hexdigest()[:16]
 
 
-def _order(meta: dict[str, Any], present: list[str], versions: Sequence[str] | None) -> list[str]:
+def _order(meta: RunMeta, present: list[str], versions: Sequence[str] | None) -> list[str]:
     if versions:
         order = list(versions)
-    elif meta.get("base") and meta.get("head"):
-        order = [str(meta["base"]), str(meta["head"])]
+    elif meta.base and meta.head:
+        order = [meta.base, meta.head]
     else:
         raise ConfigError(
             f"the commit order of the log's versions is unknown (no meta.json with base/head); versions: "
@@ -63,15 +64,15 @@ def entries_from_trials(
     settings: AnalysisSettings | None = None,
 ) -> list[Entry]:
     logs = load_trials(paths)
-    meta = logs.meta or {}
+    meta = logs.meta or RunMeta()
     present = sorted(str(v) for v in logs.frame["version"].unique())
     order = _order(meta, present, versions)
     settings = settings or AnalysisSettings()
     run = run_id or run_id_of(paths)
-    when = date or str(meta.get("created_at") or "") or utc_timestamp()
-    shas = {str(k): v.get("sha") for k, v in (meta.get("versions") or {}).items() if isinstance(v, dict)}
-    runner = runner or (str(meta["instance"]) if meta.get("instance") else None)
-    config = str(meta["config_hash"]) if meta.get("config_hash") else None
+    when = date or meta.created_at or utc_timestamp()
+    shas = {rev: v.sha for rev, v in meta.versions.items()}
+    runner = runner or meta.instance
+    config = meta.config_hash
     common: dict[str, Any] = {
         "run": run,
         "date": when,

@@ -160,10 +160,12 @@ def test_resume_refuses_a_different_seed_or_config(tmp_path, capsys):
         assert run_cli(repo, out, "--seed", "1") == 2
         assert "another `ordertrap-gate run` is using" in capsys.readouterr().err
     (repo / ".ordertrap.toml").write_text(config(s=1, i=1))
-    # the finished run again: nothing to do, and worktrees left behind are cleaned up
+    # the finished run again: nothing to do, and worktrees and scratch left behind are cleaned up
+    assert any((out / "scratch").iterdir())
     assert run_cli(repo, out, "--seed", "1") == 0
     assert "already" in capsys.readouterr().err
     assert "/worktrees/" not in git(repo, "worktree", "list")
+    assert list((out / "scratch").iterdir()) == []
 
 
 def test_one_version_run_and_calibration(tmp_path):

@@ -13,6 +13,7 @@ from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis
 from gate.engine.settings import parse_config
 from gate.errors import ConfigError
+from tests.fakes.metas import meta_of
 
 
 def _analysis(thresholds: object) -> dict[str, dict]:
@@ -26,7 +27,7 @@ def _analysis(thresholds: object) -> dict[str, dict]:
     df = pd.DataFrame(rows).assign(source=0, row=range(2, 2 + len(rows)), kind="ok")
     meta = {"base": "base", "head": "head", "thresholds": thresholds}
     doc = build_analysis(
-        TrialLogs(df, metas=[meta]), base=None, head=None, settings=AnalysisSettings(resamples=500)
+        TrialLogs(df, metas=[meta_of(meta)]), base=None, head=None, settings=AnalysisSettings(resamples=500)
     )
     return {b["benchmark"]: b for b in doc["benchmarks"]}
 

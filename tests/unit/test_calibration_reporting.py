@@ -12,12 +12,13 @@ import pandas as pd
 from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
-from gate.commands.run import _level_configs
+from gate.engine.plan import level_configs
 from gate.engine.settings import load_config
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
 from gate.render import render
 from tests.fakes import analyses
+from tests.fakes.metas import meta_of
 
 FULL = {"suite_run": 3, "iteration": 5, "measurement": 3}
 
@@ -47,7 +48,7 @@ def test_a_never_stable_benchmark_runs_and_is_labelled_as_the_full_configuration
         '[[benchmark]]\nname = "a"\ncommand = "true"\n'
     )
     config = load_config(cfg)
-    levels = _level_configs(["a", "b", "c"], config, _calibration(tmp_path, never={"c"}))
+    levels = level_configs(["a", "b", "c"], config, _calibration(tmp_path, never={"c"}))
     assert levels["a"].source == "calibration" and levels["b"].source == "calibration"
     # never stable: the full configuration, and said so — not "minimal 3×5×3"
     assert levels["c"].source == "full"
@@ -86,12 +87,18 @@ def test_time_summary_of_a_full_run_has_no_saving() -> None:
         "full": {"suite_run": 1, "iteration": 1, "measurement": 1},
         "benchmark_configs": {"a": {"source": "full", "suite_run": 1, "iteration": 1, "measurement": 1}},
     }
-    t = time_summary(df, meta)
+    t = time_summary(df, meta_of(meta))
     assert t is not None and t["spent_s"] == 5.0
     assert t["saved_pct"] is None and t["full_s"] is None
     # a calibration entry that was never stable ran the full configuration too
-    meta["benchmark_configs"]["a"] = {"source": "calibration", "never_stable": True}
-    t = time_summary(df, meta)
+    meta["benchmark_configs"]["a"] = {
+        "source": "calibration",
+        "never_stable": True,
+        "suite_run": 1,
+        "iteration": 1,
+        "measurement": 1,
+    }
+    t = time_summary(df, meta_of(meta))
     assert t is not None and t["saved_pct"] is None
 
 
@@ -127,11 +134,17 @@ def test_the_analysis_gives_calibration_advice_for_what_ran_calibrated(tmp_path:
         "head": "head",
         "benchmark_configs": {
             "cal": {"source": "calibration", "suite_run": 1, "iteration": 2, "measurement": 3},
-            "never": {"source": "full", "iteration": 2, "never_stable": True},
+            "never": {
+                "source": "full",
+                "suite_run": 1,
+                "iteration": 2,
+                "measurement": 3,
+                "never_stable": True,
+            },
         },
     }
     doc = build_analysis(
-        TrialLogs(df, metas=[meta]), base=None, head=None, settings=AnalysisSettings(resamples=500)
+        TrialLogs(df, metas=[meta_of(meta)]), base=None, head=None, settings=AnalysisSettings(resamples=500)
     )
     by = {b["benchmark"]: b for b in doc["benchmarks"]}
     assert by["cal"]["verdict"] == by["never"]["verdict"] == "inconclusive"

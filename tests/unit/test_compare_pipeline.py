@@ -12,6 +12,7 @@ from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis, resolve_versions, time_summary
 from gate.errors import ConfigError
+from tests.fakes.metas import meta_of
 
 
 def frame(rows: list[dict[str, object]]) -> pd.DataFrame:
@@ -79,7 +80,7 @@ def test_time_summary_counts_each_trial_once_and_scales_to_the_full_configuratio
                     "elapsed_s": 4.0,
                 }
             )
-    t = time_summary(frame(rows), {"full": {"suite_run": 2, "iteration": 2, "measurement": 2}})
+    t = time_summary(frame(rows), meta_of({"full": {"suite_run": 2, "iteration": 2, "measurement": 2}}))
     assert t is not None
     assert t["spent_s"] == 16.0  # 4 trials × 4 s, not 8 rows × 4 s
     # per measurement 2 s; full = 8 measurements × 2 versions × 2 benchmarks × 2 s
@@ -89,7 +90,8 @@ def test_time_summary_counts_each_trial_once_and_scales_to_the_full_configuratio
 
 def test_versions_default_from_meta_and_must_exist() -> None:
     logs = TrialLogs(
-        frame([{"benchmark": "a", "version": "main", "value": 1.0}]), metas=[{"base": "main", "head": "pr"}]
+        frame([{"benchmark": "a", "version": "main", "value": 1.0}]),
+        metas=[meta_of({"base": "main", "head": "pr"})],
     )
     with pytest.raises(ConfigError, match="head version 'pr'"):
         resolve_versions(logs, None, None)
@@ -115,10 +117,21 @@ def test_discard_warmup_drops_the_first_measurements_of_calibrated_benchmarks() 
     meta = {
         "base": "main",
         "head": "HEAD",
-        "benchmark_configs": {"a": {"source": "calibration", "discard_warmup": 1}},
+        "benchmark_configs": {
+            "a": {
+                "suite_run": 1,
+                "iteration": 6,
+                "measurement": 3,
+                "source": "calibration",
+                "discard_warmup": 1,
+            }
+        },
     }
     doc = build_analysis(
-        TrialLogs(frame(rows), metas=[meta]), base=None, head=None, settings=AnalysisSettings(resamples=200)
+        TrialLogs(frame(rows), metas=[meta_of(meta)]),
+        base=None,
+        head=None,
+        settings=AnalysisSettings(resamples=200),
     )
     bench = doc["benchmarks"][0]
     assert bench["base"]["n"] == 12 and max(bench["samples"]["base"]["value"]) < 2

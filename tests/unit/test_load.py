@@ -80,7 +80,7 @@ def test_several_logs_keep_their_source_and_read_meta(tmp_path: Path) -> None:
     )
     logs = load_trials([a, b])
     assert logs.frame["source"].tolist() == [0, 1]
-    assert logs.meta is not None and logs.meta["head"] == "HEAD"
+    assert logs.meta is not None and logs.meta.head == "HEAD"
 
 
 def test_newer_meta_schema_is_refused(tmp_path: Path) -> None:

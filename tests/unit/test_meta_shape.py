@@ -24,8 +24,9 @@ def test_bad_warnings_are_dropped_and_good_ones_kept(tmp_path: Path) -> None:
     (tmp_path / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     logs = load_trials([log])
     assert logs.meta is not None
-    assert logs.meta["warnings"] == [GOOD_WARNING] and logs.meta["environment"] == {"cores": 2}
-    assert "benchmark_configs" not in logs.meta and logs.meta["base"] == "main"
+    assert list(logs.meta.warnings) == [GOOD_WARNING] and logs.meta.environment == {"cores": 2}
+    assert logs.meta.benchmark_configs == {} and not logs.meta.has("benchmark_configs")
+    assert logs.meta.base == "main"
     (warning,) = logs.warnings
     assert warning["code"] == "meta_invalid"
     assert "benchmark_configs (list, not an object)" in warning["message"]
@@ -38,4 +39,6 @@ def test_a_well_formed_meta_gives_no_warning(tmp_path: Path) -> None:
     meta = {"schema_version": 1, "warnings": [GOOD_WARNING], "environment": None, "calibration": None}
     (tmp_path / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     logs = load_trials([log])
-    assert logs.warnings == [] and logs.meta == meta
+    assert logs.warnings == [] and logs.meta is not None
+    assert list(logs.meta.warnings) == [GOOD_WARNING] and logs.meta.environment is None
+    assert logs.meta.calibration is None and logs.meta.schema_version == 1

@@ -55,7 +55,7 @@ def _written_codes(tree: ast.AST) -> list[ast.expr]:
 
 # Where a code is passed on rather than chosen: the constructor itself, and meta.json's codes as
 # read back (an older spelling mapped to today's).
-PASSED_ON = {("model.py", "code.value"), ("analysis/load.py", "canonical(w['code'])")}
+PASSED_ON = {("model.py", "code.value"), ("files/run_meta.py", "canonical(w['code'])")}
 
 
 def _producers() -> list[Path]:
@@ -128,7 +128,7 @@ def test_meta_json_warnings_with_an_old_spelling_are_read_as_todays(tmp_path: Pa
     old = {"code": "full-too-small", "message": "m", "action": "a"}
     (tmp_path / "meta.json").write_text(json.dumps({"schema_version": 1, "warnings": [old]}))
     meta = load_trials([log]).meta
-    assert meta is not None and meta["warnings"] == [{**old, "code": "full_too_small"}]
+    assert meta is not None and list(meta.warnings) == [{**old, "code": "full_too_small"}]
 
 
 def test_analyze_and_calibrate_report_a_cut_off_row_with_one_code(tmp_path: Path) -> None:

@@ -1,0 +1,138 @@
+"""Measure a planned run: the planned schedule, then (with a budget) the follow-up rounds.
+
+Every trial goes through :func:`gate.engine.driver.run_schedule`, which appends it to the trial
+log as it ends; trials the log already holds (``finished``) are skipped, so a rerun resumes.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
+from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
+from gate.engine.layout import Layout
+from gate.engine.rounds import AdaptiveConfig, BudgetClock, WallClock, prior_elapsed_s
+from gate.engine.schedule import LevelConfig, Trial
+from gate.engine.settings import Config
+from gate.errors import RunError
+from gate.files import run_meta
+from gate.files.run_meta import RunMeta
+from gate.files.trial_log import TrialLog
+from gate.warning_codes import WarningCode
+
+Warn = Callable[[Mapping[str, str]], None]
+
+
+@dataclass(frozen=True)
+class Session:
+    """What the trials run with: the adapter and process runner, the checked-out versions, the
+    benchmarks per version, the trial log and the trials it already holds."""
+
+    config: Config
+    adapter: Adapter
+    runner: ProcessRunner
+    contexts: Mapping[str, VersionContext]
+    benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]]
+    repo: Path  # where [suite].reset runs
+    log: TrialLog
+    finished: set[int]
+    layout: Layout
+
+    def drive(self, trials: Sequence[Trial], may_start: Any = None) -> DriverResult:
+        reset = None
+        if self.config.suite.reset:
+            reset_cmd = self.config.suite.reset
+            reset_timeout = self.config.suite.reset_timeout or self.config.suite.timeout
+
+            def reset() -> None:
+                run_reset(reset_cmd, self.runner, self.repo, reset_timeout)
+
+        return run_schedule(
+            trials,
+            adapter=self.adapter,
+            runner=self.runner,
+            versions=self.contexts,
+            benchmarks=self.benchmarks,
+            settings=self.config.adapter_settings(),
+            timeout=self.config.suite.timeout,
+            log=self.log,
+            finished=self.finished,
+            reset=reset,
+            progress=sys.stderr,
+            stop=StopFlag(),
+            layout=self.layout,
+            may_start=may_start,
+        )
+
+
+def measure(
+    session: Session,
+    meta: RunMeta,
+    *,
+    meta_path: Path,
+    schedule: Sequence[Trial],
+    levels: Mapping[str, LevelConfig],
+    adaptive: AdaptiveConfig,
+    clock: BudgetClock | None,
+    warn: Warn,
+) -> bool:
+    """Run the planned trials, then the follow-up rounds within the budget (docs/running.md).
+    False when interrupted (Ctrl-C/SIGTERM): every finished trial is in the log."""
+    log_path = session.log.path
+    if clock is None:  # the budget counts from the first planned trial (docs/running.md)
+        clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, session.finished))
+    result = session.drive(schedule)
+    if result.interrupted:
+        return False
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
+    print(
+        f"ordertrap-gate run: {len(schedule)} trials done ({statuses}) in {result.elapsed_s:.1f} s; "
+        f"log: {log_path}",
+        file=sys.stderr,
+    )
+    if result.ran and result.failed == result.ran:
+        raise RunError(
+            f"all {result.ran} trials failed",
+            f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree (kept in OUT/worktrees)",
+        )
+    if not adaptive.on:
+        return True
+    from gate.engine.followup import Rounds  # the analysis stack, only with a budget
+
+    assert meta.instance is not None and meta.seed is not None
+    rounds = Rounds(
+        meta=_warn_planned_over_budget(meta, adaptive, clock, warn),
+        save_meta=lambda doc: run_meta.write(meta_path, doc),
+        log_path=log_path,
+        planned=schedule,
+        levels=levels,
+        versions=list(session.contexts),
+        instance=meta.instance,
+        seed=meta.seed,
+        clock=clock,
+        drive=session.drive,
+    )
+    return rounds.run(session.finished)
+
+
+def _warn_planned_over_budget(
+    meta: RunMeta, adaptive: AdaptiveConfig, clock: BudgetClock, warn: Warn
+) -> RunMeta:
+    """Planned trials always all run; when they alone used the budget, no round can follow: the
+    warning is shown, and recorded in the returned meta (written with the first round's save)."""
+    used = clock.used_s()
+    if used < adaptive.budget_s or (meta.adaptive or {}).get("rounds"):
+        return meta
+    w = {
+        "code": WarningCode.PLANNED_OVER_BUDGET.value,
+        "message": f"the planned trials alone took {used:.0f} s, more than the follow-up budget of "
+        f"{adaptive.budget_s:.0f} s, so no follow-up round can run",
+        "action": "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's "
+        "time line), or measure fewer values per benchmark with a calibration",
+    }
+    warn(w)
+    return meta.with_warning(w)

@@ -1,0 +1,175 @@
+"""meta.json of a run (docs/contracts.md): what it measures, from which files, on what machine.
+
+A run writes it once, before the first trial; a rerun with the same ``--out`` resumes only when
+everything that decides the trials is the same (:func:`check_resume`), so the trial log keeps
+describing one run. The file itself is read and written by :mod:`gate.files.run_meta`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from gate import __version__
+from gate.adapters.base import VersionContext
+from gate.engine import config_source
+from gate.engine.checkout import Version
+from gate.engine.layout import Layout
+from gate.engine.plan import RunPlan, benchmark_meta, never_stable, thresholds, warmup_of
+from gate.engine.rounds import AdaptiveConfig, adaptive_meta
+from gate.engine.settings import Config
+from gate.errors import InputError
+from gate.files import run_meta
+from gate.files.calibration_json import Calibration
+from gate.files.run_meta import BenchmarkConfig, Levels, RunMeta, VersionRecord
+from gate.model import TRIAL_LOG_SCHEMA, ConfigSource, utc_timestamp
+
+
+def read_existing(out: Path) -> RunMeta | None:
+    """meta.json of the run in ``out`` to resume, None for a new run."""
+    meta_path, log_path = out / run_meta.FILE_NAME, out / "trials.csv"
+    if meta_path.exists():
+        return run_meta.read(meta_path)
+    if log_path.exists() and log_path.stat().st_size > 0:
+        raise InputError(f"{log_path} exists without meta.json", "pass a new --out, or delete the directory")
+    return None
+
+
+def calibration_ref(calibration: Calibration | None, sha256: str | None) -> dict[str, Any] | None:
+    """meta.json ``calibration``: the file a run applied, and the hash of its bytes."""
+    if calibration is None:
+        return None
+    return {
+        "path": calibration.path,
+        "metric": calibration.metric,
+        "threshold": calibration.threshold,
+        "sha256": sha256,
+    }
+
+
+def identity(
+    *,
+    seed: int,
+    config: Config,
+    mode: str,
+    base: str | None,
+    head: str,
+    instance: str,
+    calibration: Mapping[str, Any] | None,
+    order_pairs: int | None,
+    versions: Sequence[Version],
+) -> RunMeta:
+    """The fields a resumed run must repeat (compared by :func:`check_resume`)."""
+    return RunMeta(
+        seed=seed,
+        config_hash=config.config_hash,
+        mode=mode,
+        base=base,
+        head=head,
+        instance=instance,
+        calibration=calibration,
+        order_pairs=order_pairs,
+        versions={v.revision: VersionRecord(v.role, v.sha) for v in versions},
+    )
+
+
+def check_resume(meta: RunMeta, fresh: RunMeta, out: Path) -> None:
+    for key in ("seed", "config_hash", "mode", "base", "head", "instance", "calibration", "order_pairs"):
+        was, now = getattr(meta, key), getattr(fresh, key)
+        if was != now:
+            raise InputError(
+                f"{out} holds a run with a different {key} ({was!r}, now {now!r})",
+                f"pass a new --out to start a new run, or resume with the same seed/config/flags "
+                f"(--seed {meta.seed})",
+            )
+    for rev, info in fresh.versions.items():
+        old = meta.versions.get(rev, VersionRecord())
+        if old.sha != info.sha:
+            raise InputError(
+                f"revision {rev!r} now points to {str(info.sha)[:12]}, but the run in {out} started at "
+                f"{str(old.sha)[:12]}",
+                # Resuming must measure the same code, and the version name is part of the log, so a
+                # moved branch cannot continue this run (passing the SHA would rename the version).
+                f"start a new run with a new --out (this one keeps its finished trials); to measure the "
+                f"old code again, `git branch old-{info.role} {old.sha}` and pass that name",
+            )
+
+
+def check_adaptive_resume(meta: RunMeta, adaptive: AdaptiveConfig, out: Path) -> None:
+    old = meta.adaptive or {}
+    was = (float(old.get("budget_s", 0) or 0), int(old.get("max_rounds", adaptive.max_rounds) or 0))
+    now = (adaptive.budget_s, adaptive.max_rounds if adaptive.on else was[1])
+    if not old and not adaptive.on:
+        return
+    if was != now:
+        raise InputError(
+            f"{out} holds a run with follow-up budget {was[0]:g} s and at most {was[1]} rounds, now "
+            f"{now[0]:g} s and {now[1]}",
+            f"resume with --budget {was[0]:g}s --max-rounds {was[1]} (the per-look confidence depends "
+            "on them), or pass a new --out to start a new run",
+        )
+
+
+def new_meta(
+    fresh: RunMeta,
+    *,
+    config_path: str,
+    config: Config,
+    inputs: config_source.Inputs,
+    changes_by_file: Mapping[str, list[str]],
+    contexts: Mapping[str, VersionContext],
+    plan: RunPlan,
+    calibration: Calibration | None,
+    environment: Mapping[str, Any],
+    sandbox: Mapping[str, Any],
+    layout: Layout,
+    warnings: Sequence[Mapping[str, str]],
+    adaptive: AdaptiveConfig,
+) -> RunMeta:
+    """meta.json of a new run: ``fresh`` (:func:`identity`) with everything else it records."""
+    warmup_level, warmup = warmup_of(calibration)
+    return replace(
+        fresh,
+        schema_version=TRIAL_LOG_SCHEMA,
+        tool_version=__version__,
+        created_at=utc_timestamp(),
+        config_path=config_path,
+        # where each file came from (a pull request's run reads them from base) and what head changes
+        sources={
+            "config": inputs.config_source.meta(
+                changes_by_file.get("config"), changes_by_file.get("config_since_branch")
+            ),
+            "calibration": None
+            if inputs.calibration_source is None
+            else inputs.calibration_source.meta(
+                changes_by_file.get("calibration"), changes_by_file.get("calibration_since_branch")
+            ),
+        },
+        adapter=config.suite.adapter,
+        versions={
+            rev: VersionRecord(v.role, v.sha, str(contexts[rev].workdir)) for rev, v in fresh.versions.items()
+        },
+        full=Levels(config.full.suite_runs, config.full.iterations, config.full.measurements),
+        benchmark_configs={
+            n: BenchmarkConfig(
+                c.suite_runs,
+                c.iterations,
+                c.measurements,
+                source=c.source,
+                discard_warmup=warmup if c.source == ConfigSource.CALIBRATION.value else 0,
+                warmup_level=warmup_level,
+                never_stable=never_stable(calibration, n),
+            )
+            for n, c in plan.levels.items()
+        },
+        benchmarks=benchmark_meta(plan.names, plan.per_version),
+        thresholds=thresholds(config, plan.names, plan.per_version),
+        schedule=[t.as_meta() for t in plan.schedule],
+        environment=environment,
+        sandbox=sandbox,
+        layout=layout.meta([t.trial for t in plan.schedule]),
+        warnings=list(warnings),
+        adaptive=adaptive_meta(adaptive),
+    )

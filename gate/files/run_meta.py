@@ -1,0 +1,494 @@
+"""meta.json beside trials.csv (docs/contracts.md, "meta.json"): the only reader and writer.
+
+:class:`RunMeta` is the document as a frozen value. ``run`` builds it and writes it with
+:func:`write` (temp file + fsync + rename, so a kill never leaves half a file); the follow-up
+rounds replace its ``adaptive`` section and write it again. Everything else reads it with
+:func:`read` (a run to resume: anything unexpected is an error, because resuming must repeat the
+same run) or :func:`read_beside` (``analyze``, ``calibrate``, ``history``: a field of another type
+is dropped with a ``meta_invalid`` warning and the trials are still analysed).
+
+What a reader can rely on: every field exists with its documented type (absent or dropped fields
+have the empty value: ``None``, ``{}`` or ``()``), ``full`` and ``benchmark_configs`` carry the
+level names of ``run`` (``suite_run``, ``iteration``, ``measurement``), and a warning code is
+spelled as today (:func:`gate.warning_codes.canonical`). Keys this gate does not know are kept in
+``extra`` and written back unchanged, so resuming a run with rounds loses nothing. Schema 1 (no
+``adaptive``, no ``round`` column) reads as a run without a budget; a newer schema is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gate import jsontext
+from gate.engine.process import disk_full_error, is_disk_full
+from gate.engine.schedule import Trial
+from gate.errors import InputError, RunError
+from gate.model import TRIAL_LOG_SCHEMA, ConfigSource, warning
+from gate.warning_codes import WarningCode, canonical
+
+FILE_NAME = "meta.json"
+_WARNING_FIELDS = ("code", "message", "action")
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    """``versions[REVISION]``: the role, the commit measured and where it was checked out."""
+
+    role: str | None = None  # "base" | "head"
+    sha: str | None = None
+    worktree: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"role": self.role, "sha": self.sha, "worktree": self.worktree}
+
+
+@dataclass(frozen=True)
+class Levels:
+    """``full``: how many suite runs, iterations and measurements the full configuration has."""
+
+    suite_run: int
+    iteration: int
+    measurement: int
+
+    @property
+    def values(self) -> int:
+        return self.suite_run * self.iteration * self.measurement
+
+    def to_json(self) -> dict[str, Any]:
+        return {"suite_run": self.suite_run, "iteration": self.iteration, "measurement": self.measurement}
+
+
+@dataclass(frozen=True)
+class BenchmarkConfig:
+    """``benchmark_configs[NAME]``: the configuration a benchmark ran, and the warm-up positions
+    (``discard_warmup`` of level ``warmup_level``) that analysis drops as calibrate did."""
+
+    suite_run: int
+    iteration: int
+    measurement: int
+    source: str = ConfigSource.FULL.value
+    discard_warmup: int = 0
+    warmup_level: str = "measurement"
+    never_stable: bool = False
+
+    @property
+    def calibrated(self) -> bool:
+        """A calibrated minimal configuration (not the full one a never-stable benchmark keeps)."""
+        return self.source == ConfigSource.CALIBRATION.value and not self.never_stable
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "suite_run": self.suite_run,
+            "iteration": self.iteration,
+            "measurement": self.measurement,
+            "source": self.source,
+            "discard_warmup": self.discard_warmup,
+            "warmup_level": self.warmup_level,
+            "never_stable": self.never_stable,
+        }
+
+
+@dataclass(frozen=True)
+class RunMeta:
+    """meta.json; the field order is the key order of the file."""
+
+    schema_version: int = TRIAL_LOG_SCHEMA
+    tool_version: str | None = None
+    created_at: str | None = None
+    seed: int | None = None
+    mode: str | None = None  # "rmit" | "order-check"
+    config_path: str | None = None
+    config_hash: str | None = None
+    sources: Mapping[str, Any] | None = None  # gate/engine/config_source.py writes each entry
+    adapter: str | None = None
+    versions: Mapping[str, VersionRecord] = field(default_factory=dict)
+    base: str | None = None
+    head: str | None = None
+    instance: str | None = None
+    full: Levels | None = None
+    calibration: Mapping[str, Any] | None = None  # path, metric, threshold, sha256
+    order_pairs: int | None = None
+    benchmark_configs: Mapping[str, BenchmarkConfig] = field(default_factory=dict)
+    benchmarks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # unit, direction, versions
+    thresholds: Mapping[str, float] = field(default_factory=dict)  # positive finite threshold_pct
+    schedule: Sequence[Mapping[str, Any]] = ()  # Trial.as_meta() of every planned trial
+    environment: Mapping[str, Any] | None = None
+    sandbox: Mapping[str, Any] | None = None
+    layout: Mapping[str, Any] | None = None
+    warnings: Sequence[Mapping[str, str]] = ()
+    # null without a budget; the rounds loop (gate/engine/followup.py) owns its inner shape, and
+    # analysis reads it field by field (gate/analysis/followup.py)
+    adaptive: Mapping[str, Any] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)  # keys this gate does not know
+    # the keys the file had (None: every field, as for a document ``run`` builds); see :meth:`has`
+    read_keys: frozenset[str] | None = None
+
+    def has(self, key: str) -> bool:
+        """Whether the document gives ``key`` (a hand-written file may leave fields out: such a
+        field reads as its empty value, which some readers must tell from a given empty value)."""
+        return self.read_keys is None or key in self.read_keys
+
+    # ---- the trials it lists ---------------------------------------------------------------------
+    def config_source(self, benchmark: str) -> str:
+        c = self.benchmark_configs.get(benchmark)
+        return c.source if c is not None else ConfigSource.FULL.value
+
+    def planned_trials(self) -> list[Trial]:
+        """The planned schedule as trials (round 0)."""
+        return [Trial(config=self.config_source(str(t["benchmark"])), **t) for t in self.schedule]
+
+    def entry_trials(self, entry: Mapping[str, Any]) -> list[Trial]:
+        """The trials of one ``adaptive.rounds`` entry."""
+        return [
+            Trial(config=self.config_source(str(t["benchmark"])), round=int(entry["round"]), **t)
+            for t in entry["schedule"]
+        ]
+
+    def round_trials(self) -> list[Trial]:
+        """Every trial of the follow-up rounds recorded in ``adaptive``, in order."""
+        rounds = (self.adaptive or {}).get("rounds") or []
+        return [t for entry in rounds for t in self.entry_trials(entry)]
+
+    @property
+    def confidence_per_look(self) -> float | None:
+        """``adaptive.rule.confidence_per_look``: the level of every look of a run with follow-up
+        rounds (None without a budget, or when it is not a level in [0.5, 1))."""
+        rule = (self.adaptive or {}).get("rule")
+        value = rule.get("confidence_per_look") if isinstance(rule, dict) else None
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0.5 <= value < 1.0:
+            return float(value)
+        return None
+
+    def with_adaptive(self, adaptive: Mapping[str, Any] | None) -> RunMeta:
+        return replace(self, adaptive=adaptive)
+
+    def with_warning(self, w: Mapping[str, str]) -> RunMeta:
+        """This document with ``w`` added, unless a warning with its code is already there."""
+        if any(x.get("code") == w["code"] for x in self.warnings):
+            return self
+        return replace(self, warnings=(*self.warnings, w))
+
+    # ---- JSON ------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "tool_version": self.tool_version,
+            "created_at": self.created_at,
+            "seed": self.seed,
+            "mode": self.mode,
+            "config_path": self.config_path,
+            "config_hash": self.config_hash,
+            "sources": plain(self.sources),
+            "adapter": self.adapter,
+            "versions": {rev: v.to_json() for rev, v in self.versions.items()},
+            "base": self.base,
+            "head": self.head,
+            "instance": self.instance,
+            "full": None if self.full is None else self.full.to_json(),
+            "calibration": plain(self.calibration),
+            "order_pairs": self.order_pairs,
+            "benchmark_configs": {n: c.to_json() for n, c in self.benchmark_configs.items()},
+            "benchmarks": plain(self.benchmarks),
+            "thresholds": dict(self.thresholds),
+            "schedule": [dict(t) for t in self.schedule],
+            "environment": plain(self.environment),
+            "sandbox": plain(self.sandbox),
+            "layout": plain(self.layout),
+            "warnings": [dict(w) for w in self.warnings],
+            "adaptive": plain(self.adaptive),
+            **plain(self.extra),
+        }
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready copy (mappings and sequences as dict and list)."""
+    if isinstance(value, Mapping):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+# ---- parsing -------------------------------------------------------------------------------------
+class _Invalid(Exception):
+    """A field that does not have its documented type; ``what`` says which and how."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 1
+
+
+def _object(key: str, value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _Invalid(f"{key} ({_kind(value)}, not an object)")
+    return value
+
+
+def _text(key: str, value: Any) -> str | None:
+    """Names and hashes are read as text (a version name like 1.10 may arrive as a number)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, dict | list | bool):
+        raise _Invalid(f"{key} ({_kind(value)}, not a string)")
+    return str(value)
+
+
+def _int(key: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int:
+        raise _Invalid(f"{key} ({_kind(value)}, not an integer)")
+    return value
+
+
+def _versions(value: Any) -> dict[str, VersionRecord]:
+    out = {}
+    for rev, info in (_object("versions", value) or {}).items():
+        if not isinstance(info, dict):
+            raise _Invalid(f"versions ({rev!r} is {_kind(info)}, not an object)")
+        out[str(rev)] = VersionRecord(
+            _text("versions role", info.get("role")),
+            _text("versions sha", info.get("sha")),
+            _text("versions worktree", info.get("worktree")),
+        )
+    return out
+
+
+def _levels(value: Any) -> Levels | None:
+    full = _object("full", value)
+    if full is None:
+        return None
+    got: list[Any] = [full.get(k) for k in ("suite_run", "iteration", "measurement")]
+    if not all(_count(v) for v in got):
+        raise _Invalid("full (not suite_run, iteration and measurement as whole numbers ≥ 1)")
+    return Levels(*(int(v) for v in got))
+
+
+def _benchmark_configs(value: Any) -> dict[str, BenchmarkConfig]:
+    out = {}
+    for name, c in (_object("benchmark_configs", value) or {}).items():
+        levels: list[Any] = (
+            [c.get(k) for k in ("suite_run", "iteration", "measurement")] if isinstance(c, dict) else []
+        )
+        if not (levels and all(_count(v) for v in levels)):
+            raise _Invalid(
+                f"benchmark_configs ({name!r} lacks whole-number suite_run, iteration, measurement)"
+            )
+        warmup = c.get("discard_warmup", 0)
+        level = c.get("warmup_level", "measurement")
+        if type(warmup) is not int or warmup < 0 or level not in ("measurement", "iteration"):
+            raise _Invalid(f"benchmark_configs ({name!r} has a bad discard_warmup or warmup_level)")
+        suite_run, iteration, measurement = (int(v) for v in levels)
+        out[str(name)] = BenchmarkConfig(
+            suite_run,
+            iteration,
+            measurement,
+            source=str(c.get("source") or ConfigSource.FULL.value),
+            discard_warmup=warmup,
+            warmup_level=level,
+            never_stable=c.get("never_stable") is True,
+        )
+    return out
+
+
+def _thresholds(value: Any) -> dict[str, float]:
+    """Entries that are not positive finite numbers are left out (the suite-wide threshold applies)."""
+    return {
+        str(n): float(t)
+        for n, t in (_object("thresholds", value) or {}).items()
+        if isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t) and t > 0
+    }
+
+
+def _schedule(value: Any) -> tuple[dict[str, Any], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+        raise _Invalid(f"schedule ({_kind(value)}, not a list of objects)")
+    return tuple(value)
+
+
+def _benchmarks(value: Any) -> dict[str, dict[str, Any]]:
+    found = _object("benchmarks", value) or {}
+    if not all(isinstance(b, dict) for b in found.values()):
+        raise _Invalid("benchmarks (an entry is not an object)")
+    return found
+
+
+_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "schema_version": lambda v: _int("schema_version", v) or 1,  # absent: 1, read below
+    "tool_version": lambda v: _text("tool_version", v),
+    "created_at": lambda v: _text("created_at", v),
+    "seed": lambda v: _int("seed", v),
+    "mode": lambda v: _text("mode", v),
+    "config_path": lambda v: _text("config_path", v),
+    "config_hash": lambda v: _text("config_hash", v),
+    "sources": lambda v: _object("sources", v),
+    "adapter": lambda v: _text("adapter", v),
+    "versions": _versions,
+    "base": lambda v: _text("base", v),
+    "head": lambda v: _text("head", v),
+    "instance": lambda v: _text("instance", v),
+    "full": _levels,
+    "calibration": lambda v: _object("calibration", v),
+    "order_pairs": lambda v: _int("order_pairs", v),
+    "benchmark_configs": _benchmark_configs,
+    "benchmarks": _benchmarks,
+    "thresholds": _thresholds,
+    "schedule": _schedule,
+    "environment": lambda v: _object("environment", v),
+    "sandbox": lambda v: _object("sandbox", v),
+    "layout": lambda v: _object("layout", v),
+    "adaptive": lambda v: _object("adaptive", v),
+}
+
+
+def _warnings(value: Any, problems: list[str]) -> tuple[dict[str, str], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(f"warnings ({_kind(value)}, not a list)")
+        return ()
+    kept = [
+        w for w in value if isinstance(w, dict) and all(isinstance(w.get(k), str) for k in _WARNING_FIELDS)
+    ]
+    if len(kept) < len(value):
+        problems.append(
+            f"{len(value) - len(kept)} of {len(value)} warnings (not objects with string code, message, action)"
+        )
+    # an older run's spelling of a code is read as today's (gate/warning_codes.py)
+    return tuple({**w, "code": canonical(w["code"])} for w in kept)
+
+
+def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
+    """The document and the fields left out because they do not have their documented type
+    (each described for a message). Raises :class:`InputError` for a newer schema or a
+    document that is not an object."""
+    if not isinstance(doc, dict):
+        raise InputError(
+            f"{path} holds {_kind(doc)}, not a JSON object",
+            "restore meta.json as `ordertrap-gate run` wrote it",
+        )
+    version = doc.get("schema_version", 1)
+    if type(version) is int and version > TRIAL_LOG_SCHEMA:
+        raise InputError(
+            f"{path} has schema_version {version}, newer than this gate understands ({TRIAL_LOG_SCHEMA})",
+            "upgrade ordertrap-gate to the version that wrote the log",
+        )
+    problems: list[str] = []
+    values: dict[str, Any] = {}
+    for key, parse in _FIELDS.items():
+        if key not in doc:
+            continue
+        try:
+            values[key] = parse(doc[key])
+        except _Invalid as bad:
+            problems.append(bad.what)
+    values.setdefault("schema_version", 1)
+    values["warnings"] = _warnings(doc.get("warnings"), problems)
+    values["extra"] = {k: v for k, v in doc.items() if k not in _FIELDS and k != "warnings"}
+    values["read_keys"] = frozenset(doc) - {k for k in _FIELDS if k not in values}
+    return RunMeta(**values), problems
+
+
+def _load(path: Path) -> Any:
+    return jsontext.loads(path.read_text(encoding="utf-8"))
+
+
+def read(path: Path) -> RunMeta:
+    """meta.json of a run to resume: unreadable or malformed is an error (the run cannot be
+    repeated exactly), whose fix is a new output directory."""
+    try:
+        doc = _load(path)
+    except (OSError, ValueError) as exc:  # ValueError: bad UTF-8, bad JSON, nesting too deep
+        raise InputError(f"{path} is unreadable: {exc}", "pass a new --out") from None
+    try:
+        meta, problems = from_json(doc, path)
+    except InputError as exc:
+        raise InputError(exc.message, "upgrade ordertrap-gate or pass a new --out") from None
+    if problems:
+        raise InputError(f"{path} has fields of the wrong type: {'; '.join(problems)}", "pass a new --out")
+    return meta
+
+
+def path_beside(log: Path) -> Path | None:
+    """meta.json beside the log: ``<log>.meta.json``, ``<stem>.meta.json``, then ``meta.json``."""
+    for candidate in (
+        log.with_name(log.name + "." + FILE_NAME),
+        log.with_name(log.stem + "." + FILE_NAME),
+        log.with_name(FILE_NAME),
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_beside(log: Path, warnings: list[dict[str, str]]) -> RunMeta | None:
+    """meta.json of a trial log for analysis: None when there is none or it cannot be read (a
+    ``meta_unreadable`` warning); fields of another type are left out with a ``meta_invalid``
+    warning naming them: like an unreadable file they are unknown, and the trials are still
+    analysed. A newer schema raises :class:`InputError`."""
+    path = path_beside(log)
+    if path is None:
+        return None
+    try:
+        doc = _load(path)
+    except (OSError, ValueError) as exc:
+        warnings.append(
+            warning(
+                WarningCode.META_UNREADABLE,
+                f"{path} could not be read ({exc}); environment, time and defaults are unknown",
+                f"restore {path.name} from the run, or delete it to silence this warning",
+            )
+        )
+        return None
+    if not isinstance(doc, dict):
+        return None
+    meta, problems = from_json(doc, path)
+    if problems:
+        warnings.append(
+            warning(
+                WarningCode.META_INVALID,
+                f"{path} has fields of the wrong type, ignored: {'; '.join(problems)}",
+                f"restore {path.name} as `ordertrap-gate run` wrote it (docs/contracts.md, meta.json); "
+                "the trials themselves are analysed",
+            )
+        )
+    return meta
+
+
+def write(path: Path, meta: RunMeta) -> None:
+    """Write ``meta`` atomically: a temp file beside it, flushed to disk, renamed into place."""
+    tmp = path.with_suffix(".tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            json.dump(meta.to_json(), fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with suppress(OSError):  # a half-written file is never renamed into place
+            tmp.unlink(missing_ok=True)
+        if is_disk_full(exc):
+            raise disk_full_error(f"writing {path.name}", f"{path}: {exc.strerror}", path.parent) from None
+        raise RunError(
+            f"cannot write {path}: {exc.strerror or exc}", "check the --out directory's permissions and disk"
+        ) from None

@@ -1,0 +1,63 @@
+"""What a run measures (gate.engine.plan): a pure function of the benchmarks found, the config,
+the calibration, the seed and the instance; its warnings are data for the caller to show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gate.adapters.base import BenchmarkSpec
+from gate.engine.plan import plan_run
+from gate.engine.settings import Config, parse_config
+
+
+def _config(tmp_path: Path, s: int, i: int) -> Config:
+    text = f"[suite]\nadapter = 'command'\n[full]\nsuite_runs = {s}\niterations = {i}\nmeasurements = 1\n"
+    text += "[[benchmark]]\nname = 'a'\ncommand = 'true'\n[[benchmark]]\nname = 'b'\ncommand = 'true'\n"
+    return parse_config(text.encode(), tmp_path / ".ordertrap.toml")
+
+
+def _found(*revisions: str) -> dict[str, dict[str, BenchmarkSpec]]:
+    return {rev: {n: BenchmarkSpec(n, command="true") for n in ("b", "a")} for rev in revisions}
+
+
+def test_the_same_inputs_plan_the_same_trials(tmp_path: Path) -> None:
+    config = _config(tmp_path, 3, 5)
+    kwargs = {"order_check": False, "revisions": ["main", "HEAD"], "instance": "h", "order_pairs": None}
+    one = plan_run(_found("main", "HEAD"), config, None, seed=7, **kwargs)
+    again = plan_run(_found("main", "HEAD"), config, None, seed=7, **kwargs)
+    other = plan_run(_found("main", "HEAD"), config, None, seed=8, **kwargs)
+    assert list(one.names) == ["a", "b"]
+    assert [t.as_meta() for t in one.schedule] == [t.as_meta() for t in again.schedule]
+    assert [t.as_meta() for t in one.schedule] != [t.as_meta() for t in other.schedule]
+    assert len(one.schedule) == 3 * 5 * 2 * 2 and one.warnings == []
+
+
+def test_too_few_values_is_a_warning_returned_not_printed(tmp_path: Path, capsys) -> None:
+    config = _config(tmp_path, 1, 2)
+    two = plan_run(
+        _found("main", "HEAD"), config, None, order_check=False, revisions=["main", "HEAD"], seed=1,
+        instance="h", order_pairs=None,
+    )  # fmt: skip
+    assert [w["code"] for w in two.warnings] == ["full_too_small"]
+    assert capsys.readouterr().err == ""
+    one = plan_run(
+        _found("HEAD"),
+        config,
+        None,
+        order_check=False,
+        revisions=["HEAD"],
+        seed=1,
+        instance="h",
+        order_pairs=None,
+    )
+    assert one.warnings == []  # one version: nothing is compared
+
+
+def test_the_order_check_measures_one_iteration_of_the_full_measurements(tmp_path: Path) -> None:
+    config = _config(tmp_path, 3, 5)
+    p = plan_run(
+        _found("main", "HEAD"), config, None, order_check=True, revisions=["main", "HEAD"], seed=1,
+        instance="h", order_pairs=2,
+    )  # fmt: skip
+    assert {(c.suite_runs, c.iterations, c.measurements) for c in p.levels.values()} == {(1, 1, 1)}
+    assert {t.order_type for t in p.schedule} == {"fixed", "random"} and p.warnings == []
