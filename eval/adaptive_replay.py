@@ -79,6 +79,7 @@ import numpy as np
 import pandas as pd
 
 from eval.reference_data import reference_data, require
+from gate.files import analysis_json, run_meta
 
 DATA = reference_data("uoptime_go")
 PROJECTS = ("prometheus-common", "toml")
@@ -379,9 +380,9 @@ def run_case(case: Case, data: Path, work: Path) -> dict[str, Any]:
 
 
 def summarize(case: Case, root: Path, wall_s: float) -> dict[str, Any]:
-    doc = json.loads((root / "analysis.json").read_text(encoding="utf-8"))
+    doc = analysis_json.read(root / "analysis.json")
     log = pd.read_csv(root / "out" / "trials.csv")
-    meta = json.loads((root / "out" / "meta.json").read_text(encoding="utf-8"))
+    meta = run_meta.read(root / "out" / "meta.json")
     return {
         **{k: v for k, v in asdict(case).items() if k not in ("benchmarks",)},
         "key": case.key,
@@ -393,7 +394,7 @@ def summarize(case: Case, root: Path, wall_s: float) -> dict[str, Any]:
         "followup_s": float((log["round"] > 0).sum()) if "round" in log.columns else 0.0,
         "full_s": case.full_s,
         "rounds": int(log["round"].max()) if "round" in log.columns and len(log) else 0,
-        "stop_reason": ((meta.get("adaptive") or {}).get("final") or {}).get("stop_reason"),
+        "stop_reason": ((meta.adaptive or {}).get("final") or {}).get("stop_reason"),
         "wall_s": wall_s,
     }
 
