@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
-from gate.engine.settings import MAX_VALUES
+from gate.engine.project_config import MAX_VALUES
 from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic

@@ -29,6 +29,7 @@ from gate.engine import (
 )
 from gate.engine.layout import Layout
 from gate.engine.process import SubprocessRunner, reap_leftover
+from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import (
     DEFAULT_MAX_ROUNDS,
     AdaptiveConfig,
@@ -37,7 +38,6 @@ from gate.engine.rounds import (
     parse_duration,
 )
 from gate.engine.schedule import Trial
-from gate.engine.settings import Config
 from gate.errors import ConfigError, InputError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace, clock: BudgetClock | None = None) -> int:
         raise process.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
 
 
-def _adaptive(args: argparse.Namespace, config: Config) -> AdaptiveConfig:
+def _adaptive(args: argparse.Namespace, config: ProjectConfig) -> AdaptiveConfig:
     """``[adaptive]`` of the config, overridden by ``--budget`` / ``--max-rounds``."""
     budget = config.adaptive.budget_s
     if getattr(args, "budget", None) is not None:
@@ -386,7 +386,7 @@ def _read_inputs(
     return inputs
 
 
-def _order_pairs(args: argparse.Namespace, config: Config) -> int | None:
+def _order_pairs(args: argparse.Namespace, config: ProjectConfig) -> int | None:
     if not args.order_check:
         return None
     # --order-pairs 0 is an error (the schedule says so), not the default
@@ -409,7 +409,7 @@ def _complete(existing: RunMeta, adaptive: AdaptiveConfig, log_path: Path) -> bo
 
 
 def _runner(
-    config: Config,
+    config: ProjectConfig,
     repo: Path,
     out: Path,
     versions: Sequence[checkout.Version],

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from gate.adapters.base import ProcessRunner, VersionContext
 from gate.engine import worktree
-from gate.engine.settings import Config, substitute_worktree
+from gate.engine.project_config import ProjectConfig, substitute_worktree
 from gate.errors import RunError
 from gate.github.workflow_commands import print_untrusted
 
@@ -53,7 +53,7 @@ def check_out(
     repo: Path,
     out: Path,
     versions: Sequence[Version],
-    config: Config,
+    config: ProjectConfig,
     runner: ProcessRunner,
     *,
     from_base: bool,
@@ -93,7 +93,7 @@ def _marker(out: Path, v: Version) -> Path:
 
 
 def build(
-    config: Config, runner: ProcessRunner, v: Version, wt: Path, out: Path, from_base: bool = False
+    config: ProjectConfig, runner: ProcessRunner, v: Version, wt: Path, out: Path, from_base: bool = False
 ) -> None:
     """``[suite].build`` once per version, untimed; a marker file makes a resume skip it."""
     if not config.suite.build:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.engine import worktree
-from gate.engine.settings import SUITE_KEYS, Config, load_config, parse_config
+from gate.engine.project_config import SUITE_KEYS, ProjectConfig, load_config, parse_config
 from gate.errors import ConfigError, GateError, InputError, RunError
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
@@ -121,7 +121,7 @@ class _Pair:
 
 @dataclass(frozen=True)
 class Inputs:
-    config: Config
+    config: ProjectConfig
     config_source: Source
     calibration: Calibration | None
     calibration_source: Source | None
@@ -484,7 +484,7 @@ def _unreadable(pair: _Pair) -> str:
     return f"base's file cannot be read: {_short(str(pair.base.error), 160)}"
 
 
-def _parsed_config(source: Source) -> Config | str:
+def _parsed_config(source: Source) -> ProjectConfig | str:
     """The parsed file, or why it cannot be parsed (head's copy is reported, never used)."""
     assert source.data is not None
     try:
@@ -565,12 +565,14 @@ def _levels(levels: Any) -> str:
     return _value(levels)
 
 
-def _selected(config: Config, discovered: Sequence[str] | None) -> list[str] | None:
+def _selected(config: ProjectConfig, discovered: Sequence[str] | None) -> list[str] | None:
     names = [b.name for b in config.benchmarks] if config.suite.adapter == "command" else discovered
     return None if names is None else [n for n in names if config.selects(n)]
 
 
-def config_changes(old: Config, new: Config, discovered: Sequence[str] | None = None) -> list[str]:
+def config_changes(
+    old: ProjectConfig, new: ProjectConfig, discovered: Sequence[str] | None = None
+) -> list[str]:
     """What ``new`` changes in ``old``, most consequential first: the benchmarks each selects, the
     ``[[benchmark]]`` entries (unit, direction, command), ``[full]``, ``[suite]``, adapter tables.
 

@@ -15,9 +15,9 @@ from typing import Any
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
 from gate.engine.layout import Layout
+from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import AdaptiveConfig, BudgetClock, WallClock, prior_elapsed_s
 from gate.engine.schedule import LevelConfig, Trial
-from gate.engine.settings import Config
 from gate.errors import RunError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
@@ -32,7 +32,7 @@ class Session:
     """What the trials run with: the adapter and process runner, the checked-out versions, the
     benchmarks per version, the trial log and the trials it already holds."""
 
-    config: Config
+    config: ProjectConfig
     adapter: Adapter
     runner: ProcessRunner
     contexts: Mapping[str, VersionContext]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
+from gate.engine.project_config import ProjectConfig
 from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
-from gate.engine.settings import Config
 from gate.errors import ConfigError, InputError
 from gate.files.calibration_json import Calibration
 from gate.model import LEVELS, VERDICT_CONFIDENCE, ConfigSource, rank_floor
@@ -37,7 +37,7 @@ class RunPlan:
 
 def plan_run(
     per_version: Mapping[str, Mapping[str, BenchmarkSpec]],
-    config: Config,
+    config: ProjectConfig,
     calibration: Calibration | None,
     *,
     order_check: bool,
@@ -78,7 +78,7 @@ def plan_run(
 
 
 def discover(
-    adapter: Adapter, runner: ProcessRunner, contexts: Mapping[str, VersionContext], config: Config
+    adapter: Adapter, runner: ProcessRunner, contexts: Mapping[str, VersionContext], config: ProjectConfig
 ) -> tuple[dict[str, dict[str, BenchmarkSpec]], dict[str, list[str]]]:
     """The benchmarks to run per version, and every name the adapter found (before include/exclude)."""
     settings = config.adapter_settings()
@@ -106,7 +106,7 @@ def discover(
 
 
 def level_configs(
-    benchmarks: Sequence[str], config: Config, calibration: Calibration | None
+    benchmarks: Sequence[str], config: ProjectConfig, calibration: Calibration | None
 ) -> dict[str, LevelConfig]:
     full = LevelConfig(config.full.suite_runs, config.full.iterations, config.full.measurements)
     level, count = warmup_of(calibration)
@@ -133,7 +133,9 @@ def never_stable(calibration: Calibration | None, name: str) -> bool:
     return calibration is not None and calibration.never_stable(name)
 
 
-def check_calibration(calibration: Calibration, config: Config, names: Sequence[str]) -> list[dict[str, str]]:
+def check_calibration(
+    calibration: Calibration, config: ProjectConfig, names: Sequence[str]
+) -> list[dict[str, str]]:
     """Refuse a calibration that does not fit this suite; warn when it covers few benchmarks.
 
     A file calibrated on other levels (e.g. the µOpTime data's ``second``) or for a larger [full]
@@ -220,7 +222,7 @@ def warmup_of(calibration: Calibration | None) -> tuple[str, int]:
 
 
 def thresholds(
-    config: Config, names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
+    config: ProjectConfig, names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
 ) -> dict[str, float]:
     """``threshold_pct`` of each benchmark whose [[benchmark]] entry (its name, or the pattern it
     was expanded from) sets one; analyze uses it instead of the suite-wide threshold."""

@@ -18,8 +18,8 @@ from gate.engine import config_source
 from gate.engine.checkout import Version
 from gate.engine.layout import Layout
 from gate.engine.plan import RunPlan, benchmark_meta, never_stable, thresholds, warmup_of
+from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import AdaptiveConfig, adaptive_meta
-from gate.engine.settings import Config
 from gate.errors import InputError
 from gate.files import run_meta
 from gate.files.calibration_json import Calibration
@@ -52,7 +52,7 @@ def calibration_ref(calibration: Calibration | None, sha256: str | None) -> dict
 def identity(
     *,
     seed: int,
-    config: Config,
+    config: ProjectConfig,
     mode: str,
     base: str | None,
     head: str,
@@ -116,7 +116,7 @@ def new_meta(
     fresh: RunMeta,
     *,
     config_path: str,
-    config: Config,
+    config: ProjectConfig,
     inputs: config_source.Inputs,
     changes_by_file: Mapping[str, list[str]],
     contexts: Mapping[str, VersionContext],

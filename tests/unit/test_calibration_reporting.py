@@ -13,7 +13,7 @@ from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
 from gate.engine.plan import level_configs
-from gate.engine.settings import load_config
+from gate.engine.project_config import load_config
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
 from gate.render import render

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gate.analysis.compare import AnalysisSettings, Sample, compare_one
-from gate.engine.settings import MAX_VALUES
+from gate.engine.project_config import MAX_VALUES
 from gate.model import Verdict
 
 FAST = AnalysisSettings(resamples=2000, seed=3)

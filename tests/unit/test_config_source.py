@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from gate.engine.config_source import calibration_changes, config_changes, repo_relative
-from gate.engine.settings import parse_config
+from gate.engine.project_config import parse_config
 
 BASE = """\
 [suite]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from gate.engine.project_config import parse_config
 from gate.engine.rounds import (
     ROUGH_ESTIMATE_BELOW,
     Look,
@@ -21,7 +22,6 @@ from gate.engine.rounds import (
     rule_meta,
 )
 from gate.engine.schedule import LevelConfig, followup_schedule, rmit_schedule
-from gate.engine.settings import parse_config
 from gate.errors import ConfigError
 
 

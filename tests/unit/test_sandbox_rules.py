@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.engine.project_config import parse_config
 from gate.engine.sandbox import Area, Sandbox
-from gate.engine.settings import parse_config
 from gate.errors import ConfigError
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from gate.adapters.base import BenchmarkSpec
 from gate.engine.plan import plan_run
-from gate.engine.settings import Config, parse_config
+from gate.engine.project_config import ProjectConfig, parse_config
 
 
-def _config(tmp_path: Path, s: int, i: int) -> Config:
+def _config(tmp_path: Path, s: int, i: int) -> ProjectConfig:
     text = f"[suite]\nadapter = 'command'\n[full]\nsuite_runs = {s}\niterations = {i}\nmeasurements = 1\n"
     text += "[[benchmark]]\nname = 'a'\ncommand = 'true'\n[[benchmark]]\nname = 'b'\ncommand = 'true'\n"
     return parse_config(text.encode(), tmp_path / ".ordertrap.toml")

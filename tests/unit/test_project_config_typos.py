@@ -19,7 +19,7 @@ import pytest
 from gate.adapters import _common
 from gate.adapters.registry import ADAPTER_NAMES, get_adapter
 from gate.engine.process import SubprocessRunner
-from gate.engine.settings import (
+from gate.engine.project_config import (
     ADAPTER_KEYS,
     ADAPTERS,
     BENCHMARK_CORE_KEYS,
@@ -125,7 +125,7 @@ def test_the_allowed_top_level_tables_are_what_the_gate_reads():
         for p in (ROOT / "gate").rglob("*.py")
         if re.search(r"\b(load_config|parse_config)\(|\.raw\b", p.read_text(encoding="utf-8"))
     )
-    assert readers == ["gate/engine/config_source.py", "gate/engine/settings.py"]
+    assert readers == ["gate/engine/config_source.py", "gate/engine/project_config.py"]
 
 
 # ---- adapter tables -----------------------------------------------------------------------------

@@ -6,8 +6,8 @@ judge something else: an unknown top-level table, an unknown key in ``[suite]``,
 ``[[benchmark]]`` entry or the active adapter's table is a :class:`ConfigError` with a "did you
 mean" fix. The allowed keys are the ones the code reads: :data:`ADAPTER_KEYS` lists what each
 adapter in ``gate/adapters/`` reads from its table and :data:`BENCHMARK_OPTION_KEYS` what it reads
-from ``BenchmarkSpec.options``; ``tests/unit/test_settings_typos.py`` checks both against the
-adapters' source and the README. The whole file is kept in ``Config.raw``.
+from ``BenchmarkSpec.options``; ``tests/unit/test_project_config_typos.py`` checks both against the
+adapters' source and the README. The whole file is kept in ``ProjectConfig.raw``.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ class SuiteConfig:
 
 
 @dataclass(frozen=True)
-class Config:
+class ProjectConfig:
     path: Path
     config_hash: str  # "sha256:<hex>" of the file's bytes
     suite: SuiteConfig
@@ -484,7 +484,7 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
     return tuple(specs)
 
 
-def parse_config(data: bytes, path: Path) -> Config:
+def parse_config(data: bytes, path: Path) -> ProjectConfig:
     """Parse the bytes of a config file (pure; :func:`load_config` reads the file)."""
     try:
         # A leading byte order mark (U+FEFF, as Windows editors write it) is the encoding's
@@ -517,7 +517,7 @@ def parse_config(data: bytes, path: Path) -> Config:
     if not isinstance(adapter_table, dict):
         raise ConfigError(f"{path}: [{suite.adapter}] must be a table", f"write it as [{suite.adapter}]")
     _unknown_keys(adapter_table, ADAPTER_KEYS[suite.adapter], f"[{suite.adapter}]", suite.adapter)
-    return Config(
+    return ProjectConfig(
         path=path,
         config_hash="sha256:" + hashlib.sha256(data).hexdigest(),
         suite=suite,
@@ -529,7 +529,7 @@ def parse_config(data: bytes, path: Path) -> Config:
     )
 
 
-def load_config(path: str | Path) -> Config:
+def load_config(path: str | Path) -> ProjectConfig:
     p = Path(path)
     try:
         data = p.read_bytes()
