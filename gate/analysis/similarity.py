@@ -19,7 +19,7 @@ Series shorter than ``MIN_VALUES`` (50) are not judged. On independent noise M1 
 shared shape) and M2 (≈ 0.6: noise does not compress) are above θ whatever the runs, so the
 vote reduces to "is M3, M4 or M5 above θ" — in practice the KS statistic, which is coarse on
 short runs. Share of runs flagged on pure i.i.d. noise (5 runs each; 100 seeds): 79 % at 10
-values, 10 % at 25, 8 % at 30, 0.8 % at 50, 0 at 100 (``tests/unit/test_similarity_analysis.py``
+values, 10 % at 25, 8 % at 30, 0.8 % at 50, 0 at 100 (``tests/unit/analysis/test_similarity_analysis.py``
 pins the rate at the threshold).
 
 Suite level: an instance is reported dissimilar when it is flagged for at least half of the

@@ -6,7 +6,7 @@ judge something else: an unknown top-level table, an unknown key in ``[suite]``,
 ``[[benchmark]]`` entry or the active adapter's table is a :class:`ConfigError` with a "did you
 mean" fix. The allowed keys are the ones the code reads: :data:`ADAPTER_KEYS` lists what each
 adapter in ``gate/adapters/`` reads from its table and :data:`BENCHMARK_OPTION_KEYS` what it reads
-from ``BenchmarkSpec.options``; ``tests/unit/test_project_config_typos.py`` checks both against the
+from ``BenchmarkSpec.options``; ``tests/unit/engine/test_project_config_typos.py`` checks both against the
 adapters' source and the README. The whole file is kept in ``ProjectConfig.raw``.
 """
 

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.unit.test_followup_analysis import adaptive_meta, rows_with_rounds, write_log
+from tests.unit.analysis.test_followup_analysis import adaptive_meta, rows_with_rounds, write_log
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import pytest
 from gate.cli import main
 from gate.model import ORDER_CHECK_SCHEMA
 from tests.conftest import REPO_ROOT
-from tests.unit.test_order_check import tidy_frame, trial_log
+from tests.unit.analysis.test_order_check import tidy_frame, trial_log
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,7 @@ from gate.adapters.base import BenchmarkSpec, TrialFailure
 from gate.adapters.registry import get_adapter
 from gate.model import TrialStatus
 from tests.fakes.process_runner import FakeRunner, ok
-from tests.unit.test_adapter_parsing import reason_of, request
+from tests.unit.adapters.test_adapter_parsing import reason_of, request
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from gate.adapters.registry import get_adapter
 from gate.model import TrialStatus
 from tests.fakes.process_runner import FakeRunner, ok
 
-PRINTS = Path(__file__).resolve().parent.parent / "testdata" / "go" / "prints"
+PRINTS = Path(__file__).resolve().parents[2] / "testdata" / "go" / "prints"
 
 
 def run(tmp_path: Path, stdout: str, name: str, measurements: int, **settings: object) -> list[float]:

@@ -13,7 +13,7 @@ import pytest
 from gate.render import followup as words
 from gate.render import render
 from tests.fakes import analyses
-from tests.unit.test_render_html import _external_refs
+from tests.unit.render.test_render_html import _external_refs
 
 TIMELINE = "planned 3 min + follow-up 12 min of a 15 min budget; the full configuration would take 41 min"
 STOPPED = "2 of at most 3 follow-up rounds; stopped: the budget was spent"

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from gate.analysis.similarity import MIN_VALUES, SimilarityResult, analyze_similarity
-from tests.unit.test_carryover import make_trial_log
+from tests.unit.analysis.test_carryover import make_trial_log
 
 
 def log(seed: int, **kw: object) -> pd.DataFrame:

@@ -33,7 +33,7 @@ from gate.engine.project_config import (
 )
 from gate.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # the README and the manual it links (docs/frameworks.md holds the adapter tables)
 README = "\n".join(
     p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

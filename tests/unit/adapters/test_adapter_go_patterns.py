@@ -14,7 +14,7 @@ from gate.adapters.registry import get_adapter
 from gate.errors import RunError
 from gate.model import TrialStatus
 from tests.fakes.process_runner import FakeRunner, arg_value, failed, ok
-from tests.unit.test_adapter_missing import GO, HEADER, failure, request, version
+from tests.unit.adapters.test_adapter_missing import GO, HEADER, failure, request, version
 
 
 def test_go_parent_with_sub_benchmarks_points_to_a_pattern(tmp_path: Path) -> None:

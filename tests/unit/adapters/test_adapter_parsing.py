@@ -17,7 +17,7 @@ from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
 from tests.fakes.process_runner import Call, FakeRunner, Responder, arg_value, failed, ok, timed_out
 
-TESTDATA = Path(__file__).resolve().parent.parent / "testdata"
+TESTDATA = Path(__file__).resolve().parents[2] / "testdata"
 
 
 def version(tmp_path: Path, prefix: tuple[str, ...] = ()) -> VersionContext:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gate.analysis.order import order_check_from_trials
 from gate.engine.schedule import order_check_schedule
-from tests.unit.test_carryover_driver import BENCHES, LeakyMachine, run_log
+from tests.unit.engine.test_carryover_driver import BENCHES, LeakyMachine, run_log
 
 
 def test_order_check_flags_the_benchmarks_behind_the_leaker_in_the_fixed_order(tmp_path: Path) -> None:
