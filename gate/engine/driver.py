@@ -143,6 +143,9 @@ def run_schedule(
     """
     stop = stop or StopFlag()
     total = len(schedule)
+    # progress counts within this schedule: a follow-up round's trial numbers continue the log's
+    # (trial 97 is the round's first), so "trial i/N" is the position, not the number
+    position = {t.trial: i for i, t in enumerate(schedule, start=1)}
     todo = [t for t in schedule if t.trial not in finished]
     result = DriverResult(total=total, skipped_done=total - len(todo))
     if not todo:
@@ -185,7 +188,7 @@ def run_schedule(
                         spent = now - started
                         eta = spent / (index + 1) * (len(todo) - index - 1)
                         print(
-                            f"[trial {trial.trial}/{total}] elapsed {_mmss(spent)} ETA {_mmss(eta)} "
+                            f"[trial {position[trial.trial]}/{total}] elapsed {_mmss(spent)} ETA {_mmss(eta)} "
                             f"{_clean(trial.benchmark)}@{_clean(trial.version)}"
                             + (f": {status}" if failed else ""),
                             file=progress,

@@ -308,8 +308,6 @@ def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, m
 
     if time_left_s <= 0:
         return left_as("budget_spent")
-    if rounds_done >= max_rounds:
-        return left_as("rounds_spent")
     followed: list[Look] = []
     for lk in candidates:
         cost = needs_s(lk)
@@ -326,6 +324,12 @@ def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, m
             followed.append(lk)
     if not followed:
         return RoundPlan(not_followed=not_followed, stop="no_candidates")
+    if rounds_done >= max_rounds:
+        # only those the time left could resolve were stopped by the rounds; a benchmark hopeless
+        # now stays hopeless (another round would not resolve it, a larger budget might)
+        for lk in followed:
+            not_followed[lk.name] = NotFollowed("rounds_spent", lk.reason, lk.samples_needed, needs_s(lk))
+        return RoundPlan(not_followed=not_followed, stop="rounds_spent")
     runs: dict[str, int] = {}
     for lk in followed:
         assert lk.samples_needed is not None

@@ -108,7 +108,13 @@ def unresolved(
             f"{after}not followed{' further' if done else ''}: too noisy for the time left ({need} would be "
             "needed; making the benchmark stabler is likely cheaper)"
         )
-        if needs is not None and budget is not None:
+        # Hopeless means the values it needs would take longer than the time left when it was
+        # judged, so the run may stop with budget unspent: the budget that resolves it is the time
+        # this run used plus what it needs, the "more" said beside it (the unspent rest is no part
+        # of it); used + needs exceeds the budget, since needs exceeded the time left.
+        if needs is not None and used is not None:
+            suggest = f"--budget {budget_arg(used + needs)}"
+        elif needs is not None and budget is not None:
             suggest = f"--budget {budget_arg(budget + needs)}"
     elif kind == "not_lack_of_data":
         detail = u["detail"].strip()

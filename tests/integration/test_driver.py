@@ -26,7 +26,7 @@ from gate.adapters.base import (
 )
 from gate.engine.driver import run_schedule
 from gate.engine.process import SubprocessRunner, is_secret, scrub_env
-from gate.engine.schedule import LevelConfig, rmit_schedule
+from gate.engine.schedule import LevelConfig, followup_schedule, rmit_schedule
 from gate.errors import InputError
 from gate.files.trial_log import TrialLog
 from gate.model import TRIAL_COLUMNS
@@ -123,6 +123,34 @@ def test_faults_are_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
     text = err.getvalue()
     assert re.search(r"\[trial 1/14\] elapsed \d\d:\d\d ETA \d\d:\d\d ", text)
     assert "::stop-commands::" in text
+
+
+def test_progress_of_a_follow_up_round_counts_its_own_trials(tmp_path):
+    # a round's trial numbers continue the log's (here 97-100); its progress says 1/4 … 4/4
+    ctx, specs, _ = _setup(tmp_path, {"a": "print(1)", "b": "print(2)"})
+    configs = {n: LevelConfig(1, 1, 1) for n in ("a", "b")}
+    schedule = followup_schedule(
+        7, 1, {"a": 1, "b": 1}, ["base", "head"], configs, "box", first_trial=97, first_suite_run=3
+    )
+    assert [t.trial for t in schedule] == [97, 98, 99, 100]
+    log = TrialLog(tmp_path / "trials.csv")
+    log.recover(schedule)
+    err = io.StringIO()
+    run_schedule(
+        schedule,
+        adapter=ScriptAdapter(),
+        runner=SubprocessRunner(),
+        versions=ctx,
+        benchmarks=specs,
+        settings={},
+        timeout=10.0,
+        log=log,
+        progress=err,
+        progress_interval=0.0,
+    )
+    assert re.findall(r"\[trial (\d+/\d+)\]", err.getvalue()) == ["1/4", "2/4", "3/4", "4/4"]
+    logged = [r["trial"] for r in _read(tmp_path / "trials.csv")]
+    assert logged == ["97", "98", "99", "100"]  # the log keeps the trial numbers
 
 
 def test_timeout_kills_the_whole_process_group(tmp_path):

@@ -154,6 +154,21 @@ def test_rounds_spent_suggests_more_rounds_and_a_budget_only_when_time_is_short(
     )  # type: ignore[index]
 
 
+def test_hopeless_suggests_the_time_used_plus_the_time_needed() -> None:
+    # the rounds stopped with 300 s of the 900 s budget unspent: a budget of 600 s used + 420 s
+    # needed resolves it, as "7 min more" says; the budget plus the need (22m) would overstate it
+    u = words.unresolved(_fu("hopeless", rounds=1), ADAPTIVE, "", [])
+    assert u == {
+        "why": "after 1 follow-up round (+30 values per version) not followed further: too noisy for the "
+        "time left (about 60 values per version would be needed; making the benchmark stabler is likely "
+        "cheaper)",
+        "more": "about 7 min more would resolve it",
+        "suggest": "--budget 17m",
+    }
+    no_used = {"budget_s": 900.0, "max_rounds": 3}  # an older analysis.json without used_s
+    assert words.unresolved(_fu("hopeless", rounds=1), no_used, "", [])["suggest"] == "--budget 22m"  # type: ignore[index]
+
+
 def test_unknown_need_gives_no_suggestion() -> None:
     u = words.unresolved(_fu("budget_spent", needs_s=None), ADAPTIVE, "", [])
     assert u == {
