@@ -155,7 +155,7 @@ def measure(name: str, reps: int, root: Path) -> dict[str, Any]:
     adapter = get_adapter(adapter_name)
     found = adapter.discover(version, runner, settings)  # builds where the adapter builds (go, criterion)
     spec = next((s for s in found if s.name == benchmark), BenchmarkSpec(name=benchmark, unit=unit))
-    request = TrialRequest(benchmark=spec, version=version, measurements=1, timeout=600, settings=settings)
+    request = TrialRequest(benchmark=spec, version=version, measurements=1, timeout=600, options=settings)
     adapter.run_trial(request, runner)  # not timed: first-run effects (page cache, JIT caches)
     times = []
     for _ in range(reps):

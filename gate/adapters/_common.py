@@ -2,8 +2,8 @@
 
 Conventions every adapter follows (see docs/frameworks.md "Benchmark frameworks (adapters)"):
 
-* ``settings`` is the adapter's own table of ``.ordertrap.toml`` (``[go]``, ``[jmh]`` ...); the run
-  engine adds ``settings["benchmarks"]`` = the raw ``[[benchmark]]`` list (list of dicts).
+* ``options`` is the adapter's own table of ``.ordertrap.toml`` (``[go]``, ``[jmh]`` ...); the run
+  engine adds ``options["benchmarks"]`` = the raw ``[[benchmark]]`` list (list of dicts).
 * ``env`` passed to the runner holds only the variables an adapter *adds*; the driver merges them
   over its secret-scrubbed environment.
 * Every JSON/output file goes into ``version.scratch``, never into the worktree.
@@ -43,7 +43,7 @@ _NUMBER = re.compile(
 
 
 def configured_specs(
-    settings: Mapping[str, Any],
+    options: Mapping[str, Any],
     adapter: str,
     *,
     need_command: bool,
@@ -51,7 +51,7 @@ def configured_specs(
     default_higher: bool = False,
 ) -> list[BenchmarkSpec]:
     """The ``[[benchmark]]`` entries as BenchmarkSpecs, validated (names unique, command present)."""
-    raw = settings.get("benchmarks") or []
+    raw = options.get("benchmarks") or []
     if not isinstance(raw, list):
         raise ConfigError(
             "[[benchmark]] must be an array of tables",
@@ -85,14 +85,14 @@ def configured_specs(
                 f"[[benchmark]] {name!r}: unit must be a string and higher_is_better a boolean",
                 'write unit = "s" and higher_is_better = false (TOML booleans are unquoted)',
             )
-        options = {k: v for k, v in entry.items() if k not in _SPEC_FIELDS}
+        spec_options = {k: v for k, v in entry.items() if k not in _SPEC_FIELDS}
         specs.append(
             BenchmarkSpec(
                 name=name,
                 unit=unit,
                 higher_is_better=hib,
                 command=command if isinstance(command, str) else None,
-                options=options,
+                options=spec_options,
             )
         )
     return specs
@@ -100,7 +100,7 @@ def configured_specs(
 
 def with_configured(
     discovered: Sequence[BenchmarkSpec],
-    settings: Mapping[str, Any],
+    options: Mapping[str, Any],
     adapter: str,
     *,
     unit: str,
@@ -110,15 +110,15 @@ def with_configured(
     sub-benchmarks, a name outside ``include``). For a discovered name the run engine applies the
     entry's ``unit``/``higher_is_better``/options itself."""
     known = {s.name for s in discovered}
-    extra = configured_specs(settings, adapter, need_command=False, default_unit=unit, default_higher=higher)
+    extra = configured_specs(options, adapter, need_command=False, default_unit=unit, default_higher=higher)
     return [*discovered, *(c for c in extra if c.name not in known)]
 
 
-def filter_discovered(names: Sequence[str], settings: Mapping[str, Any], adapter: str) -> list[str]:
+def filter_discovered(names: Sequence[str], options: Mapping[str, Any], adapter: str) -> list[str]:
     """Apply the optional ``include`` of the adapter table: one regex or a list of them, as
     ``[suite] include`` takes (a name is kept when one matches), in Python syntax with
     ``re.search`` semantics, in time linear in the name (:mod:`gate.safe_regex`)."""
-    include = settings.get("include")
+    include = options.get("include")
     if not include:
         return list(names)
     regexes = [include] if isinstance(include, str) else include
@@ -302,8 +302,8 @@ def scratch_file(version: VersionContext, stem: str, suffix: str) -> Path:
     return version.scratch / f"{safe}-{uuid.uuid4().hex[:12]}{suffix}"
 
 
-def positive_int(settings: Mapping[str, Any], key: str, adapter: str, default: int | None) -> int | None:
-    value = settings.get(key, default)
+def positive_int(options: Mapping[str, Any], key: str, adapter: str, default: int | None) -> int | None:
+    value = options.get(key, default)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -313,8 +313,8 @@ def positive_int(settings: Mapping[str, Any], key: str, adapter: str, default: i
     return value
 
 
-def string_setting(settings: Mapping[str, Any], key: str, adapter: str, default: str) -> str:
-    value = settings.get(key, default)
+def string_option(options: Mapping[str, Any], key: str, adapter: str, default: str) -> str:
+    value = options.get(key, default)
     if not isinstance(value, str):
         raise ConfigError(
             f"[{adapter}] {key} must be a string, got {value!r}", f'write [{adapter}] {key} = "{default}"'
@@ -322,8 +322,8 @@ def string_setting(settings: Mapping[str, Any], key: str, adapter: str, default:
     return value
 
 
-def string_list(settings: Mapping[str, Any], key: str, adapter: str) -> list[str]:
-    value = settings.get(key, [])
+def string_list(options: Mapping[str, Any], key: str, adapter: str) -> list[str]:
+    value = options.get(key, [])
     if isinstance(value, str) or not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(
             f"[{adapter}] {key} must be a list of strings, got {value!r}",

@@ -83,7 +83,7 @@ class TrialRequest:
     version: VersionContext
     measurements: int  # values wanted from this trial (go -count, pytest-benchmark rounds, ...)
     timeout: float  # seconds for the whole trial
-    settings: Mapping[str, Any] = field(default_factory=dict)  # the [suite] table + adapter keys
+    options: Mapping[str, Any] = field(default_factory=dict)  # the [suite] table + adapter keys
 
 
 class TrialFailure(Exception):
@@ -110,7 +110,7 @@ class Adapter(Protocol):
     name: str
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
         """Benchmarks available in this version (configured ones for adapters that cannot list)."""
         ...

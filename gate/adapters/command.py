@@ -57,9 +57,9 @@ class CommandAdapter:
     name = "command"
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        specs = configured_specs(settings, self.name, need_command=True)
+        specs = configured_specs(options, self.name, need_command=True)
         require_nonempty([s.name for s in specs], self.name, "the [[benchmark]] list")
         for spec in specs:
             value_mode(spec)  # reject bad value and missing_exit_code keys before the run starts

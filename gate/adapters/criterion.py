@@ -35,7 +35,7 @@ from gate.adapters._common import (
     require_nonempty,
     scratch_file,
     string_list,
-    string_setting,
+    string_option,
     with_configured,
 )
 from gate.adapters.base import (
@@ -84,15 +84,15 @@ class CriterionAdapter:
         # positional FILTER, a regex, which is then anchored to the one id
         self._exact: dict[Path, bool] = {}
 
-    def _settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+    def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return {
-            "cargo": string_setting(settings, "cargo", self.name, "cargo"),
-            "bench": string_setting(settings, "bench", self.name, ""),
-            "package": string_setting(settings, "package", self.name, ""),
-            "cargo_args": string_list(settings, "cargo_args", self.name),
-            "warm_up_time": _seconds(settings.get("warm_up_time", ""), "warm_up_time"),
-            "measurement_time": _seconds(settings.get("measurement_time", ""), "measurement_time"),
-            "args": string_list(settings, "args", self.name),
+            "cargo": string_option(options, "cargo", self.name, "cargo"),
+            "bench": string_option(options, "bench", self.name, ""),
+            "package": string_option(options, "package", self.name, ""),
+            "cargo_args": string_list(options, "cargo_args", self.name),
+            "warm_up_time": _seconds(options.get("warm_up_time", ""), "warm_up_time"),
+            "measurement_time": _seconds(options.get("measurement_time", ""), "measurement_time"),
+            "args": string_list(options, "args", self.name),
         }
 
     def _executable(self, version: VersionContext, run: ProcessRunner, s: Mapping[str, Any]) -> str:
@@ -180,9 +180,9 @@ class CriterionAdapter:
             )
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        s = self._settings(settings)
+        s = self._options(options)
         executable = self._executable(version, run, s)
         result = run([*version.prefix, executable, "--bench", "--list"], cwd=version.workdir, timeout=300)
         if result.returncode != 0 or result.timed_out:
@@ -191,14 +191,14 @@ class CriterionAdapter:
                 f"({_last_error(result.stdout, result.stderr)})",
                 "check that the bench target uses criterion_main! (harness = false in Cargo.toml)",
             )
-        names = filter_discovered(parse_list(result.stdout), settings, self.name)
+        names = filter_discovered(parse_list(result.stdout), options, self.name)
         found = [BenchmarkSpec(name=n, unit="ns") for n in names]
-        specs = with_configured(found, settings, self.name, unit="ns")
+        specs = with_configured(found, options, self.name, unit="ns")
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({executable})")
         return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
-        s = self._settings(request.settings)
+        s = self._options(request.options)
         spec, version = request.benchmark, request.version
         executable = self._executable(version, run, s)
         what = f"criterion benchmark {spec.name!r}"

@@ -27,7 +27,7 @@ from gate.adapters._common import (
     require_nonempty,
     scratch_file,
     string_list,
-    string_setting,
+    string_option,
     with_configured,
     worktree_binary,
 )
@@ -53,30 +53,30 @@ _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 class GoogleBenchmarkAdapter:
     name = "gbench"
 
-    def _settings(self, settings: Mapping[str, Any]) -> tuple[str, str, str, str, list[str]]:
-        binary = string_setting(settings, "binary", self.name, "")
+    def _options(self, options: Mapping[str, Any]) -> tuple[str, str, str, str, list[str]]:
+        binary = string_option(options, "binary", self.name, "")
         if not binary:
             raise ConfigError(
                 "[gbench] binary is not set",
                 '[gbench] binary = "build/bench" (path in the worktree, built by [suite] build)',
             )
-        time_field = string_setting(settings, "time", self.name, "real_time")
+        time_field = string_option(options, "time", self.name, "real_time")
         if time_field not in TIME_FIELDS:
             raise ConfigError(
                 f"[gbench] time = {time_field!r} is not one of {TIME_FIELDS}", '[gbench] time = "real_time"'
             )
-        unit = string_setting(settings, "unit", self.name, "ns")
+        unit = string_option(options, "unit", self.name, "ns")
         if unit not in _SECONDS:
             raise ConfigError(
                 f"[gbench] unit = {unit!r} is not one of {tuple(_SECONDS)}", '[gbench] unit = "ns"'
             )
-        min_time = string_setting(settings, "min_time", self.name, "")
-        return binary, time_field, unit, min_time, string_list(settings, "args", self.name)
+        min_time = string_option(options, "min_time", self.name, "")
+        return binary, time_field, unit, min_time, string_list(options, "args", self.name)
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        binary, _, unit, _, _ = self._settings(settings)
+        binary, _, unit, _, _ = self._options(options)
         command, path = worktree_binary(version, binary)
         result = run(
             [*version.prefix, command, "--benchmark_list_tests=true"], cwd=version.workdir, timeout=120
@@ -91,10 +91,10 @@ class GoogleBenchmarkAdapter:
                 "check [gbench] binary (relative to the worktree) and that [suite] build creates it",
             )
         names = filter_discovered(
-            [ln.strip() for ln in result.stdout.splitlines() if ln.strip()], settings, self.name
+            [ln.strip() for ln in result.stdout.splitlines() if ln.strip()], options, self.name
         )
         specs = with_configured(
-            [BenchmarkSpec(name=n, unit=unit) for n in names], settings, self.name, unit=unit
+            [BenchmarkSpec(name=n, unit=unit) for n in names], options, self.name, unit=unit
         )
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({binary})")
         return specs
@@ -126,7 +126,7 @@ class GoogleBenchmarkAdapter:
         return benchmark_missing(what, f"Google Benchmark: {_NO_MATCH} against its filter")
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
-        binary, time_field, unit, min_time, args = self._settings(request.settings)
+        binary, time_field, unit, min_time, args = self._options(request.options)
         spec = request.benchmark
         command, path = worktree_binary(request.version, binary)
         out = scratch_file(request.version, spec.name, ".json")

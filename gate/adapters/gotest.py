@@ -40,7 +40,7 @@ from gate.adapters._common import (
     one_match,
     require_nonempty,
     string_list,
-    string_setting,
+    string_option,
     worktree_binary,
 )
 from gate.adapters.base import (
@@ -251,7 +251,7 @@ def parse_bench_output(
 
 
 @dataclass(frozen=True)
-class GoSettings:
+class GoOptions:
     package: str
     binary: str
     benchtime: str
@@ -370,23 +370,23 @@ def _file_digest(path: Path | None) -> str | None:
 class GoTestAdapter:
     name = "go"
 
-    def _settings(self, settings: Mapping[str, Any]) -> GoSettings:
-        prebuild = settings.get("prebuild", True)
+    def _options(self, options: Mapping[str, Any]) -> GoOptions:
+        prebuild = options.get("prebuild", True)
         if not isinstance(prebuild, bool):
             raise ConfigError(
                 f"[go] prebuild must be true or false, got {prebuild!r}", "[go] prebuild = true"
             )
-        return GoSettings(
-            package=string_setting(settings, "package", self.name, "."),
-            binary=string_setting(settings, "binary", self.name, ""),
-            benchtime=string_setting(settings, "benchtime", self.name, "1s"),
-            metric=string_setting(settings, "metric", self.name, "ns/op"),
-            args=string_list(settings, "args", self.name),
-            build_args=string_list(settings, "build_args", self.name),
+        return GoOptions(
+            package=string_option(options, "package", self.name, "."),
+            binary=string_option(options, "binary", self.name, ""),
+            benchtime=string_option(options, "benchtime", self.name, "1s"),
+            metric=string_option(options, "metric", self.name, "ns/op"),
+            args=string_list(options, "args", self.name),
+            build_args=string_list(options, "build_args", self.name),
             prebuild=prebuild,
         )
 
-    def _prebuild(self, version: VersionContext, run: ProcessRunner, s: GoSettings) -> Path | None:
+    def _prebuild(self, version: VersionContext, run: ProcessRunner, s: GoOptions) -> Path | None:
         """Build the package's test binary once per version into scratch: ``go test`` would
         compile and link it again in every trial (about 1 s per trial here, vs 0.02 s to start the
         binary). Discovery runs at the start of every run and resume, so the binary is rebuilt
@@ -405,7 +405,7 @@ class GoTestAdapter:
         return path if path.exists() else None  # "no test files": nothing built
 
     def _invocation(
-        self, version: VersionContext, s: GoSettings, flags: list[str], args: list[str]
+        self, version: VersionContext, s: GoOptions, flags: list[str], args: list[str]
     ) -> tuple[list[str], Path, Path | None]:
         """(argv, working directory, the file [go] binary names) for test ``flags`` in ``go test``
         form (``-bench X``) followed by ``args``: the configured binary, else the test binary
@@ -420,14 +420,14 @@ class GoTestAdapter:
         return [*version.prefix, "go", "test", *flags, *s.build_args, *args, s.package], cwd, path
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
         """``-test.list`` gives the top-level benchmarks. A discovered one that turns out to have
         sub-benchmarks is replaced by its leaves (Go reports no result of a parent's own, so
         measuring it would give an invalid trial every time), unless a ``[[benchmark]]`` entry
         names it or one of its sub-benchmarks; a ``[[benchmark]]`` name with ``*`` is expanded into
         the benchmarks it matches in this version (see :meth:`_expand`)."""
-        s = self._settings(settings)
+        s = self._options(options)
         higher = s.metric.endswith("/s")  # MB/s and custom rates; ns/op, B/op, allocs/op are costs
         built = self._prebuild(version, run, s) if s.can_prebuild else None
         path: Path | None = None  # the file [go] binary names
@@ -455,7 +455,7 @@ class GoTestAdapter:
                 "set [go] package to one package, or list the benchmarks as [[benchmark]] entries",
             )
         configured = configured_specs(
-            settings, self.name, need_command=False, default_unit=s.metric, default_higher=higher
+            options, self.name, need_command=False, default_unit=s.metric, default_higher=higher
         )
         literal = [c for c in configured if not is_pattern(c.name)]
         patterns = [c for c in configured if is_pattern(c.name)]
@@ -463,7 +463,7 @@ class GoTestAdapter:
         named_below = [c.name for c in literal if "/" in c.name]
         included = [
             n
-            for n in filter_discovered(listed, settings, self.name)
+            for n in filter_discovered(listed, options, self.name)
             if not any(b.startswith(n + "/") for b in named_below)
         ]
         firsts = [_level(p.name.split("/")[0]) for p in patterns]
@@ -525,7 +525,7 @@ class GoTestAdapter:
         return out
 
     def _listing(
-        self, version: VersionContext, run: ProcessRunner, s: GoSettings, parents: list[str]
+        self, version: VersionContext, run: ProcessRunner, s: GoOptions, parents: list[str]
     ) -> list[str]:
         """Every benchmark name below ``parents`` (top-level benchmarks), from one 1x ``-v`` run
         of them all, cached in the version's scratch directory: a resume of the same run (same
@@ -569,7 +569,7 @@ class GoTestAdapter:
         return names
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
-        s = self._settings(request.settings)
+        s = self._options(request.options)
         spec = request.benchmark
         flags = ["-run", "^$", "-bench", bench_regex(spec.name), "-benchtime", s.benchtime]
         flags += ["-count", str(request.measurements)]
@@ -603,7 +603,7 @@ class GoTestAdapter:
             )
         return values
 
-    def _no_result(self, request: TrialRequest, run: ProcessRunner, s: GoSettings, what: str) -> TrialFailure:
+    def _no_result(self, request: TrialRequest, run: ProcessRunner, s: GoOptions, what: str) -> TrialFailure:
         """Why a run that exited 0 printed no result. Go is silent both when nothing matches the
         ``-bench`` filter (the benchmark does not exist in this version: its parent is missing,
         or has no such sub-benchmark) and when the benchmark skipped itself; with ``-v`` it prints

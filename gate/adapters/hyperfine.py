@@ -22,7 +22,7 @@ from gate.adapters._common import (
     require_nonempty,
     scratch_file,
     string_list,
-    string_setting,
+    string_option,
 )
 from gate.adapters.base import (
     BenchmarkSpec,
@@ -41,32 +41,32 @@ class HyperfineAdapter:
     name = "hyperfine"
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        specs = configured_specs(settings, self.name, need_command=True)
+        specs = configured_specs(options, self.name, need_command=True)
         require_nonempty([s.name for s in specs], self.name, "the [[benchmark]] list")
-        self.build_options(settings)  # reject bad keys before the run starts
+        self.build_options(options)  # reject bad keys before the run starts
         for spec in specs:
             exit_status(spec.options.get("missing_exit_code"), spec.name)
         return specs
 
-    def build_options(self, settings: Mapping[str, Any]) -> list[str]:
-        options: list[str] = []
-        shell = string_setting(settings, "shell", self.name, "")
+    def build_options(self, options: Mapping[str, Any]) -> list[str]:
+        flags: list[str] = []
+        shell = string_option(options, "shell", self.name, "")
         if shell:
             # --shell=none (alias -N) runs the command without an intermediate shell, which removes
             # hyperfine's shell-spawn correction for very short commands (hyperfine README, "Shell").
-            options.append(f"--shell={shell}")
-        warmup = settings.get("warmup", 0)
+            flags.append(f"--shell={shell}")
+        warmup = options.get("warmup", 0)
         if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
             raise ConfigError(
                 f"[hyperfine] warmup must be a non-negative integer, got {warmup!r}",
                 "write [hyperfine] warmup = 0",
             )
         if warmup:
-            options.append(f"--warmup={warmup}")
-        options.extend(string_list(settings, "args", self.name))
-        return options
+            flags.append(f"--warmup={warmup}")
+        flags.extend(string_list(options, "args", self.name))
+        return flags
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
         spec = request.benchmark
@@ -74,8 +74,8 @@ class HyperfineAdapter:
             raise TrialFailure(
                 TrialStatus.ERROR, f"benchmark {spec.name!r} has no command; add command = ..."
             )
-        settings = request.settings
-        binary = string_setting(settings, "binary", self.name, "hyperfine")
+        options = request.options
+        binary = string_option(options, "binary", self.name, "hyperfine")
         runs = positive_int({"runs": request.measurements}, "runs", self.name, None)
         out = scratch_file(request.version, spec.name, ".json")
         argv = [
@@ -84,7 +84,7 @@ class HyperfineAdapter:
             f"--runs={runs}",
             f"--export-json={out}",
             "--style=none",
-            *self.build_options(settings),
+            *self.build_options(options),
             "--",
             spec.command,
         ]

@@ -25,7 +25,7 @@ from gate.adapters._common import (
     require_nonempty,
     scratch_file,
     string_list,
-    string_setting,
+    string_option,
     with_configured,
 )
 from gate.adapters.base import (
@@ -54,39 +54,39 @@ def expected_unit(mode: str, time_unit: str) -> str:
 class JmhAdapter:
     name = "jmh"
 
-    def _settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
-        mode = string_setting(settings, "mode", self.name, "avgt")
+    def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        mode = string_option(options, "mode", self.name, "avgt")
         if mode not in MODES:
             raise ConfigError(f"[jmh] mode = {mode!r} is not one of {MODES}", '[jmh] mode = "avgt"')
-        time_unit = string_setting(settings, "time_unit", self.name, "s" if mode == "thrpt" else "ns")
+        time_unit = string_option(options, "time_unit", self.name, "s" if mode == "thrpt" else "ns")
         if time_unit not in TIME_UNITS:
             raise ConfigError(
                 f"[jmh] time_unit = {time_unit!r} is not one of {TIME_UNITS}", '[jmh] time_unit = "ns"'
             )
-        warmup = settings.get("warmup_iterations", 0)
+        warmup = options.get("warmup_iterations", 0)
         if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
             raise ConfigError(
                 f"[jmh] warmup_iterations must be >= 0, got {warmup!r}", "[jmh] warmup_iterations = 0"
             )
         return {
-            "jar": string_setting(settings, "jar", self.name, "target/benchmarks.jar"),
-            "java": string_setting(settings, "java", self.name, "java"),
-            "java_args": string_list(settings, "java_args", self.name),
+            "jar": string_option(options, "jar", self.name, "target/benchmarks.jar"),
+            "java": string_option(options, "java", self.name, "java"),
+            "java_args": string_list(options, "java_args", self.name),
             "mode": mode,
             "time_unit": time_unit,
             "warmup": warmup,
-            "iteration_time": string_setting(settings, "iteration_time", self.name, ""),
-            "warmup_time": string_setting(settings, "warmup_time", self.name, ""),
-            "args": string_list(settings, "args", self.name),
+            "iteration_time": string_option(options, "iteration_time", self.name, ""),
+            "warmup_time": string_option(options, "warmup_time", self.name, ""),
+            "args": string_list(options, "args", self.name),
         }
 
     def _java(self, version: VersionContext, s: Mapping[str, Any]) -> list[str]:
         return [*version.prefix, s["java"], *s["java_args"], "-jar", s["jar"]]
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        s = self._settings(settings)
+        s = self._options(options)
         unit = expected_unit(s["mode"], s["time_unit"])
         higher = s["mode"] == "thrpt"
         result = run([*self._java(version, s), "-l"], cwd=version.workdir, timeout=300)
@@ -97,14 +97,14 @@ class JmhAdapter:
                 "check [jmh] jar (relative to the worktree; build it in [suite] build) and [jmh] java",
             )
         names = parse_list(result.stdout)
-        names = filter_discovered(names, settings, self.name)
+        names = filter_discovered(names, options, self.name)
         found = [BenchmarkSpec(name=n, unit=unit, higher_is_better=higher) for n in names]
-        specs = with_configured(found, settings, self.name, unit=unit, higher=higher)
+        specs = with_configured(found, options, self.name, unit=unit, higher=higher)
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s['jar']})")
         return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
-        s = self._settings(request.settings)
+        s = self._options(request.options)
         spec = request.benchmark
         n = positive_int({"i": request.measurements}, "i", self.name, None)
         out = scratch_file(request.version, spec.name, ".json")

@@ -36,7 +36,7 @@ from gate.adapters._common import (
     require_nonempty,
     scratch_file,
     string_list,
-    string_setting,
+    string_option,
     with_configured,
 )
 from gate.adapters.base import (
@@ -64,8 +64,8 @@ def detail_of(output: str, prefixes: tuple[str, ...]) -> str:
     return line.removeprefix("ERROR: ").strip()[:200]
 
 
-def _bool(settings: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = settings.get(key, default)
+def _bool(options: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = options.get(key, default)
     if not isinstance(value, bool):
         raise ConfigError(
             f"[pytest-benchmark] {key} must be true or false, got {value!r}",
@@ -74,7 +74,7 @@ def _bool(settings: Mapping[str, Any], key: str, default: bool) -> bool:
     return value
 
 
-def process_env(settings: Mapping[str, Any]) -> dict[str, str]:
+def process_env(options: Mapping[str, Any]) -> dict[str, str]:
     """Variables added to the driver's environment for every pytest process."""
     existing = os.environ.get("PYTHONPATH", "")
     env = {
@@ -83,22 +83,22 @@ def process_env(settings: Mapping[str, Any]) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the worktree
         "PYTEST_ADDOPTS": "",  # a CI-wide PYTEST_ADDOPTS must not add -n auto, --benchmark-autosave, ...
     }
-    if not _bool(settings, "plugin_autoload", True):
+    if not _bool(options, "plugin_autoload", True):
         # Skips importing every installed pytest plugin (hypothesis, cov, ...); then only
         # pytest-benchmark and the gate's plugin are loaded (pytest docs, "Plugin discovery").
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return env
 
 
-def base_argv(version: VersionContext, settings: Mapping[str, Any]) -> list[str]:
+def base_argv(version: VersionContext, options: Mapping[str, Any]) -> list[str]:
     argv = [*version.prefix, version.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
     argv += ["--rootdir", str(version.workdir), "-p", PLUGIN]
     # pytest-benchmark creates its storage dir (default ./.benchmarks) at configure time, even
     # with --collect-only and without autosave: point it at the scratch dir.
     argv.append(f"--benchmark-storage=file://{version.scratch / 'benchmarks'}")
-    if not _bool(settings, "plugin_autoload", True):
+    if not _bool(options, "plugin_autoload", True):
         argv += ["-p", "pytest_benchmark.plugin"]
-    if not _bool(settings, "assert_rewrite", False):
+    if not _bool(options, "assert_rewrite", False):
         # Rewriting re-parses every test module and plugin in each process, and with bytecode
         # writing off nothing is cached; plain asserts only shorten failure messages.
         argv.append("--assert=plain")
@@ -139,15 +139,15 @@ class PytestBenchmarkAdapter:
     name = "pytest-benchmark"
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
         listing = scratch_file(version, "pytest-list", ".json")
-        path = string_setting(settings, "path", self.name, "")
-        argv = [*base_argv(version, settings), "--collect-only", f"--ordertrap-list={listing}"]
-        argv += string_list(settings, "args", self.name)
+        path = string_option(options, "path", self.name, "")
+        argv = [*base_argv(version, options), "--collect-only", f"--ordertrap-list={listing}"]
+        argv += string_list(options, "args", self.name)
         if path:
             argv.append(path)
-        result = run(argv, cwd=version.workdir, timeout=300, env=process_env(settings))
+        result = run(argv, cwd=version.workdir, timeout=300, env=process_env(options))
         if result.returncode not in (0, _NO_TESTS) or result.timed_out:
             raise RunError(
                 f"collecting pytest benchmarks failed in {version.name}: {_failure(result, 'pytest --collect-only').reason}",
@@ -161,25 +161,25 @@ class PytestBenchmarkAdapter:
                 f"pytest wrote no benchmark list in {version.name} ({exc})",
                 "check that the gate's plugin can load: no `-p no:...` or PYTHONPATH override in [pytest-benchmark] args",
             ) from None
-        names = filter_discovered([str(n) for n in names], settings, self.name)
-        specs = with_configured([BenchmarkSpec(name=n) for n in names], settings, self.name, unit="s")
+        names = filter_discovered([str(n) for n in names], options, self.name)
+        specs = with_configured([BenchmarkSpec(name=n) for n in names], options, self.name, unit="s")
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({path or 'pytest testpaths'})")
         return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
-        settings = request.settings
+        options = request.options
         spec = request.benchmark
         version = request.version
         out = scratch_file(version, spec.name, ".json")
-        argv = [*base_argv(version, settings), "-rfE", "--benchmark-enable"]
+        argv = [*base_argv(version, options), "-rfE", "--benchmark-enable"]
         argv.append(f"--benchmark-json={out}")
         argv += [f"--benchmark-min-rounds={request.measurements}", "--benchmark-max-time=0"]
-        min_time = string_setting(settings, "min_time", self.name, "")
+        min_time = string_option(options, "min_time", self.name, "")
         if min_time:
             argv.append(f"--benchmark-min-time={min_time}")
-        argv += [*string_list(settings, "args", self.name), spec.name]
+        argv += [*string_list(options, "args", self.name), spec.name]
         what = f"pytest-benchmark {spec.name!r}"
-        result = run(argv, cwd=version.workdir, timeout=request.timeout, env=process_env(settings))
+        result = run(argv, cwd=version.workdir, timeout=request.timeout, env=process_env(options))
         if result.returncode != 0 or result.timed_out:
             raise _failure(result, what)
         if not out.exists():

@@ -32,7 +32,7 @@ from gate.adapters._common import (
     require_nonempty,
     scratch_file,
     string_list,
-    string_setting,
+    string_option,
     with_configured,
 )
 from gate.adapters.base import (
@@ -52,10 +52,10 @@ RUNNER = Path(__file__).resolve().parent / "_tinybench" / "runner.mjs"
 UNIT = "ms"
 
 
-def _warmup(settings: Mapping[str, Any]) -> list[str]:
+def _warmup(options: Mapping[str, Any]) -> list[str]:
     """``warmup_iterations``/``warmup_time`` (ms): empty = the suite's own Bench options."""
-    iterations = settings.get("warmup_iterations")
-    time = settings.get("warmup_time")
+    iterations = options.get("warmup_iterations")
+    time = options.get("warmup_time")
     if iterations is None and time is None:
         return []
     iterations = 0 if iterations is None else iterations
@@ -76,12 +76,12 @@ def _warmup(settings: Mapping[str, Any]) -> list[str]:
 class TinybenchAdapter:
     name = "tinybench"
 
-    def _settings(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+    def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return {
-            "file": string_setting(settings, "file", self.name, "bench.mjs"),
-            "node": string_setting(settings, "node", self.name, "node"),
-            "node_args": string_list(settings, "node_args", self.name),
-            "warmup": _warmup(settings),
+            "file": string_option(options, "file", self.name, "bench.mjs"),
+            "node": string_option(options, "node", self.name, "node"),
+            "node_args": string_list(options, "node_args", self.name),
+            "warmup": _warmup(options),
         }
 
     def _call(
@@ -110,9 +110,9 @@ class TinybenchAdapter:
         return data, what
 
     def discover(
-        self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]
+        self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
     ) -> list[BenchmarkSpec]:
-        s = self._settings(settings)
+        s = self._options(options)
         try:
             data, _ = self._call(version, run, s, ["list"], timeout=300)
         except TrialFailure as failure:
@@ -128,14 +128,14 @@ class TinybenchAdapter:
                 'in the worktree ([suite] build = "npm ci")',
             )
         names = [str(n) for n in data["tasks"]]
-        names = filter_discovered(names, settings, self.name)
+        names = filter_discovered(names, options, self.name)
         found = [BenchmarkSpec(name=n, unit=UNIT) for n in names]
-        specs = with_configured(found, settings, self.name, unit=UNIT)
+        specs = with_configured(found, options, self.name, unit=UNIT)
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s['file']})")
         return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
-        s = self._settings(request.settings)
+        s = self._options(request.options)
         spec = request.benchmark
         args = ["run", spec.name, str(request.measurements), *s["warmup"]]
         data, what = self._call(request.version, run, s, args, timeout=request.timeout)

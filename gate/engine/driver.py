@@ -122,7 +122,7 @@ def run_schedule(
     runner: ProcessRunner,
     versions: Mapping[str, VersionContext],
     benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
-    settings: Mapping[str, Any],
+    adapter_options: Mapping[str, Any],
     timeout: float,
     log: TrialLog,
     finished: set[int] | frozenset[int] = frozenset(),
@@ -173,7 +173,7 @@ def run_schedule(
                 last_suite_run = trial.suite_run
                 trial_runner = runner if layout is None else layout.runner(trial.trial, runner)
                 rows, status, reason = _run_one(
-                    trial, adapter, trial_runner, versions, benchmarks, settings, timeout
+                    trial, adapter, trial_runner, versions, benchmarks, adapter_options, timeout
                 )
                 if status not in (TrialStatus.OK.value, TrialStatus.SKIPPED.value):
                     _stop_if_disk_full(trial, reason, log, versions)
@@ -233,7 +233,7 @@ def _run_one(
     runner: ProcessRunner,
     versions: Mapping[str, VersionContext],
     benchmarks: Mapping[str, Mapping[str, BenchmarkSpec]],
-    settings: Mapping[str, Any],
+    adapter_options: Mapping[str, Any],
     timeout: float,
 ) -> tuple[list[TrialRow], str, str]:
     spec = benchmarks.get(trial.version, {}).get(trial.benchmark)
@@ -254,7 +254,7 @@ def _run_one(
             version=versions[trial.version],
             measurements=trial.measurements,
             timeout=timeout,
-            settings=settings,
+            options=adapter_options,
         )
         try:
             values = adapter.run_trial(request, runner)

@@ -57,7 +57,7 @@ class Session:
             runner=self.runner,
             versions=self.contexts,
             benchmarks=self.benchmarks,
-            settings=self.config.adapter_settings(),
+            adapter_options=self.config.adapter_options(),
             timeout=self.config.suite.timeout,
             log=self.log,
             finished=self.finished,

@@ -81,7 +81,7 @@ def discover(
     adapter: Adapter, runner: ProcessRunner, contexts: Mapping[str, VersionContext], config: ProjectConfig
 ) -> tuple[dict[str, dict[str, BenchmarkSpec]], dict[str, list[str]]]:
     """The benchmarks to run per version, and every name the adapter found (before include/exclude)."""
-    settings = config.adapter_settings()
+    settings = config.adapter_options()
     per_version: dict[str, dict[str, BenchmarkSpec]] = {}
     found: dict[str, list[str]] = {}
     produced: set[str] = set()  # names found, and the [[benchmark]] patterns they were expanded from

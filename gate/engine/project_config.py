@@ -160,8 +160,8 @@ class ProjectConfig:
     raw: Mapping[str, Any] = field(repr=False, default_factory=dict)
     adaptive: AdaptiveConfig = field(default_factory=AdaptiveConfig)
 
-    def adapter_settings(self) -> dict[str, Any]:
-        """What adapters receive as ``settings``: the adapter's own table (``[go]``, ...) plus
+    def adapter_options(self) -> dict[str, Any]:
+        """What adapters receive as ``options``: the adapter's own table (``[go]``, ...) plus
         ``"benchmarks"`` = the raw ``[[benchmark]]`` list of dicts (gate/adapters/_common.py)."""
         return {**dict(self.adapter_table), "benchmarks": list(self.raw.get("benchmark", []))}
 

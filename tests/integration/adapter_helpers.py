@@ -30,5 +30,5 @@ def trial(
     timeout: float = 120.0,
 ) -> TrialRequest:
     return TrialRequest(
-        benchmark=spec, version=version, measurements=measurements, timeout=timeout, settings=settings or {}
+        benchmark=spec, version=version, measurements=measurements, timeout=timeout, options=settings or {}
     )

@@ -134,7 +134,7 @@ def _go(
     schedule: list, ctx: dict, specs: dict, log: TrialLog, adapter: Adapter, done: set[int] | None = None
 ) -> Any:
     return run_schedule(
-        schedule, adapter=adapter, runner=None, versions=ctx, benchmarks=specs, settings={},  # type: ignore[arg-type]
+        schedule, adapter=adapter, runner=None, versions=ctx, benchmarks=specs, adapter_options={},  # type: ignore[arg-type]
         timeout=10, log=log, finished=done or set(), progress=None,
     )  # fmt: skip
 

@@ -39,7 +39,7 @@ class ScriptAdapter:
 
     name = "script"
 
-    def discover(self, version: VersionContext, run: ProcessRunner, settings: Mapping[str, Any]):
+    def discover(self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]):
         return []
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
@@ -95,7 +95,7 @@ def test_faults_are_recorded_and_the_run_goes_on(tmp_path, monkeypatch):
         runner=SubprocessRunner(),
         versions=ctx,
         benchmarks=specs,
-        settings={},
+        adapter_options={},
         timeout=1.0,
         log=log,
         progress=err,
@@ -252,7 +252,7 @@ def _full_log(tmp_path: Path, m: int = 2):
         runner=SubprocessRunner(),
         versions=ctx,
         benchmarks=specs,
-        settings={},
+        adapter_options={},
         timeout=10,
         log=log,
         progress=None,

@@ -32,7 +32,7 @@ def request(
         version=version(tmp_path, prefix),
         measurements=1,
         timeout=60.0,
-        settings=settings,
+        options=settings,
     )
 
 

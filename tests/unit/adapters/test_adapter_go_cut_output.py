@@ -26,7 +26,7 @@ def run(tmp_path: Path, stdout: str, measurements: int, **settings: object) -> l
         version=VersionContext(name="HEAD", workdir=work, scratch=tmp_path / "scratch"),
         measurements=measurements,
         timeout=60.0,
-        settings={"prebuild": False, **settings},
+        options={"prebuild": False, **settings},
     )
     return get_adapter("go").run_trial(req, FakeRunner([ok(stdout)]))
 
@@ -88,7 +88,7 @@ def test_hand_written_cut_output_without_any_name(tmp_path: Path) -> None:
         version=VersionContext(name="HEAD", workdir=work, scratch=tmp_path / "scratch"),
         measurements=1,
         timeout=60.0,
-        settings={"prebuild": False},
+        options={"prebuild": False},
     )
     with pytest.raises(TrialFailure) as err:
         get_adapter("go").run_trial(req, FakeRunner([ok(f"{HEADER}xxx\nPASS\n"), ok(f"{HEADER}PASS\n")]))

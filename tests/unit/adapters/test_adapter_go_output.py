@@ -26,7 +26,7 @@ def run(tmp_path: Path, stdout: str, name: str, measurements: int, **settings: o
         version=VersionContext(name="HEAD", workdir=work, scratch=tmp_path / "scratch"),
         measurements=measurements,
         timeout=60.0,
-        settings={"prebuild": False, **settings},
+        options={"prebuild": False, **settings},
     )
     return get_adapter("go").run_trial(req, FakeRunner([ok(stdout)]))
 

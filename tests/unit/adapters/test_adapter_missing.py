@@ -38,7 +38,7 @@ def version(tmp_path: Path) -> VersionContext:
 
 def request(tmp_path: Path, spec: BenchmarkSpec, settings: dict[str, object], n: int = 2) -> TrialRequest:
     return TrialRequest(
-        benchmark=spec, version=version(tmp_path), measurements=n, timeout=60.0, settings=settings
+        benchmark=spec, version=version(tmp_path), measurements=n, timeout=60.0, options=settings
     )
 
 

@@ -40,7 +40,7 @@ def request(
         version=version(tmp_path, prefix),
         measurements=measurements,
         timeout=60.0,
-        settings=settings or {},
+        options=settings or {},
     )
 
 

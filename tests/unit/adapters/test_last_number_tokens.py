@@ -93,7 +93,7 @@ def test_command_adapter_reports_the_readings_and_the_fix(tmp_path: Path) -> Non
         version=VersionContext(name="HEAD", workdir=tmp_path / "wt", scratch=tmp_path / "scratch"),
         measurements=1,
         timeout=60.0,
-        settings={},
+        options={},
     )
     with pytest.raises(TrialFailure) as err:
         get_adapter("command").run_trial(req, FakeRunner([ok("Zeit: 1.234,5 ms\n")]))

@@ -64,7 +64,7 @@ def run_log(tmp_path: Path, schedule: list[Trial], machine: LeakyMachine) -> pd.
         runner=machine,
         versions=ctx,
         benchmarks=specs,
-        settings={},
+        adapter_options={},
         timeout=10.0,
         log=log,
         progress=None,

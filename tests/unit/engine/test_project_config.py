@@ -67,7 +67,7 @@ higher_is_better = true
         Path("c.toml"),
     )
     assert c.suite.prefix == ("nice", "-n", "0", "{worktree}/bin/x y")
-    settings = c.adapter_settings()
+    settings = c.adapter_options()
     assert settings["benchtime"] == "100ms" and "timeout" not in settings
     assert settings["benchmarks"][0]["name"] == "BenchmarkRate"
     assert c.selects("BenchmarkParse") and not c.selects("BenchmarkSlowParse") and not c.selects("TestX")

@@ -199,17 +199,22 @@ def test_readme_configuration_tables_match_the_accepted_keys():
 
 # ---- the key lists against the adapters' source -------------------------------------------------
 
-_READERS = {"string_setting", "string_list", "positive_int", "_bool"}
+_READERS = {"string_option", "string_list", "positive_int", "_bool"}
 
 
-def _is_settings(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Name) and node.id == "settings") or (
-        isinstance(node, ast.Attribute) and node.attr == "settings"
+def _is_table(node: ast.expr) -> bool:
+    """The adapter's table: the ``options`` parameter of discover/run, or ``request.options``."""
+    return (isinstance(node, ast.Name) and node.id == "options") or (
+        isinstance(node, ast.Attribute)
+        and node.attr == "options"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "request"
     )
 
 
 def _is_options(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "options"
+    """One benchmark's keys: ``spec.options`` (any BenchmarkSpec but the request's table)."""
+    return isinstance(node, ast.Attribute) and node.attr == "options" and not _is_table(node)
 
 
 def _keys_read(source: str) -> tuple[set[str], set[str]]:
@@ -228,14 +233,14 @@ def _keys_read(source: str) -> tuple[set[str], set[str]]:
                 else ""
             )
             key = args[1] if len(args) >= 2 else None
-            if isinstance(key, ast.Constant) and name in _READERS and _is_settings(args[0]):
+            if isinstance(key, ast.Constant) and name in _READERS and _is_table(args[0]):
                 settings.add(str(key.value))
             if name == "filter_discovered":
                 settings.add("include")  # _common.filter_discovered reads settings["include"]
             if isinstance(func, ast.Attribute) and func.attr == "get" and args:
                 key = args[0]
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    if _is_settings(func.value):
+                    if _is_table(func.value):
                         settings.add(key.value)
                     elif _is_options(func.value):
                         options.add(key.value)
@@ -244,7 +249,7 @@ def _keys_read(source: str) -> tuple[set[str], set[str]]:
             and isinstance(node.slice, ast.Constant)
             and isinstance(node.slice.value, str)
         ):
-            if _is_settings(node.value):
+            if _is_table(node.value):
                 settings.add(node.slice.value)
             elif _is_options(node.value):
                 options.add(node.slice.value)
@@ -259,7 +264,7 @@ def test_adapter_names_agree():
 def test_accepted_keys_are_exactly_what_the_adapter_reads(adapter):
     source = inspect.getsource(sys.modules[type(get_adapter(adapter)).__module__])
     settings, options = _keys_read(source)
-    # `benchmarks` is the [[benchmark]] list the run engine adds (Config.adapter_settings)
+    # `benchmarks` is the [[benchmark]] list the run engine adds (Config.adapter_options)
     assert settings - {"benchmarks"} == set(ADAPTER_KEYS[adapter])
     assert options <= set(BENCHMARK_CORE_KEYS) | set(BENCHMARK_OPTION_KEYS.get(adapter, ()))
     assert set(BENCHMARK_OPTION_KEYS.get(adapter, ())) <= options
@@ -274,8 +279,8 @@ def test_shared_helpers_read_only_include_and_benchmarks():
 
 def test_the_scanner_sees_every_kind_of_read():
     settings, options = _keys_read(
-        "string_setting(settings, 'a', n, '')\nstring_list(request.settings, 'b', n)\n"
-        "settings.get('c', 1)\nsettings['d']\n_bool(settings, 'e', True)\nfilter_discovered(x, settings, n)\n"
+        "string_option(options, 'a', n, '')\nstring_list(request.options, 'b', n)\n"
+        "options.get('c', 1)\noptions['d']\n_bool(options, 'e', True)\nfilter_discovered(x, options, n)\n"
         "spec.options.get('f')\nspec.options['g']\npositive_int({'runs': 1}, 'runs', n, None)\n"
     )
     assert settings == {"a", "b", "c", "d", "e", "include"} and options == {"f", "g"}
