@@ -165,10 +165,12 @@ def test_stop_reasons():
     assert done.stop == "rounds_spent" and done.not_followed["a"].needs_s == needs_s(look("a"))
     # when the rounds are spent, a benchmark the time left could not resolve stays hopeless: one
     # more round would not resolve it (the report then suggests a budget, not --max-rounds)
-    both = plan_round([look("a"), look("far", needed=4000)], time_left_s=1000, rounds_done=3, max_rounds=3)
+    both = plan_round(
+        [look("a"), look("far", needed=4000, now=25)], time_left_s=1000, rounds_done=3, max_rounds=3
+    )
     assert both.stop == "rounds_spent" and not both.benchmarks
     assert {n: nf.reason for n, nf in both.not_followed.items()} == {"a": "rounds_spent", "far": "hopeless"}
-    only_far = plan_round([look("far", needed=4000)], time_left_s=1000, rounds_done=3, max_rounds=3)
+    only_far = plan_round([look("far", needed=4000, now=25)], time_left_s=1000, rounds_done=3, max_rounds=3)
     assert only_far.stop == "no_candidates" and only_far.not_followed["far"].reason == "hopeless"
     # one suite run does not fit at all
     tight = plan_round([look("a", needed=16)], time_left_s=5, rounds_done=0, max_rounds=3)

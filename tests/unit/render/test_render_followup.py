@@ -165,7 +165,7 @@ def test_hopeless_suggests_the_time_used_plus_the_time_needed() -> None:
         "more": "about 7 min more would resolve it",
         "suggest": "--budget 17m",
     }
-    no_used = {"budget_s": 900.0, "max_rounds": 3}  # an older analysis.json without used_s
+    no_used = {**ADAPTIVE, "used_s": None}  # the time used is unknown
     assert words.unresolved(_fu("hopeless", rounds=1), no_used, "", [])["suggest"] == "--budget 22m"  # type: ignore[index]
 
 
