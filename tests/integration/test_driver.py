@@ -142,7 +142,7 @@ def test_progress_of_a_follow_up_round_counts_its_own_trials(tmp_path):
         runner=SubprocessRunner(),
         versions=ctx,
         benchmarks=specs,
-        settings={},
+        adapter_options={},
         timeout=10.0,
         log=log,
         progress=err,
