@@ -55,8 +55,12 @@ git_demo log --oneline
 CONFIG="$REPO/.ordertrap.toml"
 
 # textkit's single-use warm-start file (the intentional carry-over) lives here, shared by the
-# base and head worktrees; a private directory keeps concurrent demos apart.
-export TEXTKIT_CACHE_DIR="$OUT/textkit-cache"
+# base and head worktrees; a private directory keeps concurrent demos apart. It is a temporary
+# directory because the sandbox lets a benchmark write only its worktree, its scratch directory,
+# $HOME and the temporary directories (docs/running.md), not the demo's output folder.
+TEXTKIT_CACHE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/ordertrap-demo-cache.XXXXXX")"
+export TEXTKIT_CACHE_DIR
+trap 'rm -rf "$TEXTKIT_CACHE_DIR"' EXIT
 
 echo "== demo: ${GATE[*]} run (base HEAD~1, head HEAD)"
 "${GATE[@]}" run --config "$CONFIG" --repo "$REPO" --base HEAD~1 --head HEAD \
