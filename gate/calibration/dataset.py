@@ -286,7 +286,7 @@ def build_dataset(table: Table, discard_warmup: int = 0, warmup_level: str | Non
         bad = ~np.isfinite(values) | (values <= 0)
         if bad.any() and not bad.all():
             # A few empty, NaN or non-positive values are gaps, as failed trials in a gate log are:
-            # the benchmark is calibrated on what remains (issue: calibrate all that can be).
+            # the benchmark is calibrated on what remains: every benchmark that can be calibrated is.
             gapped[name] = int(bad.sum())
             rows = rows.loc[~bad]
         reason = _problem(rows, levels, table)

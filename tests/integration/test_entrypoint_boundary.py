@@ -61,7 +61,10 @@ def workspace(job: Job, monkeypatch: pytest.MonkeyPatch, meta: dict[str, Any] | 
     [
         ({"warnings": [{}]}, "1 of 1 warnings (not objects with string code, message, action)"),
         ({"environment": "x"}, "environment (str, not an object)"),
-        ({"warnings": "abc", "environment": [1], "full": 3}, "full (int, not an object); environment (list, not an object)"),
+        (
+            {"warnings": "abc", "environment": [1], "full": 3},
+            "full (int, not an object); environment (list, not an object)",
+        ),
     ],
 )
 def test_meta_json_of_the_wrong_shape_is_a_warning_not_a_crash(job, fake, monkeypatch, capsys, meta, named):
