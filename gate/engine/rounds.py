@@ -154,14 +154,8 @@ class WallClock:
         if self._log is None or not self._log.exists():
             return 0.0, 0
         size = self._log.stat().st_size
-        if size != self._cache[0]:
-            seen: dict[str, float] = {}
-            with self._log.open(encoding="utf-8", errors="replace", newline="") as fh:
-                for row in csv.DictReader(fh):
-                    try:
-                        seen[row["trial"]] = float(row["elapsed_s"])
-                    except (KeyError, TypeError, ValueError):
-                        continue
+        if size != self._cache[0]:  # read again only when trials were added
+            seen = trial_elapsed_s(self._log)
             self._cache = (size, sum(seen.values()), len(seen))
         return self._cache[1], self._cache[2]
 
@@ -186,21 +180,29 @@ def adaptive_meta(adaptive: AdaptiveConfig) -> dict[str, Any] | None:
     }
 
 
-def prior_elapsed_s(log_path: Path, finished: set[int]) -> float:
-    """Summed ``elapsed_s`` of the finished trials in the log: the budget used by earlier,
-    interrupted invocations (their gaps between trials were not recorded)."""
-    if not finished or not log_path.exists():
-        return 0.0
-    seen: dict[str, float] = {}
+def trial_elapsed_s(log_path: Path) -> dict[int, float]:
+    """``elapsed_s`` per trial number in the log (all rows of a trial share it); rows that do not
+    parse are left out."""
+    seen: dict[int, float] = {}
+    if not log_path.exists():
+        return seen
     with log_path.open(encoding="utf-8", errors="replace", newline="") as fh:
         for row in csv.DictReader(fh):
             try:
-                if int(row["trial"]) in finished:
-                    seen[row["trial"]] = float(row["elapsed_s"])
+                elapsed = float(row["elapsed_s"])
+                if math.isfinite(elapsed):
+                    seen[int(row["trial"])] = elapsed
             except (KeyError, TypeError, ValueError):
                 continue
-    total = sum(seen.values())
-    return total if math.isfinite(total) else 0.0
+    return seen
+
+
+def prior_elapsed_s(log_path: Path, finished: set[int]) -> float:
+    """Summed ``elapsed_s`` of the finished trials in the log: the budget used by earlier,
+    interrupted invocations (their gaps between trials were not recorded)."""
+    if not finished:
+        return 0.0
+    return sum(s for trial, s in trial_elapsed_s(log_path).items() if trial in finished)
 
 
 # ---- planning ----------------------------------------------------------------------------------
@@ -268,11 +270,15 @@ def lacks_data(look: Look) -> bool:
     return look.verdict == "inconclusive" and look.samples_needed is not None
 
 
+def _suite_runs_for(look: Look, values: int) -> int:
+    """Suite runs of ``look``'s own level configuration that give ``values`` more values per version."""
+    return math.ceil(max(0, values) / max(1, look.values_per_suite_run))
+
+
 def needs_s(look: Look) -> float:
     """Seconds of the suite runs that would bring ``look`` to the values its estimate asks for."""
     assert look.samples_needed is not None
-    missing = max(0, look.samples_needed - look.values_now)
-    return math.ceil(missing / max(1, look.values_per_suite_run)) * look.suite_run_s
+    return _suite_runs_for(look, look.samples_needed - look.values_now) * look.suite_run_s
 
 
 def _estimate_is_rough(look: Look, time_left_s: float) -> bool:
@@ -283,7 +289,7 @@ def _estimate_is_rough(look: Look, time_left_s: float) -> bool:
     if look.values_now >= ROUGH_ESTIMATE_BELOW:
         return False
     extra = (GROWTH_LIMIT - 1) * max(1, look.values_now)
-    return math.ceil(extra / max(1, look.values_per_suite_run)) * look.suite_run_s <= time_left_s
+    return _suite_runs_for(look, extra) * look.suite_run_s <= time_left_s
 
 
 def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, max_rounds: int) -> RoundPlan:
@@ -335,7 +341,7 @@ def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, m
         assert lk.samples_needed is not None
         target = min(math.ceil(TARGET_FACTOR * lk.samples_needed), GROWTH_LIMIT * max(1, lk.values_now))
         extra = max(0, target - lk.values_now)
-        runs[lk.name] = max(1, math.ceil(extra / max(1, lk.values_per_suite_run)))
+        runs[lk.name] = max(1, _suite_runs_for(lk, extra))
     by_name = {lk.name: lk for lk in followed}
     estimated = sum(k * by_name[n].suite_run_s for n, k in runs.items())
     if estimated > time_left_s:
