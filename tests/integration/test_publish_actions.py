@@ -166,6 +166,18 @@ def _bench_env(tmp_path: Path) -> dict[str, str]:
     }  # fmt: skip
 
 
+def _bench_step_refusing(path: Path, name: str, value: str) -> subprocess.CompletedProcess[str]:
+    """The run step with one bad input: it must stop before the gate starts and name the input."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
+    result = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("bench")],
+        cwd=path, env={**env, name: value}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"::error title=ordertrap-gate::the input {name.lower()} is not" in result.stdout
+    return result
+
+
 def test_run_step_strips_tokens_from_the_benchmark_environment(repo):
     path, _ = repo
     _run_step("bench", path, _bench_env(path))
@@ -207,13 +219,7 @@ def test_the_order_check_run_has_no_follow_up_rounds(repo):
 )  # fmt: skip
 def test_run_step_names_a_bad_budget_input(repo, name, value):
     path, _ = repo
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
-    result = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("bench")],
-        cwd=path, env={**env, name: value}, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert f"::error title=ordertrap-gate::the input {name.lower()} is not" in result.stdout
+    result = _bench_step_refusing(path, name, value)
     assert "fix:" in result.stdout and (len(value) < 3 or value not in result.stdout)  # not echoed
     assert not (path / "gate-args.txt").exists()  # the gate never started
 
@@ -231,13 +237,7 @@ def test_run_step_reads_order_check_as_a_boolean(repo, order_check, flag):
 @pytest.mark.parametrize(("name", "value"), [("ORDER_CHECK", "yes"), ("SEED", "abc"), ("SEED", "1.5")])
 def test_run_step_names_a_bad_seed_or_order_check_input(repo, name, value):
     path, _ = repo
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(path), "GITHUB_OUTPUT": str(path / "o"), **_bench_env(path)}
-    result = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _step("bench")],
-        cwd=path, env={**env, name: value}, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert f"::error title=ordertrap-gate::the input {name.lower()} is not" in result.stdout
+    result = _bench_step_refusing(path, name, value)
     assert f"fix: set {name.lower()}" in result.stdout and value not in result.stdout
     assert not (path / "gate-args.txt").exists()  # the gate never started
 
