@@ -394,7 +394,7 @@ def summarize(case: Case, root: Path, wall_s: float) -> dict[str, Any]:
         "followup_s": float((log["round"] > 0).sum()) if "round" in log.columns else 0.0,
         "full_s": case.full_s,
         "rounds": int(log["round"].max()) if "round" in log.columns and len(log) else 0,
-        "stop_reason": ((meta.adaptive or {}).get("final") or {}).get("stop_reason"),
+        "stop_reason": meta.adaptive.final.stop_reason if meta.adaptive and meta.adaptive.final else None,
         "wall_s": wall_s,
     }
 

@@ -6,11 +6,12 @@ Two sources, each for what it alone knows:
   rounds each benchmark ran in and its extra values per version. A log without the column
   (schema 1) is all planned; an empty or unreadable cell counts as 0, so a row is never lost from
   the comparison because of it.
-* meta.json ``adaptive`` (written by ``run``) gives what the log cannot: the budget, the error
-  rule, the stop reason and why each still-inconclusive benchmark was not resolved (its
-  ``final`` entry, written after the last analysis). Without ``final`` (a run stopped before its
-  last analysis; resuming it writes ``final``) the times come from the log's ``elapsed_s`` and
-  the reasons are unknown (null).
+* meta.json ``adaptive`` (written by ``run``, read as :class:`gate.files.run_meta.AdaptiveRecord`)
+  gives what the log cannot: the budget, the error rule, the stop reason and why each
+  still-inconclusive benchmark was not resolved (its ``final`` entry, written after the last
+  analysis). Without ``final`` (a run stopped before its last analysis, resuming it writes
+  ``final``; or a ``final`` that :func:`gate.files.run_meta.read_beside` left out as malformed)
+  the times come from the log's ``elapsed_s`` and the reasons are unknown (null).
 
 Without a budget (meta.json ``adaptive`` null or absent) everything here is null, so an analysis
 of a run without rounds is unchanged.
@@ -25,23 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gate.files.run_meta import RunMeta
+from gate.files.run_meta import LookRule, NotFollowedRecord, RunMeta
 from gate.model import Verdict
 
 # reasons meta.json final.unresolved may give (docs/contracts.md)
 UNRESOLVED_REASONS = ("budget_spent", "rounds_spent", "hopeless", "not_lack_of_data")
 STOP_REASONS = ("all_resolved", "no_candidates", "budget_spent", "rounds_spent")
-
-
-def _section(parent: Mapping[str, Any], key: str) -> dict[str, Any]:
-    """``parent[key]`` when it is an object, else an empty one (a malformed part is unknown)."""
-    value = parent.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def adaptive_meta(meta: RunMeta | None) -> Mapping[str, Any] | None:
-    """meta.json ``adaptive`` when the run had a budget, else None."""
-    return meta.adaptive if meta is not None else None
 
 
 def round_numbers(frame: pd.DataFrame) -> np.ndarray:
@@ -51,17 +41,6 @@ def round_numbers(frame: pd.DataFrame) -> np.ndarray:
     raw = pd.to_numeric(frame["round"].astype(str).str.strip(), errors="coerce").to_numpy(dtype=np.float64)
     ok = np.isfinite(raw) & (raw >= 0) & (raw == np.floor(raw))
     return np.where(ok, raw, 0).astype(np.int64)
-
-
-def _number(x: Any) -> float | None:
-    if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
-        return None
-    return float(x)
-
-
-def _whole(x: Any) -> int | None:
-    v = _number(x)
-    return int(v) if v is not None and v >= 0 and v == math.floor(v) else None
 
 
 def _seconds_by_round(frame: pd.DataFrame, rounds: np.ndarray) -> tuple[float, float] | None:
@@ -77,15 +56,12 @@ def _seconds_by_round(frame: pd.DataFrame, rounds: np.ndarray) -> tuple[float, f
     return planned, float(elapsed[f["_round"] > 0].sum())
 
 
-def _rule(section: Mapping[str, Any]) -> dict[str, Any] | None:
-    rule = section.get("rule")
-    if not isinstance(rule, dict):
-        return None
+def _rule(rule: LookRule) -> dict[str, Any]:
     return {
-        "name": str(rule.get("name") or ""),
-        "confidence": _number(rule.get("confidence")),
-        "looks": _whole(rule.get("looks")),
-        "confidence_per_look": _number(rule.get("confidence_per_look")),
+        "name": rule.name,
+        "confidence": float(rule.confidence),
+        "looks": rule.looks,
+        "confidence_per_look": float(rule.confidence_per_look),
     }
 
 
@@ -93,45 +69,43 @@ def summary(
     frame: pd.DataFrame, meta: RunMeta | None, time: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
     """analysis.json top-level ``adaptive`` (null without a budget)."""
-    section = adaptive_meta(meta)
+    section = meta.adaptive if meta is not None else None
     if section is None:
         return None
     rounds = round_numbers(frame)
-    final = _section(section, "final")
+    final = section.final
     from_log = _seconds_by_round(frame, rounds)
-    planned = _number(final.get("planned_s"))
-    followup = _number(final.get("followup_s"))
-    used = _number(final.get("used_s"))
-    if planned is None and from_log is not None:
-        planned = round(from_log[0], 3)
-    if followup is None and from_log is not None:
-        followup = round(from_log[1], 3)
-    if used is None and planned is not None and followup is not None:
+    planned: float | None = None
+    followup: float | None = None
+    used: float | None = None
+    if final is not None:  # the budget clock's
+        planned, followup, used = float(final.planned_s), float(final.followup_s), float(final.used_s)
+    elif from_log is not None:  # the trials' own time, per round
+        planned, followup = round(from_log[0], 3), round(from_log[1], 3)
         used = round(planned + followup, 3)
-    stop = final.get("stop_reason")
+    full_s = (time or {}).get("full_s")
     return {
-        "budget_s": _number(section.get("budget_s")),
+        "budget_s": float(section.budget_s),
         "used_s": used,
         "planned_s": planned,
         "followup_s": followup,
-        "full_s": _number((time or {}).get("full_s")),
+        "full_s": float(full_s) if isinstance(full_s, int | float) and math.isfinite(full_s) else None,
         "rounds": int(np.unique(rounds[rounds > 0]).size),
-        "max_rounds": _whole(section.get("max_rounds")),
-        "rule": _rule(section),
-        "stop_reason": str(stop) if isinstance(stop, str) and stop else None,
+        "max_rounds": section.max_rounds,
+        "rule": _rule(section.rule),
+        "stop_reason": (final.stop_reason or None) if final is not None else None,
     }
 
 
-def _unresolved(entry: Any) -> dict[str, Any] | None:
-    if not isinstance(entry, dict):
+def _unresolved(entry: NotFollowedRecord | None) -> dict[str, Any] | None:
+    if entry is None:
         return None
-    values = _whole(entry.get("values_needed"))
-    needs = _number(entry.get("needs_s"))
+    needs = entry.needs_s
     return {
-        "reason": str(entry.get("reason") or ""),
-        "detail": str(entry.get("detail") or ""),
-        "values_needed": values,
-        "needs_s": needs if needs is not None and needs >= 0 else None,
+        "reason": entry.reason,
+        "detail": entry.detail,
+        "values_needed": entry.values_needed,
+        "needs_s": None if needs is None else float(needs),
     }
 
 
@@ -151,10 +125,10 @@ def per_benchmark(
     for an ``inconclusive`` benchmark that meta.json ``final`` lists; a benchmark this analysis
     decides is resolved, whatever the run's last look said."""
     verdicts = list(verdicts)
-    section = adaptive_meta(meta)
+    section = meta.adaptive if meta is not None else None
     if section is None:
         return dict.fromkeys((name for name, _ in verdicts), None)
-    unresolved = _section(_section(section, "final"), "unresolved")
+    unresolved = section.final.unresolved if section.final is not None else {}
 
     pair = frame.loc[frame["version"].isin([base, head]).to_numpy()]
     later = pair.assign(_round=round_numbers(pair))

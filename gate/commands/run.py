@@ -400,7 +400,7 @@ def _complete(existing: RunMeta, adaptive: AdaptiveConfig, log_path: Path) -> bo
     if not log_path.exists():
         return False
     old_schedule = existing.planned_trials() + existing.round_trials()
-    final = not adaptive.on or (existing.adaptive or {}).get("final") is not None
+    final = not adaptive.on or (existing.adaptive is not None and existing.adaptive.final is not None)
     done = TrialLog(log_path).recover(old_schedule)
     if final and (len(done) == len(old_schedule) or adaptive.on):
         print(f"ordertrap-gate run: all {len(done)} trials are already in {log_path}", file=sys.stderr)

@@ -14,12 +14,10 @@ then planning on; one killed after ``final`` is complete.
 
 from __future__ import annotations
 
-import copy
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -36,7 +34,7 @@ from gate.engine.rounds import (
 )
 from gate.engine.schedule import LevelConfig, Trial, followup_schedule
 from gate.files.analysis_json import Analysis
-from gate.files.run_meta import RunMeta
+from gate.files.run_meta import AdaptiveRecord, FinalRecord, RoundRecord, RunMeta
 from gate.model import utc_timestamp
 
 Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
@@ -63,11 +61,11 @@ class Rounds:
     drive: Drive
     quiet: bool = False  # no progress lines on stderr
     # meta.json ``adaptive`` as the loop extends it (rounds, final); saved through ``save_meta``
-    adaptive: dict[str, Any] = field(init=False)
+    adaptive: AdaptiveRecord = field(init=False)
 
     def __post_init__(self) -> None:
         assert self.meta.adaptive is not None, "follow-up rounds need meta.json adaptive"
-        self.adaptive = copy.deepcopy(dict(self.meta.adaptive))
+        self.adaptive = self.meta.adaptive
 
     @property
     def current(self) -> RunMeta:
@@ -78,7 +76,7 @@ class Rounds:
         self.save_meta(self.current)
 
     def budget_left(self) -> bool:
-        return self.clock.used_s() < float(self.adaptive["budget_s"])
+        return self.clock.used_s() < self.adaptive.budget_s
 
     def say(self, text: str) -> None:
         if not self.quiet:
@@ -87,7 +85,7 @@ class Rounds:
     # ---- one look -----------------------------------------------------------------------------
     def look(self) -> tuple[Analysis, pd.DataFrame]:
         logs = load_trials([self.log_path])
-        settings = AnalysisSettings(confidence=float(self.adaptive["rule"]["confidence_per_look"]))
+        settings = AnalysisSettings(confidence=float(self.adaptive.rule.confidence_per_look))
         return build_analysis(logs, base=None, head=None, settings=settings), logs.frame
 
     def _values_per_suite_run(self) -> dict[str, int]:
@@ -116,18 +114,16 @@ class Rounds:
     def run(self, finished: set[int]) -> bool:
         """Complete the recorded rounds, then plan and run new ones until a stop reason; write
         ``final``. False when interrupted (Ctrl-C/SIGTERM): rerun to resume."""
-        ad = self.adaptive
-        rounds: list[dict[str, Any]] = ad["rounds"]
-        for entry in rounds:  # resume: rounds recorded before the interruption
+        for entry in self.adaptive.rounds:  # resume: rounds recorded before the interruption
             trials = self.meta.entry_trials(entry)
             result = self.drive([t for t in trials if t.trial not in finished], self.budget_left)
             if result.interrupted:
                 return False
             if result.out_of_budget:
                 break
-        budget = float(ad["budget_s"])
-        max_rounds = int(ad["max_rounds"])
-        planned_s = float(rounds[0]["used_before_s"]) if rounds else None
+        budget = float(self.adaptive.budget_s)
+        max_rounds = self.adaptive.max_rounds
+        planned_s = float(self.adaptive.rounds[0].used_before_s) if self.adaptive.rounds else None
         while True:
             doc, frame = self.look()
             looks = looks_from_analysis(
@@ -141,17 +137,16 @@ class Rounds:
             if planned_s is None:
                 planned_s = used
             counts = ", ".join(f"{n} {v}" for v, n in doc["summary"]["counts"].items() if n)
-            conf = float(ad["rule"]["confidence_per_look"])
-            self.say(f"look {len(rounds)} at {conf * 100:g} % confidence: {counts or 'nothing compared'}")
-            plan = plan_round(
-                looks, time_left_s=budget - used, rounds_done=len(rounds), max_rounds=max_rounds
-            )
+            done = len(self.adaptive.rounds)
+            conf = float(self.adaptive.rule.confidence_per_look)
+            self.say(f"look {done} at {conf * 100:g} % confidence: {counts or 'nothing compared'}")
+            plan = plan_round(looks, time_left_s=budget - used, rounds_done=done, max_rounds=max_rounds)
             if plan.stop is not None:
-                self._finish(plan, used, planned_s, len(rounds))
+                self._finish(plan, used, planned_s, done)
                 return True
-            number = len(rounds) + 1
+            number = done + 1
             entry = self._record(number, plan, used, budget - used)
-            rounds.append(entry)
+            self.adaptive = self.adaptive.with_round(entry)
             self.save()  # before the round's first trial: a kill resumes it
             self.say(
                 f"follow-up round {number}: {len(plan.benchmarks)} benchmark(s), {plan.suite_runs} suite "
@@ -162,7 +157,7 @@ class Rounds:
             if result.interrupted:
                 return False
 
-    def _record(self, number: int, plan: RoundPlan, used: float, left: float) -> dict[str, Any]:
+    def _record(self, number: int, plan: RoundPlan, used: float, left: float) -> RoundRecord:
         earlier = list(self.planned) + self.current.round_trials()
         seed = round_seed(self.seed, number)
         schedule = followup_schedule(
@@ -175,30 +170,31 @@ class Rounds:
             first_trial=max(t.trial for t in earlier) + 1,
             first_suite_run=max(t.suite_run for t in earlier) + 1,
         )
-        return {
-            "round": number,
-            "seed": seed,
-            "planned_at": utc_timestamp(),
-            "used_before_s": round(used, 3),
-            "time_left_s": round(left, 3),
-            "estimated_s": round(plan.estimated_s, 3),
-            "benchmarks": {n: f.as_meta() for n, f in plan.benchmarks.items()},
-            "not_followed": {n: nf.as_meta() for n, nf in plan.not_followed.items()},
-            "schedule": [t.as_meta() for t in schedule],
-        }
+        return RoundRecord(
+            round=number,
+            seed=seed,
+            planned_at=utc_timestamp(),
+            used_before_s=round(used, 3),
+            time_left_s=round(left, 3),
+            estimated_s=round(plan.estimated_s, 3),
+            benchmarks={n: f.as_record() for n, f in plan.benchmarks.items()},
+            not_followed={n: nf.as_record() for n, nf in plan.not_followed.items()},
+            schedule=[t.as_meta() for t in schedule],
+        )
 
     def _finish(self, plan: RoundPlan, used: float, planned_s: float, rounds: int) -> None:
         assert plan.stop is not None
-        unresolved = {n: nf.as_meta() for n, nf in plan.not_followed.items()}
-        self.adaptive["final"] = {
-            "stop_reason": plan.stop,
-            "used_s": round(used, 3),
-            "planned_s": round(planned_s, 3),
-            "followup_s": round(max(0.0, used - planned_s), 3),
-            "unresolved": unresolved,
-        }
+        unresolved = {n: nf.as_record() for n, nf in plan.not_followed.items()}
+        final = FinalRecord(
+            stop_reason=plan.stop,
+            used_s=round(used, 3),
+            planned_s=round(planned_s, 3),
+            followup_s=round(max(0.0, used - planned_s), 3),
+            unresolved=unresolved,
+        )
+        self.adaptive = self.adaptive.with_final(final)
         self.save()
-        budget = float(self.adaptive["budget_s"])
+        budget = float(self.adaptive.budget_s)
         left = f"; {len(unresolved)} still inconclusive" if unresolved else ""
         self.say(
             f"follow-up rounds: {rounds} run, stopped ({plan.stop.replace('_', ' ')}); "

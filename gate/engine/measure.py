@@ -125,7 +125,7 @@ def _warn_planned_over_budget(
     """Planned trials always all run; when they alone used the budget, no round can follow: the
     warning is shown, and recorded in the returned meta (written with the first round's save)."""
     used = clock.used_s()
-    if used < adaptive.budget_s or (meta.adaptive or {}).get("rounds"):
+    if used < adaptive.budget_s or (meta.adaptive is not None and meta.adaptive.rounds):
         return meta
     w = {
         "code": WarningCode.PLANNED_OVER_BUDGET.value,

@@ -19,7 +19,7 @@ from gate.engine.checkout import Version
 from gate.engine.layout import Layout
 from gate.engine.plan import RunPlan, benchmark_meta, never_stable, thresholds, warmup_of
 from gate.engine.project_config import ProjectConfig
-from gate.engine.rounds import AdaptiveConfig, adaptive_meta
+from gate.engine.rounds import AdaptiveConfig, adaptive_record
 from gate.errors import InputError
 from gate.files import run_meta
 from gate.files.calibration_json import Calibration
@@ -98,10 +98,10 @@ def check_resume(meta: RunMeta, fresh: RunMeta, out: Path) -> None:
 
 
 def check_adaptive_resume(meta: RunMeta, adaptive: AdaptiveConfig, out: Path) -> None:
-    old = meta.adaptive or {}
-    was = (float(old.get("budget_s", 0) or 0), int(old.get("max_rounds", adaptive.max_rounds) or 0))
+    old = meta.adaptive
+    was = (float(old.budget_s), old.max_rounds) if old is not None else (0.0, adaptive.max_rounds)
     now = (adaptive.budget_s, adaptive.max_rounds if adaptive.on else was[1])
-    if not old and not adaptive.on:
+    if old is None and not adaptive.on:
         return
     if was != now:
         raise InputError(
@@ -171,5 +171,5 @@ def new_meta(
         sandbox=sandbox,
         layout=layout.meta([t.trial for t in plan.schedule]),
         warnings=list(warnings),
-        adaptive=adaptive_meta(adaptive),
+        adaptive=adaptive_record(adaptive),
     )

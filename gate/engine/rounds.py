@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gate.errors import ConfigError
+from gate.files.run_meta import AdaptiveRecord, FollowUpRecord, LookRule, NotFollowedRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,14 +97,14 @@ def per_look_confidence(confidence: float, max_rounds: int) -> float:
     return 1.0 - (1.0 - confidence) / (max_rounds + 1)
 
 
-def rule_meta(max_rounds: int, confidence: float = OVERALL_CONFIDENCE) -> dict[str, Any]:
+def look_rule(max_rounds: int, confidence: float = OVERALL_CONFIDENCE) -> LookRule:
     """meta.json ``adaptive.rule`` (docs/contracts.md)."""
-    return {
-        "name": RULE_NAME,
-        "confidence": confidence,
-        "looks": max_rounds + 1,
-        "confidence_per_look": round(per_look_confidence(confidence, max_rounds), 10),
-    }
+    return LookRule(
+        name=RULE_NAME,
+        confidence=confidence,
+        looks=max_rounds + 1,
+        confidence_per_look=round(per_look_confidence(confidence, max_rounds), 10),
+    )
 
 
 def round_seed(seed: int, round_no: int) -> int:
@@ -167,17 +168,15 @@ class WallClock:
         return mean_trial_elapsed(rows) + self.overhead_s()
 
 
-def adaptive_meta(adaptive: AdaptiveConfig) -> dict[str, Any] | None:
-    """meta.json ``adaptive`` at the start of a run (docs/contracts.md)."""
+def adaptive_record(adaptive: AdaptiveConfig) -> AdaptiveRecord | None:
+    """meta.json ``adaptive`` at the start of a run (docs/contracts.md): no rounds, no ``final``."""
     if not adaptive.on:
         return None
-    return {
-        "budget_s": adaptive.budget_s,
-        "max_rounds": adaptive.max_rounds,
-        "rule": rule_meta(adaptive.max_rounds, OVERALL_CONFIDENCE),
-        "rounds": [],
-        "final": None,
-    }
+    return AdaptiveRecord(
+        budget_s=adaptive.budget_s,
+        max_rounds=adaptive.max_rounds,
+        rule=look_rule(adaptive.max_rounds, OVERALL_CONFIDENCE),
+    )
 
 
 def trial_elapsed_s(log_path: Path) -> dict[int, float]:
@@ -226,13 +225,8 @@ class FollowUp:
     suite_runs: int
     why: str
 
-    def as_meta(self) -> dict[str, Any]:
-        return {
-            "values_now": self.values_now,
-            "values_needed": self.values_needed,
-            "suite_runs": self.suite_runs,
-            "why": self.why,
-        }
+    def as_record(self) -> FollowUpRecord:
+        return FollowUpRecord(self.values_now, self.values_needed, self.suite_runs, self.why)
 
 
 @dataclass(frozen=True)
@@ -242,13 +236,9 @@ class NotFollowed:
     values_needed: int | None
     needs_s: float | None
 
-    def as_meta(self) -> dict[str, Any]:
-        return {
-            "reason": self.reason,
-            "detail": self.detail,
-            "values_needed": self.values_needed,
-            "needs_s": None if self.needs_s is None else round(self.needs_s, 3),
-        }
+    def as_record(self) -> NotFollowedRecord:
+        needs_s = None if self.needs_s is None else round(self.needs_s, 3)
+        return NotFollowedRecord(self.reason, self.detail, self.values_needed, needs_s)
 
 
 @dataclass(frozen=True)

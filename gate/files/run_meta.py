@@ -9,7 +9,9 @@ is dropped with a ``meta_invalid`` warning and the trials are still analysed).
 
 What a reader can rely on: every field exists with its documented type (absent or dropped fields
 have the empty value: ``None``, ``{}`` or ``()``), ``full`` and ``benchmark_configs`` carry the
-level names of ``run`` (``suite_run``, ``iteration``, ``measurement``), and a warning code is
+level names of ``run`` (``suite_run``, ``iteration``, ``measurement``), ``adaptive`` is an
+:class:`AdaptiveRecord` whose every part was checked (a lenient read leaves out the smallest
+malformed part, :func:`_adaptive`), and a warning code is
 spelled as today (:func:`gate.warning_codes.canonical`). Keys this gate does not know are kept in
 ``extra`` and written back unchanged, so resuming a run with rounds loses nothing. Schema 1 (no
 ``adaptive``, no ``round`` column) reads as a run without a budget; a newer schema is refused.
@@ -95,6 +97,154 @@ class BenchmarkConfig:
         }
 
 
+# ---- adaptive: the follow-up rounds of ``run --budget`` (gate/engine/followup.py) ---------------
+@dataclass(frozen=True)
+class LookRule:
+    """``adaptive.rule``: the error control over all looks (gate/engine/rounds.py: Bonferroni over
+    ``looks`` = max_rounds + 1; every look tests at ``confidence_per_look``)."""
+
+    name: str
+    confidence: float
+    looks: int
+    confidence_per_look: float
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "confidence": self.confidence,
+            "looks": self.looks,
+            "confidence_per_look": self.confidence_per_look,
+            **plain(self.extra),
+        }
+
+
+@dataclass(frozen=True)
+class FollowUpRecord:
+    """``adaptive.rounds[].benchmarks[NAME]``: why a benchmark got the round, and how much of it
+    (values per version: the smaller of base and head now, and the verdict's estimate)."""
+
+    values_now: int
+    values_needed: int
+    suite_runs: int
+    why: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "values_now": self.values_now,
+            "values_needed": self.values_needed,
+            "suite_runs": self.suite_runs,
+            "why": self.why,
+            **plain(self.extra),
+        }
+
+
+@dataclass(frozen=True)
+class NotFollowedRecord:
+    """``adaptive.rounds[].not_followed[NAME]`` and ``adaptive.final.unresolved[NAME]``: why an
+    inconclusive benchmark got no (more) rounds; ``values_needed``/``needs_s`` are null for
+    ``not_lack_of_data``."""
+
+    reason: str  # "hopeless" | "not_lack_of_data" | "budget_spent" | "rounds_spent"
+    detail: str
+    values_needed: int | None = None
+    needs_s: float | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "detail": self.detail,
+            "values_needed": self.values_needed,
+            "needs_s": self.needs_s,
+            **plain(self.extra),
+        }
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """``adaptive.rounds[]``: one follow-up round as planned, written with its whole schedule
+    before its first trial (so a killed run resumes it)."""
+
+    round: int
+    seed: int
+    planned_at: str
+    used_before_s: float
+    time_left_s: float
+    estimated_s: float
+    benchmarks: Mapping[str, FollowUpRecord] = field(default_factory=dict)
+    not_followed: Mapping[str, NotFollowedRecord] = field(default_factory=dict)
+    schedule: Sequence[Mapping[str, Any]] = ()  # Trial.as_meta() of the round's trials
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "seed": self.seed,
+            "planned_at": self.planned_at,
+            "used_before_s": self.used_before_s,
+            "time_left_s": self.time_left_s,
+            "estimated_s": self.estimated_s,
+            "benchmarks": {n: f.to_json() for n, f in self.benchmarks.items()},
+            "not_followed": {n: nf.to_json() for n, nf in self.not_followed.items()},
+            "schedule": [dict(t) for t in self.schedule],
+            **plain(self.extra),
+        }
+
+
+@dataclass(frozen=True)
+class FinalRecord:
+    """``adaptive.final``: why the rounds stopped, the budget clock's times, and why each benchmark
+    still inconclusive at the last look was not resolved."""
+
+    stop_reason: str  # "all_resolved" | "no_candidates" | "budget_spent" | "rounds_spent"
+    used_s: float
+    planned_s: float
+    followup_s: float
+    unresolved: Mapping[str, NotFollowedRecord] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "stop_reason": self.stop_reason,
+            "used_s": self.used_s,
+            "planned_s": self.planned_s,
+            "followup_s": self.followup_s,
+            "unresolved": {n: u.to_json() for n, u in self.unresolved.items()},
+            **plain(self.extra),
+        }
+
+
+@dataclass(frozen=True)
+class AdaptiveRecord:
+    """``adaptive`` (null without a budget): the budget, the rule, the rounds recorded so far and
+    ``final`` (None until the last look)."""
+
+    budget_s: float
+    max_rounds: int
+    rule: LookRule
+    rounds: Sequence[RoundRecord] = ()
+    final: FinalRecord | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def with_round(self, entry: RoundRecord) -> AdaptiveRecord:
+        return replace(self, rounds=(*self.rounds, entry))
+
+    def with_final(self, final: FinalRecord) -> AdaptiveRecord:
+        return replace(self, final=final)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "budget_s": self.budget_s,
+            "max_rounds": self.max_rounds,
+            "rule": self.rule.to_json(),
+            "rounds": [r.to_json() for r in self.rounds],
+            "final": None if self.final is None else self.final.to_json(),
+            **plain(self.extra),
+        }
+
+
 @dataclass(frozen=True)
 class RunMeta:
     """meta.json; the field order is the key order of the file."""
@@ -123,9 +273,7 @@ class RunMeta:
     sandbox: Mapping[str, Any] | None = None
     layout: Mapping[str, Any] | None = None
     warnings: Sequence[Mapping[str, str]] = ()
-    # null without a budget; the rounds loop (gate/engine/followup.py) owns its inner shape, and
-    # analysis reads it field by field (gate/analysis/followup.py)
-    adaptive: Mapping[str, Any] | None = None
+    adaptive: AdaptiveRecord | None = None  # null without a budget
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys this gate does not know
     # the keys the file had (None: every field, as for a document ``run`` builds); see :meth:`has`
     read_keys: frozenset[str] | None = None
@@ -144,29 +292,25 @@ class RunMeta:
         """The planned schedule as trials (round 0)."""
         return [Trial(config=self.config_source(str(t["benchmark"])), **t) for t in self.schedule]
 
-    def entry_trials(self, entry: Mapping[str, Any]) -> list[Trial]:
+    def entry_trials(self, entry: RoundRecord) -> list[Trial]:
         """The trials of one ``adaptive.rounds`` entry."""
         return [
-            Trial(config=self.config_source(str(t["benchmark"])), round=int(entry["round"]), **t)
-            for t in entry["schedule"]
+            Trial(config=self.config_source(str(t["benchmark"])), round=entry.round, **t)
+            for t in entry.schedule
         ]
 
     def round_trials(self) -> list[Trial]:
         """Every trial of the follow-up rounds recorded in ``adaptive``, in order."""
-        rounds = (self.adaptive or {}).get("rounds") or []
+        rounds = self.adaptive.rounds if self.adaptive is not None else ()
         return [t for entry in rounds for t in self.entry_trials(entry)]
 
     @property
     def confidence_per_look(self) -> float | None:
         """``adaptive.rule.confidence_per_look``: the level of every look of a run with follow-up
-        rounds (None without a budget, or when it is not a level in [0.5, 1))."""
-        rule = (self.adaptive or {}).get("rule")
-        value = rule.get("confidence_per_look") if isinstance(rule, dict) else None
-        if isinstance(value, int | float) and not isinstance(value, bool) and 0.5 <= value < 1.0:
-            return float(value)
-        return None
+        rounds (None without a budget; a read file's is a level in [0.5, 1))."""
+        return None if self.adaptive is None else float(self.adaptive.rule.confidence_per_look)
 
-    def with_adaptive(self, adaptive: Mapping[str, Any] | None) -> RunMeta:
+    def with_adaptive(self, adaptive: AdaptiveRecord | None) -> RunMeta:
         return replace(self, adaptive=adaptive)
 
     def with_warning(self, w: Mapping[str, str]) -> RunMeta:
@@ -202,7 +346,7 @@ class RunMeta:
             "sandbox": plain(self.sandbox),
             "layout": plain(self.layout),
             "warnings": [dict(w) for w in self.warnings],
-            "adaptive": plain(self.adaptive),
+            "adaptive": None if self.adaptive is None else self.adaptive.to_json(),
             **plain(self.extra),
         }
 
@@ -317,11 +461,11 @@ def _thresholds(value: Any) -> dict[str, float]:
     }
 
 
-def _schedule(value: Any) -> tuple[dict[str, Any], ...]:
+def _schedule(value: Any, where: str = "schedule") -> tuple[dict[str, Any], ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
-        raise _Invalid(f"schedule ({_kind(value)}, not a list of objects)")
+        raise _Invalid(f"{where} ({_kind(value)}, not a list of objects)")
     return tuple(value)
 
 
@@ -330,6 +474,151 @@ def _benchmarks(value: Any) -> dict[str, dict[str, Any]]:
     if not all(isinstance(b, dict) for b in found.values()):
         raise _Invalid("benchmarks (an entry is not an object)")
     return found
+
+
+# ---- adaptive ------------------------------------------------------------------------------------
+class _Obj:
+    """One JSON object inside ``adaptive``, named ``where`` in messages, read key by key; the keys
+    not read are :meth:`rest` (kept and written back, like the top level's ``extra``)."""
+
+    def __init__(self, where: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            raise _Invalid(f"{where} ({_kind(value)}, not an object)")
+        self.where, self.doc = where, value
+        self._read: set[str] = set()
+
+    def item(self, key: str, nullable: bool) -> Any:
+        self._read.add(key)
+        value = self.doc.get(key)
+        if value is None and not nullable:
+            raise _Invalid(f"{self.where}.{key} ({'null' if key in self.doc else 'missing'})")
+        return value
+
+    def number(self, key: str, low: float = 0.0, below: float = math.inf) -> float:
+        """A finite number in [low, below), as written (an int stays an int: the file round-trips)."""
+        value = self.item(key, nullable=False)
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        if not (ok and low <= value < below):
+            bounds = f"≥ {low:g}" if below == math.inf else f"in [{low:g}, {below:g})"
+            raise _Invalid(f"{self.where}.{key} ({value!r}, not a number {bounds})")
+        return value
+
+    def opt_number(self, key: str) -> float | None:
+        return None if self.item(key, nullable=True) is None else self.number(key)
+
+    def whole(self, key: str, low: int | None = 0) -> int:
+        value = self.item(key, nullable=False)
+        if type(value) is not int or (low is not None and value < low):
+            raise _Invalid(
+                f"{self.where}.{key} ({value!r}, not a whole number{'' if low is None else f' ≥ {low}'})"
+            )
+        return value
+
+    def opt_whole(self, key: str) -> int | None:
+        return None if self.item(key, nullable=True) is None else self.whole(key)
+
+    def text(self, key: str) -> str:
+        value = self.item(key, nullable=False)
+        if not isinstance(value, str):
+            raise _Invalid(f"{self.where}.{key} ({_kind(value)}, not a string)")
+        return value
+
+    def obj(self, key: str) -> _Obj:
+        return _Obj(f"{self.where}.{key}", self.item(key, nullable=False))
+
+    def entries(self, key: str) -> dict[str, _Obj]:
+        """An object of objects, by name."""
+        return {str(n): _Obj(f"{self.where}.{key}[{n!r}]", v) for n, v in self.obj(key).doc.items()}
+
+    def rest(self) -> dict[str, Any]:
+        return {k: v for k, v in self.doc.items() if k not in self._read}
+
+
+def _look_rule(o: _Obj) -> LookRule:
+    return LookRule(
+        name=o.text("name"),
+        confidence=o.number("confidence", 0.0, 1.0),
+        looks=o.whole("looks", 1),
+        confidence_per_look=o.number("confidence_per_look", 0.5, 1.0),
+        extra=o.rest(),
+    )
+
+
+def _not_followed(o: _Obj) -> NotFollowedRecord:
+    return NotFollowedRecord(
+        reason=o.text("reason"),
+        detail=o.text("detail"),
+        values_needed=o.opt_whole("values_needed"),
+        needs_s=o.opt_number("needs_s"),
+        extra=o.rest(),
+    )
+
+
+def _round(o: _Obj) -> RoundRecord:
+    return RoundRecord(
+        round=o.whole("round", 1),
+        seed=o.whole("seed", None),
+        planned_at=o.text("planned_at"),
+        used_before_s=o.number("used_before_s"),
+        time_left_s=o.number("time_left_s"),
+        estimated_s=o.number("estimated_s"),
+        benchmarks={
+            n: FollowUpRecord(
+                values_now=f.whole("values_now"),
+                values_needed=f.whole("values_needed"),
+                suite_runs=f.whole("suite_runs", 1),
+                why=f.text("why"),
+                extra=f.rest(),
+            )
+            for n, f in o.entries("benchmarks").items()
+        },
+        not_followed={n: _not_followed(nf) for n, nf in o.entries("not_followed").items()},
+        schedule=_schedule(o.item("schedule", nullable=False), f"{o.where}.schedule"),
+        extra=o.rest(),
+    )
+
+
+def _final(o: _Obj) -> FinalRecord:
+    return FinalRecord(
+        stop_reason=o.text("stop_reason"),
+        used_s=o.number("used_s"),
+        planned_s=o.number("planned_s"),
+        followup_s=o.number("followup_s"),
+        unresolved={n: _not_followed(u) for n, u in o.entries("unresolved").items()},
+        extra=o.rest(),
+    )
+
+
+def _adaptive(value: Any, problems: list[str]) -> tuple[AdaptiveRecord | None, bool]:
+    """``adaptive`` and whether it was kept. What cannot be read is named in ``problems`` and left
+    out at the smallest part a run without it still describes: ``final`` (as for a run stopped
+    before its last look) or ``rounds`` (analysis counts the rounds from the log's ``round``
+    column); anything else drops the whole ``adaptive`` (the budget and the rule define the run)."""
+    if value is None:
+        return None, True
+    try:
+        o = _Obj("adaptive", value)
+        budget_s = o.number("budget_s")
+        max_rounds = o.whole("max_rounds", 1)
+        rule = _look_rule(o.obj("rule"))
+    except _Invalid as bad:
+        problems.append(bad.what)
+        return None, False
+    try:
+        rounds_doc = o.item("rounds", nullable=False)
+        if not isinstance(rounds_doc, list):
+            raise _Invalid(f"adaptive.rounds ({_kind(rounds_doc)}, not a list)")
+        rounds = tuple(_round(_Obj(f"adaptive.rounds[{i}]", r)) for i, r in enumerate(rounds_doc))
+    except _Invalid as bad:
+        problems.append(bad.what)
+        rounds = ()
+    final = None
+    try:
+        final_doc = o.item("final", nullable=True)
+        final = None if final_doc is None else _final(_Obj("adaptive.final", final_doc))
+    except _Invalid as bad:
+        problems.append(bad.what)
+    return AdaptiveRecord(budget_s, max_rounds, rule, rounds, final, extra=o.rest()), True
 
 
 _FIELDS: dict[str, Callable[[Any], Any]] = {
@@ -356,7 +645,6 @@ _FIELDS: dict[str, Callable[[Any], Any]] = {
     "environment": lambda v: _object("environment", v),
     "sandbox": lambda v: _object("sandbox", v),
     "layout": lambda v: _object("layout", v),
-    "adaptive": lambda v: _object("adaptive", v),
 }
 
 
@@ -401,10 +689,14 @@ def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
             values[key] = parse(doc[key])
         except _Invalid as bad:
             problems.append(bad.what)
+    if "adaptive" in doc:
+        values["adaptive"], kept = _adaptive(doc["adaptive"], problems)
+        if not kept:
+            del values["adaptive"]
     values.setdefault("schema_version", 1)
     values["warnings"] = _warnings(doc.get("warnings"), problems)
-    values["extra"] = {k: v for k, v in doc.items() if k not in _FIELDS and k != "warnings"}
-    values["read_keys"] = frozenset(doc) - {k for k in _FIELDS if k not in values}
+    values["extra"] = {k: v for k, v in doc.items() if k not in _FIELDS and k not in ("warnings", "adaptive")}
+    values["read_keys"] = frozenset(doc) - {k for k in (*_FIELDS, "adaptive") if k not in values}
     return RunMeta(**values), problems
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from gate.cli import build_parser, main
 from gate.commands import run as run_cmd
+from gate.files import run_meta
 from tests.integration.test_run_cli import git, make_repo
 
 PY = sys.executable
@@ -83,6 +84,16 @@ def analyze(out: Path, *extra: str) -> dict:
     return json.loads((out / "a.json").read_text())
 
 
+def assert_meta_round_trips(out: Path) -> run_meta.AdaptiveRecord:
+    """meta.json as ``run --budget`` wrote it reads strictly (as a resume does) into typed records,
+    and writing those back gives the same bytes."""
+    meta = run_meta.read(out / "meta.json")
+    assert isinstance(meta.adaptive, run_meta.AdaptiveRecord)
+    run_meta.write(out / "again.json", meta)
+    assert (out / "again.json").read_bytes() == (out / "meta.json").read_bytes()
+    return meta.adaptive
+
+
 def verdicts(doc: dict) -> dict[str, str]:
     return {b["benchmark"]: b["verdict"] for b in doc["benchmarks"]}
 
@@ -123,6 +134,11 @@ def test_rounds_measure_only_the_unresolved_and_analyze_reproduces_the_verdicts(
     assert 1 <= len(ad["rounds"]) == len(looks) - 1
     assert ad["final"]["stop_reason"] == "all_resolved" and ad["final"]["unresolved"] == {}
     assert ad["final"]["used_s"] >= ad["final"]["planned_s"] > 0
+    record = assert_meta_round_trips(out)
+    assert record.final is not None and record.final.stop_reason == "all_resolved"
+    assert [r.benchmarks["noisy"].suite_runs for r in record.rounds] == [
+        e["benchmarks"]["noisy"]["suite_runs"] for e in ad["rounds"]
+    ]
     # the rounds held only the unresolved benchmark, base and head in every suite run
     followed = df.loc[df["round"] > 0]
     assert set(followed.benchmark) == {"noisy"} and set(followed.version) == {"base", "head"}
@@ -238,6 +254,8 @@ def test_max_rounds_is_respected(tmp_path, looks):
     assert len(ad["rounds"]) == 1 and ad["rule"]["looks"] == 2
     assert ad["final"]["stop_reason"] == "rounds_spent"
     assert ad["final"]["unresolved"]["noisy"]["reason"] == "rounds_spent"
+    final = assert_meta_round_trips(out).final
+    assert final is not None and final.unresolved["noisy"].values_needed is not None
     assert looks[-1]["noisy"] == "inconclusive" and len(looks) == 2
 
 
@@ -303,6 +321,7 @@ def check_resumed(out: Path) -> None:
         t = by_trial[row.trial]
         assert (row.benchmark, row.version, row.suite_run) == (t["benchmark"], t["version"], t["suite_run"])
     assert ad["final"] is not None and ad["final"]["stop_reason"] == "all_resolved"
+    assert_meta_round_trips(out)
     assert verdicts(analyze(out)) == {"quiet": "unchanged", "noisy": "unchanged", "slow": "regression"}
 
 
@@ -331,6 +350,7 @@ import os, signal, sys, csv
 from pathlib import Path
 from gate.cli import build_parser
 from gate.commands import run as run_cmd
+from gate.files import run_meta
 from gate.engine.rounds import WallClock
 
 out = Path(sys.argv[1])

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from gate.files import run_meta
 from tests.conftest import require_shared_data
 
 PROJECT, VERSION = "toml", "v2.0.2"
@@ -186,6 +187,11 @@ def test_budget_scheme_serves_follow_ups_and_stays_within_the_budget(tmp_path: P
         assert r["estimated_s"] == sum(t["measurements"] for t in r["schedule"])
         assert (log["round"] == r["round"]).sum() <= r["estimated_s"]
     assert meta["adaptive"]["final"]["used_s"] == len(log)
+    assert result["stop_reason"] == meta["adaptive"]["final"]["stop_reason"]
+    # the run's meta.json reads strictly (as a resume does) and writes back byte for byte
+    again = root / "out" / "again.json"
+    run_meta.write(again, run_meta.read(root / "out" / "meta.json"))
+    assert again.read_bytes() == (root / "out" / "meta.json").read_bytes()
     longest = log.groupby("trial").size().max()
     planned = float((log["round"] == 0).sum())
     assert result["simulated_s"] == len(log) <= max(case.budget_s, planned) + longest

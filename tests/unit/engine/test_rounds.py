@@ -14,12 +14,12 @@ from gate.engine.rounds import (
     ROUGH_ESTIMATE_BELOW,
     Look,
     WallClock,
+    look_rule,
     needs_s,
     parse_duration,
     per_look_confidence,
     plan_round,
     round_seed,
-    rule_meta,
 )
 from gate.engine.schedule import LevelConfig, followup_schedule, rmit_schedule
 from gate.errors import ConfigError
@@ -70,7 +70,7 @@ def test_adaptive_table_and_its_typos():
 
 def test_per_look_confidence_is_bonferroni_over_the_looks():
     assert per_look_confidence(0.99, 3) == pytest.approx(0.9975)
-    assert rule_meta(3) == {
+    assert look_rule(3).to_json() == {
         "name": "bonferroni-looks",
         "confidence": 0.99,
         "looks": 4,

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from gate.engine.rounds import look_rule
 from gate.errors import InputError, RunError
 from gate.files import run_meta
-from gate.files.run_meta import BenchmarkConfig, Levels, RunMeta, VersionRecord
+from gate.files.run_meta import AdaptiveRecord, BenchmarkConfig, Levels, RunMeta, VersionRecord
 from gate.model import TRIAL_LOG_SCHEMA
 from tests.conftest import REPO_ROOT
 
@@ -70,7 +71,7 @@ def test_keys_this_gate_does_not_know_are_written_back(tmp_path: Path) -> None:
     doc = json.loads(path.read_text())
     path.write_text(json.dumps({**doc, "added_by_a_newer_minor": {"x": 1}}))
     meta = run_meta.read(path)
-    run_meta.write(path, meta.with_adaptive({"budget_s": 1.0, "rounds": [], "final": None}))
+    run_meta.write(path, meta.with_adaptive(AdaptiveRecord(1.0, 3, look_rule(3))))
     assert json.loads(path.read_text())["added_by_a_newer_minor"] == {"x": 1}
 
 
@@ -154,3 +155,102 @@ def test_no_other_module_names_the_file() -> None:
             if isinstance(node, ast.Constant) and re.fullmatch(r"[\w.]*meta\.json", str(node.value)):
                 naming.append(f"{path.relative_to(gate)}:{node.lineno}")
     assert naming == []
+
+
+# ---- adaptive: the follow-up rounds as typed records ---------------------------------------------
+def docs_adaptive() -> dict[str, Any]:
+    """The ``adaptive`` example of docs/contracts.md, its schedule placeholder filled with a trial."""
+    text = (REPO_ROOT / "docs" / "contracts.md").read_text(encoding="utf-8")
+    block = text.split('```json\n"adaptive": ', 1)[1].split("\n```", 1)[0]
+    return json.loads(block.replace('[ …trial entries exactly like "schedule"… ]', json.dumps([TRIAL])))
+
+
+def write_doc(path: Path, doc: dict[str, Any]) -> bytes:
+    """``doc`` as :func:`run_meta.write` lays a file out; its bytes."""
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return path.read_bytes()
+
+
+def test_the_documented_adaptive_reads_as_records_and_writes_back_byte_for_byte(tmp_path: Path) -> None:
+    path = tmp_path / "meta.json"
+    before = write_doc(path, {**a_run().to_json(), "adaptive": docs_adaptive()})
+    meta = run_meta.read(path)
+    ad = meta.adaptive
+    assert ad is not None and ad.budget_s == 900.0 and ad.max_rounds == 3
+    assert ad.rule.looks == 4 and meta.confidence_per_look == 0.9975
+    (entry,) = ad.rounds
+    assert entry.benchmarks["NAME"].suite_runs == 3 and entry.not_followed["NAME"].needs_s == 5400.0
+    assert ad.final is not None and ad.final.unresolved["NAME"].values_needed == 90
+    assert [(t.trial, t.round, t.config) for t in meta.round_trials()] == [(1, 1, "calibration")]
+    run_meta.write(path, meta)
+    assert path.read_bytes() == before
+
+
+def test_keys_inside_adaptive_this_gate_does_not_know_are_written_back(tmp_path: Path) -> None:
+    ad = docs_adaptive()
+    for part in (ad, ad["rule"], ad["rounds"][0], ad["rounds"][0]["benchmarks"]["NAME"], ad["final"]):
+        part["added_by_a_newer_minor"] = [1, {"x": None}]
+    path = tmp_path / "meta.json"
+    before = write_doc(path, {**a_run().to_json(), "adaptive": ad})
+    run_meta.write(path, run_meta.read(path))
+    assert path.read_bytes() == before
+
+
+def _break(ad: dict[str, Any], where: str, value: Any) -> None:
+    *parents, key = where.split(".")
+    for p in parents:
+        ad = ad[int(p)] if p.isdigit() else ad[p]
+    if value is _MISSING:
+        del ad[key]
+    else:
+        ad[key] = value
+
+
+_MISSING = object()
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "named", "kept"),
+    [
+        ("budget_s", "15m", "adaptive.budget_s", "nothing"),
+        ("rule.confidence_per_look", 1.5, "adaptive.rule.confidence_per_look", "nothing"),
+        ("rule", None, "adaptive.rule (null)", "nothing"),
+        ("rounds.0.seed", "x", "adaptive.rounds[0].seed", "final"),
+        ("rounds.0.schedule", {"trial": 1}, "adaptive.rounds[0].schedule", "final"),
+        (
+            "rounds.0.benchmarks.NAME.suite_runs",
+            0,
+            "adaptive.rounds[0].benchmarks['NAME'].suite_runs",
+            "final",
+        ),
+        (
+            "final.unresolved.NAME.values_needed",
+            "many",
+            "adaptive.final.unresolved['NAME'].values_needed",
+            "rounds",
+        ),
+        ("final.unresolved.NAME.needs_s", -5, "adaptive.final.unresolved['NAME'].needs_s", "rounds"),
+        ("final.used_s", _MISSING, "adaptive.final.used_s (missing)", "rounds"),
+    ],
+)
+def test_a_malformed_adaptive_stops_a_resume_and_analysis_drops_the_smallest_part(
+    tmp_path: Path, where: str, value: Any, named: str, kept: str
+) -> None:
+    ad = docs_adaptive()
+    _break(ad, where, value)
+    write_doc(tmp_path / "meta.json", {**a_run().to_json(), "adaptive": ad})
+    with pytest.raises(InputError, match=f"wrong type: {re.escape(named)}") as err:
+        run_meta.read(tmp_path / "meta.json")
+    assert err.value.fix == "pass a new --out"
+    warnings: list[dict[str, str]] = []
+    meta = run_meta.read_beside(tmp_path / "trials.csv", warnings)
+    assert meta is not None and meta.seed == 7
+    assert [w["code"] for w in warnings] == ["meta_invalid"] and named in warnings[0]["message"]
+    got = meta.adaptive
+    if kept == "nothing":  # the budget and the rule define the run: without them it had none
+        assert got is None and not meta.has("adaptive") and meta.confidence_per_look is None
+    elif kept == "final":  # the rounds are left out; analysis counts them from the log
+        assert got is not None and got.rounds == () and got.final is not None
+        assert meta.confidence_per_look == 0.9975
+    else:  # final is left out, as for a run stopped before its last look
+        assert got is not None and len(got.rounds) == 1 and got.final is None
