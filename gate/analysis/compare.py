@@ -41,7 +41,7 @@ from gate.engine.project_config import MAX_VALUES
 from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
-from gate.stats.order import kruskal_eta2
+from gate.stats.order import kruskal_p
 from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level", "auto"]
@@ -174,9 +174,7 @@ def _trials_differ_p(s: Sample) -> float | None:
     k = int(codes.max()) + 1
     if k < 2 or s.n <= k:
         return None
-    order = np.argsort(codes, kind="stable")
-    groups = np.split(s.values[order], np.cumsum(np.bincount(codes, minlength=k))[:-1])
-    p = kruskal_eta2(*groups).p
+    p = kruskal_p(s.values, codes)
     return None if math.isnan(p) else p
 
 
