@@ -189,8 +189,8 @@ def choose_bootstrap(base: Sample, head: Sample, settings: AnalysisSettings) -> 
     random process effect makes them correlated, so the flat bootstrap, which draws every value
     independently, gives a CI too narrow by up to √m for m values per trial (the design effect of
     a random-effects model; Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM'13,
-    size the repetitions of each level from such variance components). µOpTime §2 notes the same
-    process-level variation behind RMIT's repeated processes. Where the trials agree the flat
+    size the repetitions of each level from such variance components; µOpTime §2 repeats at several
+    levels because each counteracts its own source of fluctuation, processes among them). Where the trials agree the flat
     bootstrap stays: it is µOpTime's rule (§4.5), and resampling both levels when the process
     level adds nothing still widens the CI and costs detection (docs/statistics.md)."""
     if settings.bootstrap != "auto":
