@@ -11,8 +11,9 @@ the correlation of the 5 measurements inside one `go test` process stays inside 
 Base gets 45 values and head 30 (of the 75 of the full configuration). Detection: the same
 split with head's values multiplied by 1.03 / 1.05 / 1.10 (a slowdown, lower is better).
 
-Schemes: bootstrap flat | two-level (trials, then measurements) × pairing independent (disjoint
-CIs) | suite-run (shared suite-run draws; CI of the change excludes 0).
+Schemes: bootstrap flat | two-level (trials, then measurements) | auto (two-level where the trials
+of a version differ, else flat) × pairing independent (disjoint CIs) | suite-run (shared suite-run
+draws; CI of the change excludes 0).
 
     .venv/bin/python -m eval.eval_verdicts [--resamples 10000] [--instances 1,2,3]
 """
@@ -36,6 +37,7 @@ SLOWDOWNS = (0.0, 3.0, 5.0, 10.0)
 SCHEMES = (
     ("flat", "independent"),
     ("two-level", "independent"),
+    ("auto", "independent"),
     ("flat", "suite-run"),
     ("two-level", "suite-run"),
 )

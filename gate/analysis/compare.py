@@ -21,8 +21,9 @@ other outcomes say honestly why no change can be called):
                      the mean (a slow tail), so the CIs decide alone there.
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
-The resampling scheme (``bootstrap`` flat | two-level, ``pairing`` independent | suite-run) was
-chosen by eval/eval_verdicts.py on the µOpTime Go data (docs/statistics.md "How the gate decides").
+The resampling scheme (``bootstrap`` flat | two-level | auto, ``pairing`` independent | suite-run)
+was chosen by eval/eval_verdicts.py on the µOpTime Go data and the dacite logs (docs/statistics.md
+"How the gate decides"). ``auto`` chooses per benchmark (:func:`choose_bootstrap`).
 """
 
 from __future__ import annotations
@@ -40,11 +41,15 @@ from gate.engine.project_config import MAX_VALUES
 from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
+from gate.stats.order import kruskal_p
 from gate.warning_codes import WarningCode
 
-Bootstrap = Literal["flat", "two-level"]
+Bootstrap = Literal["flat", "two-level", "auto"]
 Pairing = Literal["independent", "suite-run"]
-BOOTSTRAPS: tuple[str, ...] = ("flat", "two-level")
+BOOTSTRAPS: tuple[str, ...] = ("flat", "two-level", "auto")
+# ``auto``: the level of the Kruskal-Wallis test across the trials of one version below which the
+# trials count as different (docs/statistics.md "How the gate decides").
+AUTO_ALPHA = 0.001
 PAIRINGS: tuple[str, ...] = ("independent", "suite-run")
 MIN_SAMPLES = 3
 # How to get more values per version: with the full configuration, more repetitions
@@ -138,6 +143,8 @@ class Comparison:
     significant: bool
     samples_needed: int | None = None
     warnings: list[Warning_] = field(default_factory=list)
+    bootstrap: str = "flat"  # the scheme used: flat | two-level
+    bootstrap_reason: str = ""  # why (``auto`` only; empty when the option named the scheme)
 
 
 def _finite(v: float) -> float | None:
@@ -151,6 +158,59 @@ def _pct(x: float) -> str:
 def _version_result(s: Sample, est: float, lo: float, hi: float) -> VersionResult:
     ci = (float(lo), float(hi)) if math.isfinite(lo) and math.isfinite(hi) else None
     return VersionResult(_finite(est), ci, s.n, s.n_failed)
+
+
+# ---------------------------------------------------------------------------------------------
+# the scheme of one benchmark
+
+
+def _trials_differ_p(s: Sample) -> float | None:
+    """Kruskal-Wallis p-value of "the values of every trial come from one distribution" across the
+    trials of one version; ``None`` when the test says nothing (no trial labels, fewer than 2
+    trials, one value per trial, or every value identical)."""
+    if s.unit_id is None or s.n == 0:
+        return None
+    _, codes = np.unique(s.unit_id, return_inverse=True)
+    k = int(codes.max()) + 1
+    if k < 2 or s.n <= k:
+        return None
+    p = kruskal_p(s.values, codes)
+    return None if math.isnan(p) else p
+
+
+def choose_bootstrap(base: Sample, head: Sample, settings: AnalysisSettings) -> tuple[Bootstrap, str]:
+    """The resampling scheme of one benchmark and why: ``(scheme, reason)``.
+
+    ``flat`` and ``two-level`` are taken as given (reason ``""``). ``auto`` resamples by trial
+    (two-level) when, in either version, the values of different trials differ more than the
+    values inside one trial vary: a Kruskal-Wallis test across the trials (the test OrderSage §3
+    Algorithm 1 applies across groups of runs) rejects at :data:`AUTO_ALPHA`. The values of one
+    trial share one process — its memory layout, JIT state, the share of the CPU it got — and a
+    random process effect makes them correlated, so the flat bootstrap, which draws every value
+    independently, gives a CI too narrow by up to √m for m values per trial (the design effect of
+    a random-effects model; Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM'13,
+    size the repetitions of each level from such variance components; µOpTime §2 repeats at several
+    levels because each counteracts its own source of fluctuation, processes among them). Where the trials agree the flat
+    bootstrap stays: it is µOpTime's rule (§4.5), and resampling both levels when the process
+    level adds nothing still widens the CI and costs detection (docs/statistics.md)."""
+    if settings.bootstrap != "auto":
+        return settings.bootstrap, ""
+    ps = {role: _trials_differ_p(s) for role, s in (("base", base), ("head", head))}
+    tested = {role: p for role, p in ps.items() if p is not None}
+    if not tested:
+        return "flat", "no trial has more than one value, so there is no process level to resample"
+    differ = [role for role, p in tested.items() if p < AUTO_ALPHA]
+    shown = ", ".join(f"{role} {p:.2g}" for role, p in tested.items())
+    if differ:
+        return "two-level", (
+            f"the trials of {' and '.join(differ)} differ more than the values inside a trial vary "
+            f"(Kruskal-Wallis across trials p < {AUTO_ALPHA:g}: {shown}), so trials were resampled, "
+            "then the values inside them"
+        )
+    return (
+        "flat",
+        f"the trials of each version agree (Kruskal-Wallis across trials p ≥ {AUTO_ALPHA:g}: {shown})",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,16 +335,19 @@ def compare_one(
     ``calibrated``: it ran a calibrated minimal configuration (changes the advice only)."""
     if base.n == 0 or head.n == 0:
         return _no_data(benchmark, base, head)
-    rb, rh, paired, warnings = _replicates(base, head, settings, rng)
+    scheme, why = choose_bootstrap(base, head, settings)
+    chosen = replace(settings, bootstrap=scheme) if scheme != settings.bootstrap else settings
+    rb, rh, paired, warnings = _replicates(base, head, chosen, rng)
     eb = bs.point_estimate(base.values, settings.statistic)
     eh = bs.point_estimate(head.values, settings.statistic)
-    lo_b, hi_b = _bounds(base, rb, eb, settings, paired)
-    lo_h, hi_h = _bounds(head, rh, eh, settings, paired)
+    lo_b, hi_b = _bounds(base, rb, eb, chosen, paired)
+    lo_h, hi_h = _bounds(head, rh, eh, chosen, paired)
     change_reps = _change_reps(rb, rh)
-    return _compare_estimates(
+    c = _compare_estimates(
         benchmark, base, head, higher_is_better, settings, (eb, lo_b, hi_b), (eh, lo_h, hi_h), change_reps,
         paired, warnings, calibrated,
     )  # fmt: skip
+    return replace(c, bootstrap=scheme, bootstrap_reason=why)
 
 
 def _change_reps(rb: FloatArray, rh: FloatArray) -> FloatArray | None:
@@ -467,13 +530,16 @@ def compare_many(
 
     results: list[Comparison | None] = [None] * len(items)
     batch: dict[tuple[int, int], list[int]] = {}
+    flat_reason: dict[int, str] = {}
     for i, (name, base, head, hib) in enumerate(items):
-        structured = settings.pairing == "suite-run" or (
-            settings.bootstrap == "two-level" and (base.unit_id is not None or head.unit_id is not None)
-        )
         if base.n == 0 or head.n == 0:
             results[i] = _no_data(name, base, head)
-        elif structured or settings.method == "bca":
+            continue
+        scheme, flat_reason[i] = choose_bootstrap(base, head, settings)
+        structured = settings.pairing == "suite-run" or (
+            scheme == "two-level" and (base.unit_id is not None or head.unit_id is not None)
+        )
+        if structured or settings.method == "bca":
             rng = np.random.default_rng([settings.seed, i])
             results[i] = compare_one(name, base, head, hib, own(name), rng, name in calibrated)
         else:
@@ -495,11 +561,12 @@ def compare_many(
                 eb, eh = np.mean(xb, axis=1), np.mean(xh, axis=1)
             for j, i in enumerate(rows):
                 name, base, head, hib = items[i]
-                results[i] = _compare_estimates(
+                c = _compare_estimates(
                     name, base, head, hib, own(name), (float(eb[j]), float(lo_b[j]), float(hi_b[j])),
                     (float(eh[j]), float(lo_h[j]), float(hi_h[j])), _change_reps(rb[j], rh[j]), False, [],
                     name in calibrated,
                 )  # fmt: skip
+                results[i] = replace(c, bootstrap="flat", bootstrap_reason=flat_reason[i])
     return [r for r in results if r is not None]
 
 
@@ -519,4 +586,5 @@ def comparison_dict(c: Comparison) -> dict[str, Any]:
         "change_ci": list(c.change_ci) if c.change_ci else None,
         "base": version(c.base),
         "head": version(c.head),
+        "bootstrap": {"scheme": c.bootstrap, "reason": c.bootstrap_reason},
     }

@@ -605,6 +605,14 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
             rows.append(line)
         if len(still) > limit:
             rows.append(f"  ... and {len(still) - limit} more unresolved (see the JSON)")
+    if doc["settings"]["bootstrap"] == "auto":
+        by_trial = [
+            b for b in doc["benchmarks"] if "bootstrap" in b and b["bootstrap"]["scheme"] == "two-level"
+        ]
+        rows.append(
+            f"bootstrap auto: {len(by_trial)} of {len(doc['benchmarks'])} benchmark(s) resampled by trial "
+            "(their trials differ; see bootstrap.reason in the JSON), flat for the rest"
+        )
     s = doc["summary"]
     counts = ", ".join(f"{v} {k}" for k, v in s["counts"].items() if v)
     extra = [

@@ -90,6 +90,11 @@ class Followup(TypedDict):
     unresolved: Unresolved | None
 
 
+class BootstrapChoice(TypedDict):
+    scheme: str  # flat | two-level: how this benchmark's values were resampled
+    reason: str  # why (``--bootstrap auto``); empty when the option named the scheme
+
+
 class Benchmark(TypedDict):
     benchmark: str
     unit: str
@@ -101,6 +106,7 @@ class Benchmark(TypedDict):
     base: VersionStats
     head: VersionStats
     threshold_pct: NotRequired[float]  # its own [[benchmark]] threshold, when it has one
+    bootstrap: NotRequired[BootstrapChoice]  # absent from files of gates before `--bootstrap auto`
     samples_needed: int | None
     stability: dict[str, Stability]  # {"base": …, "head": …}
     config: dict[str, Any] | None
@@ -468,6 +474,10 @@ def _opt_obj_ok(x: Any) -> bool:
     return x is None or isinstance(x, dict)
 
 
+def _bootstrap_ok(x: Any) -> bool:
+    return isinstance(x, dict) and all(k in x and isinstance(x[k], str) for k in ("scheme", "reason"))
+
+
 def _benchmark_ok(b: Any) -> bool:
     """Whether ``b`` is an entry :func:`_benchmark` accepts unchanged (a benchmark with follow-up
     rounds takes the long way, as does anything not plainly valid)."""
@@ -484,6 +494,7 @@ def _benchmark_ok(b: Any) -> bool:
             and _version_ok(b["base"])
             and _version_ok(b["head"])
             and ("threshold_pct" not in b or (b["threshold_pct"] is not None and _num_ok(b["threshold_pct"])))
+            and ("bootstrap" not in b or _bootstrap_ok(b["bootstrap"]))
             and isinstance(b["stability"], dict)
             and _stability_ok(b["stability"]["base"])
             and _stability_ok(b["stability"]["head"])
@@ -528,6 +539,10 @@ def _benchmark(c: _Check, value: Any, i: int) -> Benchmark:
         _version(c, c.key(b, role, where), f"{where}.{role}")
     if "threshold_pct" in b and c.number(b["threshold_pct"], f"{where}.threshold_pct") is None:
         raise c.fail(f"{where}.threshold_pct is null, not a number")
+    if "bootstrap" in b:
+        boot = c.obj(b["bootstrap"], f"{where}.bootstrap")
+        for k in ("scheme", "reason"):
+            c.string(c.key(boot, k, f"{where}.bootstrap"), f"{where}.bootstrap.{k}")
     stability = c.obj(c.key(b, "stability", where), f"{where}.stability")
     for role in ("base", "head"):
         s = c.obj(c.key(stability, role, f"{where}.stability"), f"{where}.stability.{role}")

@@ -169,6 +169,9 @@ def benchmark_row(b: Benchmark, index: int) -> Row:
             "icon": VERDICT_ICON.get(verdict, "•"),
             "attention": verdict in ATTENTION,
             "reason": b["reason"],
+            # the scheme ``--bootstrap auto`` chose and why (absent from older files)
+            "bootstrap": b["bootstrap"]["scheme"] if "bootstrap" in b else None,
+            "bootstrap_reason": b["bootstrap"]["reason"] if "bootstrap" in b else "",
             "unit": b["unit"],
             "higher_is_better": b["higher_is_better"],
             "change_pct": change,

@@ -17,13 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special, stats
 
 # The exact order-statistic CI of the median lives in one place (shared with the base/head
 # comparison); re-exported here because Algorithm 2's "RankBasedCI" is this interval.
 from gate.stats.median_ci import median_ci
 
-__all__ = ["KruskalResult", "ci_case", "delta_pct", "eta_squared", "kruskal_eta2", "median_ci"]
+__all__ = ["KruskalResult", "ci_case", "delta_pct", "eta_squared", "kruskal_eta2", "kruskal_p", "median_ci"]
 
 CI_DISJOINT = 1  # inference does change (Algorithm 2, case 1)
 CI_MEDIAN_INSIDE = 2  # inference likely does not change
@@ -64,6 +64,28 @@ def kruskal_eta2(*groups: ArrayLike) -> KruskalResult:
     h, p = stats.kruskal(*arrays)
     h = float(h)
     return KruskalResult(h, float(p), eta_squared(h, k, n), k, n)
+
+
+def kruskal_p(values: ArrayLike, codes: ArrayLike) -> float:
+    """Kruskal-Wallis p-value across the groups ``codes`` (0 … k−1, every one present) of
+    ``values``: the same H, tie correction and χ²(k − 1) tail as ``scipy.stats.kruskal``, about
+    20× faster because the groups come as labels, not as k arrays (it runs once per benchmark and
+    version under ``analyze --bootstrap auto``). NaN when every value is identical."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    g = np.asarray(codes, dtype=np.int64).ravel()
+    n = x.size
+    k = int(g.max()) + 1 if n else 0
+    if k < 2:
+        return math.nan
+    ranks = stats.rankdata(x)
+    sizes = np.bincount(g, minlength=k).astype(np.float64)
+    sums = np.bincount(g, weights=ranks, minlength=k)
+    h = 12.0 / (n * (n + 1.0)) * float(np.sum(sums**2 / sizes)) - 3.0 * (n + 1.0)
+    _, ties = np.unique(x, return_counts=True)
+    correction = 1.0 - float(np.sum(ties.astype(np.float64) ** 3 - ties)) / (n**3 - n)
+    if correction <= 0.0:
+        return math.nan
+    return float(special.chdtrc(k - 1, h / correction))
 
 
 def delta_pct(fixed: ArrayLike, random: ArrayLike) -> float:

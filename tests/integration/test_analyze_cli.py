@@ -284,3 +284,35 @@ def test_the_same_log_twice_is_counted_once(tmp_path: Path) -> None:
         if len(inputs) == 2:
             assert "duplicate_trials" in proc.stderr and "pass each trial log once" in proc.stderr
             assert any(w["code"] == "duplicate_trials" for w in doc["warnings"])
+
+
+def test_auto_bootstrap_records_per_benchmark_which_scheme_and_why(tmp_path: Path) -> None:
+    # "load": every trial (process) at its own speed, ±20 %; "parse" keeps independent values.
+    log = make_log(tmp_path / "run", {"load": (1.0, 0.002, False), "parse": (1.0, 0.005, False)})
+    with log.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    speed = np.random.default_rng(5).uniform(0.8, 1.2, size=1 + max(int(r["trial"]) for r in rows))
+    for r in rows:
+        if r["benchmark"] == "load":
+            r["value"] = f"{float(r['value']) * speed[int(r['trial'])]:.9g}"
+    with log.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(TRIAL_COLUMNS))
+        writer.writeheader()
+        writer.writerows(rows)
+    out = tmp_path / "analysis.json"
+    proc = analyze(log, "--json", out, "--resamples", "1000", "--bootstrap", "auto")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    got = by_name(doc)
+    assert doc["settings"]["bootstrap"] == "auto"
+    assert got["load"]["bootstrap"]["scheme"] == "two-level"
+    assert "Kruskal-Wallis" in got["load"]["bootstrap"]["reason"]
+    assert got["parse"]["bootstrap"]["scheme"] == "flat" and "agree" in got["parse"]["bootstrap"]["reason"]
+    assert "bootstrap auto: 1 of 2 benchmark(s) resampled by trial" in proc.stdout
+    html = tmp_path / "report.html"
+    report = subprocess.run(
+        [sys.executable, "-m", "gate", "report", out, "--format", "html", "--out", html],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert "two-level bootstrap: the trials of" in html.read_text()

@@ -48,3 +48,12 @@ def test_detection_grows_with_the_size_of_the_slowdown(units: list[object]) -> N
     rates = [ev.rates(units, s, pct)["regression"] for pct in (1.0, 3.0, 10.0)]
     assert rates[0] < rates[1] < rates[2]
     assert rates[0] == 0.0  # a 1% change is below the 3% threshold: never a regression
+
+
+def test_auto_bootstrap_meets_both_targets_too(units: list[object]) -> None:
+    # --bootstrap auto resamples by trial where the trials of a version differ (14 % of these units)
+    ev = _eval_module()
+    auto = AnalysisSettings(bootstrap="auto")
+    aa = ev.rates(units, auto, 0.0)
+    assert aa["regression"] + aa["improvement"] <= 1.0
+    assert ev.rates(units, auto, 5.0)["regression"] >= 90.0

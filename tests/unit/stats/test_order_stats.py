@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 from gate.stats.order import (
@@ -16,6 +18,7 @@ from gate.stats.order import (
     delta_pct,
     eta_squared,
     kruskal_eta2,
+    kruskal_p,
     median_ci,
 )
 
@@ -85,3 +88,21 @@ def test_ci_case(fixed: tuple[float, float, float], random: tuple[float, float, 
 
 def test_ci_case_undefined_with_nan_bounds() -> None:
     assert ci_case((5.0, math.nan, math.nan), (5.0, 4.0, 6.0)) is None
+
+
+@given(
+    st.lists(st.integers(min_value=1, max_value=6), min_size=2, max_size=8),
+    st.integers(min_value=0, max_value=2**32 - 1),
+    st.booleans(),
+)
+def test_kruskal_p_from_labels_is_scipys_kruskal(sizes: list[int], seed: int, quantised: bool) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.lognormal(0.0, 0.1, size=sum(sizes))
+    if quantised:
+        values = np.round(values, 1)  # ties, as with timings of a coarse clock
+    codes = np.repeat(np.arange(len(sizes)), sizes)
+    groups = [values[codes == g] for g in range(len(sizes))]
+    if np.all(values == values[0]):
+        assert math.isnan(kruskal_p(values, codes))
+        return
+    assert kruskal_p(values, codes) == pytest.approx(stats.kruskal(*groups).pvalue, rel=1e-9, abs=1e-15)
