@@ -345,6 +345,26 @@ def read_csv_without_cut_line(path: Path, cut: CutLine | None, **kwargs: Any) ->
     return pd.read_csv(io.BytesIO(data), **kwargs)
 
 
+def header(path: Path) -> list[str] | None:
+    """The column names of a CSV file's first line, stripped; ``None`` for an empty file. Raises
+    :class:`InputError` naming the file when it is missing or unreadable. Lets a command tell a
+    trial log from another CSV format before reading it."""
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            line = fh.readline()
+    except (OSError, UnicodeDecodeError) as exc:
+        what = "no such file" if isinstance(exc, FileNotFoundError) else f"unreadable ({exc})"
+        raise InputError(f"{path}: {what}", "pass the path of an existing CSV file") from None
+    if not line.strip():
+        return None
+    try:
+        return [name.strip() for name in next(csv.reader([line.rstrip("\r\n")]))]
+    except csv.Error as exc:
+        raise InputError(
+            f"{path}: the header line is not CSV ({exc})", "pass a CSV file with a header row"
+        ) from None
+
+
 def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None:
     """The rows of one trial log (or tidy CSV file) with every cell as text (blank cells as ``""``,
     blanks after a comma skipped) and the header names stripped; every column is kept, known or
@@ -383,6 +403,29 @@ def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None
     if "round" not in df.columns and _RUN_COLUMNS.issubset(df.columns):
         df["round"] = "0"  # a schema-1 log of `run`: every trial was planned
     return df
+
+
+def elapsed_by_trial(path: Path) -> dict[int, float]:
+    """``elapsed_s`` per trial number (all rows of a trial share it): the budget clock of follow-up
+    rounds and the budget a resumed run has already used. Read by :func:`read_rows`, so a cut-off
+    last line is left out as every reader leaves it out; a row whose trial number is not a whole
+    number or whose ``elapsed_s`` is not a finite number is left out; a missing, empty or
+    unreadable file, or one without both columns, gives no trials."""
+    import numpy as np
+
+    if not path.is_file():
+        return {}
+    try:
+        rows = read_rows(path, [])
+    except InputError:
+        return {}
+    if rows is None or not {"trial", "elapsed_s"}.issubset(rows.columns):
+        return {}
+    trial = parse_numbers(rows["trial"]).to_numpy(dtype=np.float64)
+    elapsed = parse_numbers(rows["elapsed_s"]).to_numpy(dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        keep = np.isfinite(trial) & np.isfinite(elapsed) & (trial == np.floor(trial))
+    return dict(zip(trial[keep].astype(np.int64).tolist(), elapsed[keep].tolist(), strict=True))
 
 
 def _text(column: pd.Series) -> pd.Series:

@@ -11,7 +11,14 @@ import pytest
 from gate.analysis.load import load_trials
 from gate.calibration.dataset import normalise, read_tables
 from gate.errors import InputError
-from gate.files.trial_log import parse_columns, parse_flags, parse_numbers, parse_statuses, read_rows
+from gate.files.trial_log import (
+    elapsed_by_trial,
+    parse_columns,
+    parse_flags,
+    parse_numbers,
+    parse_statuses,
+    read_rows,
+)
 from gate.model import TRIAL_COLUMNS
 
 
@@ -131,3 +138,31 @@ def test_a_written_row_reads_back_column_by_column(tmp_path: Path) -> None:
     )
     assert (second["value"], second["higher_is_better"], second["reason"]) == ("", "", "no such benchmark")
     assert (second["status"], second["config"], second["round"]) == ("missing", "calibration", "0")
+
+
+def test_elapsed_by_trial_reads_through_the_one_reader(tmp_path: Path) -> None:
+    # The follow-up rounds' budget clock: one duration per trial; rows that do not parse and a
+    # last line cut off by a kill are left out, as analyze leaves them out.
+    header = ",".join(TRIAL_COLUMNS)
+    row = "{t},a,v,h,1,random,1,1,1,1.0,s,false,ok,,2026-01-01T00:00:00Z,{e},full,0"
+    path = tmp_path / "trials.csv"
+    path.write_text(
+        "\n".join(
+            [
+                header,
+                row.format(t=1, e="0.5"),
+                row.format(t=1, e="0.5"),
+                row.format(t=2, e=" 1.5 "),
+                row.format(t="x", e="9"),
+                row.format(t=3, e="nan"),
+                row.format(t=4, e=""),
+                row.format(t="5.5", e="9"),
+            ]
+        )
+        + "\n"
+        + row.format(t=6, e="2.0")[:-7]  # cut after elapsed_s: no config, no round, no newline
+    )
+    assert elapsed_by_trial(path) == {1: 0.5, 2: 1.5}
+    assert elapsed_by_trial(tmp_path / "missing.csv") == {}
+    (tmp_path / "empty.csv").write_text("")
+    assert elapsed_by_trial(tmp_path / "empty.csv") == {}
