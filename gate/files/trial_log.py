@@ -443,11 +443,25 @@ def parse_names(column: pd.Series) -> pd.Series:
     return _text(column)
 
 
+_SAMPLE = 1000  # cells looked at to guess whether a column repeats (parse_numbers)
+
+
 def parse_numbers(column: pd.Series) -> pd.Series:
-    """Numbers, surrounding blanks ignored; NaN where a cell is empty or not a number."""
+    """Numbers, surrounding blanks ignored; NaN where a cell is empty or not a number.
+
+    The rule is ``pd.to_numeric(errors="coerce")`` (it ignores blanks around a number itself),
+    applied once per distinct cell when the cells repeat: positions, trial numbers and durations
+    repeat, and converting each of 40,000 cells costs ~1 µs (benchmarks/bench_read_trials.py).
+    Converting the distinct cells gives the same numbers and the same dtype (int64 when every
+    cell is a whole number), since the dtype depends only on the set of cells."""
     import pandas as pd
 
-    return pd.to_numeric(column, errors="coerce")  # ignores blanks around a number itself
+    head = column.iloc[:_SAMPLE]
+    if len(column) <= _SAMPLE or head.nunique(dropna=False) > len(head) // 2:
+        return pd.to_numeric(column, errors="coerce")
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    numbers = pd.to_numeric(pd.Series(uniques, dtype=column.dtype), errors="coerce").to_numpy()
+    return pd.Series(numbers[codes], index=column.index, name=column.name)
 
 
 def parse_flags(column: pd.Series) -> pd.Series:
