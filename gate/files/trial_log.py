@@ -350,7 +350,7 @@ def header(path: Path) -> list[str] | None:
     :class:`InputError` naming the file when it is missing or unreadable. Lets a command tell a
     trial log from another CSV format before reading it."""
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
+        with path.open(encoding="utf-8-sig", newline="") as fh:  # a BOM is not part of a name
             line = fh.readline()
     except (OSError, UnicodeDecodeError) as exc:
         what = "no such file" if isinstance(exc, FileNotFoundError) else f"unreadable ({exc})"

@@ -99,6 +99,21 @@ def test_errors_name_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     code, _, err = cli(capsys, str(log), "--alpha", "2")
     assert code == 2 and "alpha" in err
 
+    tidy = tmp_path / "tidy.csv"
+    tidy_frame(1).to_csv(tidy, index=False)
+    code, _, err = cli(capsys, str(tidy), str(log))
+    assert code == 2 and f"mix OrderSage tidy CSV ({tidy})" in err and "separate" in err
+
+
+def test_a_tidy_file_with_a_byte_order_mark_is_told_by_its_header(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "tidy.csv"
+    src.write_bytes(b"\xef\xbb\xbf" + tidy_frame(3).to_csv(index=False).encode())
+    code, out, err = cli(capsys, str(src))
+    assert code == 0, err
+    assert "experiment exp1" in out
+
 
 def test_a_trial_log_is_read_as_analyze_reads_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # A schema-1 log (no `round` column) with statuses in other spellings, a junk status, an
