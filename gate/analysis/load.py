@@ -146,6 +146,11 @@ def _drop_duplicate_trials(
     values inside a minimal `benchmark, version, value` file are legitimate repeats and are kept."""
     if not {"trial", "started_at"}.issubset(frame.columns):
         return frame
+    # Rows equal in every column are equal in these few: when no two rows share them (one log,
+    # or logs of different runners), the comparison of every column is skipped.
+    keys = [c for c in ("trial", "started_at", "measurement", "instance") if c in frame.columns]
+    if not frame.duplicated(subset=keys).any():
+        return frame
     dup = frame.duplicated(subset=[c for c in frame.columns if c not in ("source", "row")])
     if not dup.any():
         return frame

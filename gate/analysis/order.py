@@ -11,6 +11,8 @@ Two entry points produce the same dict (docs/contracts.md, "order-check JSON"):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,14 +33,37 @@ def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def _validate_tidy(df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]]:
-    missing = [c for c in TIDY_COLUMNS if c not in df.columns]
+def check_tidy_columns(columns: Sequence[str]) -> None:
+    """Raises :class:`InputError` naming the tidy columns ``columns`` lacks."""
+    missing = [c for c in TIDY_COLUMNS if c not in columns]
     if missing:
         raise InputError(
-            f"order-check input lacks column(s) {', '.join(missing)} (has: {', '.join(map(str, df.columns))})",
+            f"order-check input lacks column(s) {', '.join(missing)} (has: {', '.join(map(str, columns))})",
             fix="give a CSV with columns experiment, run_index, order_type, position_in_run, test, value "
             "(OrderSage's tidy schema) or a trial log written by `ordertrap-gate run --order-check`",
         )
+
+
+def read_tidy(paths: Sequence[Path]) -> pd.DataFrame:
+    """OrderSage's tidy CSV files (a third-party format, not a trial log), concatenated, with the
+    column types pandas infers, as OrderSage's own scripts read them. The gate's trial logs are
+    read by :func:`gate.files.trial_log.read_rows` instead; ``order-check`` tells them apart by
+    the header."""
+    frames = []
+    for path in paths:
+        try:
+            frames.append(pd.read_csv(path))
+        except FileNotFoundError as exc:
+            raise InputError(f"{path}: no such file", fix="pass the path of an existing CSV file") from exc
+        except pd.errors.EmptyDataError as exc:
+            raise InputError(f"{path} is empty", fix="run the suite first, or pass the right file") from exc
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path} is not a readable CSV file: {exc}", fix="pass a CSV file") from exc
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+
+def _validate_tidy(df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, str]]]:
+    check_tidy_columns(list(df.columns))
     if df.empty:
         raise InputError("order-check input has no rows", fix="run the suite in fixed and random order first")
     out = df.loc[:, list(TIDY_COLUMNS)].copy()

@@ -294,13 +294,30 @@ def _extras(frame: pd.DataFrame) -> tuple[dict[str, Any] | None, Any, Any, list[
     from gate.analysis.order import order_check_from_trials
     from gate.analysis.similarity import analyze_similarity
 
-    trials = frame.loc[~frame["kind"].isin(["dropped", "absent"])].drop(columns=["kind", "row"])
-    trials = trials.assign(value=trials["value"].where(frame["kind"] == "ok"))
+    trials = _extras_input(frame)
     warnings: list[dict[str, str]] = []
     order_check = order_check_from_trials(trials)
     if order_check:
         warnings.extend(order_check.get("warnings", []) or [])
     return order_check, analyze_carryover(trials), analyze_similarity(trials), warnings
+
+
+def _extras_input(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows the order, carry-over and similarity checks see: failed trials stay (as a NaN
+    value: they keep their place in the suite run), dropped and absent rows do not."""
+    trials = frame.loc[~frame["kind"].isin(["dropped", "absent"])].drop(columns=["kind", "row"])
+    return trials.assign(value=trials["value"].where(frame["kind"] == "ok"))
+
+
+def order_check_of_logs(logs: TrialLogs, alpha: float = 0.05) -> dict[str, Any] | None:
+    """The order check of ``order-check`` on trial logs (every version): the rows ``analyze``
+    keeps, by its load rules and with the calibrated warm-up discarded, so that both commands
+    test the same trials. None when the logs have no fixed-order runs."""
+    from gate.analysis.order import order_check_from_trials
+
+    frame = logs.frame
+    usable = _discard_warmup(frame.loc[~frame["kind"].isin(["dropped", "absent"])], logs.meta)
+    return order_check_from_trials(_extras_input(usable), alpha=alpha)
 
 
 def _discard_warmup(frame: pd.DataFrame, meta: RunMeta | None) -> pd.DataFrame:

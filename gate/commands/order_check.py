@@ -1,10 +1,11 @@
 """`ordertrap-gate order-check` — does the order of trials change the results? (OrderSage).
 
 Reads OrderSage's tidy CSV (``experiment, run_index, order_type, position_in_run, test,
-value``) or a trial log written by ``ordertrap-gate run --order-check``, runs the
-Kruskal-Wallis fixed-vs-random test per test with a Bonferroni-corrected alpha and the
-median-CI overlap case (ATC'23 §3, Algorithms 1–2), prints a table and writes the
-order-check JSON (docs/contracts.md).
+value``; :func:`gate.analysis.order.read_tidy`) or trial logs written by ``ordertrap-gate run
+--order-check`` (read as ``analyze`` reads them: :func:`gate.analysis.load.load_trials`), told
+apart by the header. Runs the Kruskal-Wallis fixed-vs-random test per test with a
+Bonferroni-corrected alpha and the median-CI overlap case (ATC'23 §3, Algorithms 1–2), prints
+a table and writes the order-check JSON (docs/contracts.md).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from gate.analysis.order import TIDY_COLUMNS, order_check_frame, order_check_from_trials
+from gate.analysis.load import load_trials
+from gate.analysis.order import TIDY_COLUMNS, check_tidy_columns, order_check_frame, read_tidy
+from gate.analysis.pipeline import order_check_of_logs
 from gate.errors import InputError
+from gate.files import trial_log
 
 NAME = "order-check"
 HELP = "Test whether running benchmarks in a fixed order changes their results (OrderSage)."
@@ -43,18 +45,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _read(paths: list[Path]) -> pd.DataFrame:
-    frames = []
-    for path in paths:
-        if not path.is_file():
-            raise InputError(f"{path}: no such file", fix="pass the path of an existing CSV file")
-        try:
-            frames.append(pd.read_csv(path))
-        except pd.errors.EmptyDataError as exc:
-            raise InputError(f"{path} is empty", fix="run the suite first, or pass the right file") from exc
-        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path} is not a readable CSV file: {exc}", fix="pass a CSV file") from exc
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+# A trial log for the order check has these columns (docs/contracts.md, trials.csv).
+LOG_COLUMNS = frozenset({"benchmark", "version", "suite_run", "order_type", "value"})
+
+
+def _kind(path: Path) -> str:
+    """``tidy`` (OrderSage's tidy CSV) or ``log`` (a trial log), by the file's header."""
+    names = trial_log.header(path)
+    if names is None:
+        raise InputError(f"{path} is empty", fix="run the suite first, or pass the right file")
+    if set(TIDY_COLUMNS).issubset(names):
+        return "tidy"
+    if LOG_COLUMNS.issubset(names):
+        return "log"
+    check_tidy_columns(names)  # names the tidy columns it lacks
+    raise AssertionError("unreachable: a file without every tidy column was refused above")
+
+
+def _order_check(paths: list[Path], alpha: float) -> dict[str, Any]:
+    kinds = {path: _kind(path) for path in paths}
+    if len(set(kinds.values())) > 1:
+        tidy = ", ".join(str(p) for p, k in kinds.items() if k == "tidy")
+        raise InputError(
+            f"the inputs mix OrderSage tidy CSV ({tidy}) and trial logs (the others)",
+            fix="check the tidy files and the trial logs in separate `ordertrap-gate order-check` commands",
+        )
+    if "tidy" in kinds.values():
+        return order_check_frame(read_tidy(paths), alpha=alpha)
+    if not (0.0 < alpha < 1.0):
+        raise InputError(f"alpha must be between 0 and 1, got {alpha}", fix="pass e.g. --alpha 0.05")
+    # The trial log's one reader and analyze's load rules (cut-off last line, statuses, values,
+    # duplicate logs, warm-up), so order-check and analyze test the same trials.
+    logs = load_trials(paths)
+    result = order_check_of_logs(logs, alpha=alpha)
+    if result is None:
+        raise InputError(
+            "the trial log has no fixed-order runs, so there is nothing to compare",
+            fix="record with `ordertrap-gate run --order-check` (alternates fixed and random suite runs)",
+        )
+    if logs.warnings:
+        result = {**result, "warnings": [*logs.warnings, *result.get("warnings", [])]}
+    return result
 
 
 def _fmt(x: Any, spec: str) -> str:
@@ -96,22 +127,7 @@ def _print_table(result: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    df = _read(list(args.trials))
-    if all(c in df.columns for c in TIDY_COLUMNS):
-        result = order_check_frame(df, alpha=args.alpha)
-    elif {"benchmark", "version", "suite_run", "order_type", "value"} <= set(df.columns):
-        if not (0.0 < args.alpha < 1.0):
-            raise InputError(f"alpha must be between 0 and 1, got {args.alpha}", fix="pass e.g. --alpha 0.05")
-        maybe = order_check_from_trials(df, alpha=args.alpha)
-        if maybe is None:
-            raise InputError(
-                "the trial log has no fixed-order runs, so there is nothing to compare",
-                fix="record with `ordertrap-gate run --order-check` (alternates fixed and random suite runs)",
-            )
-        result = maybe
-    else:
-        # Reports exactly which tidy columns are missing.
-        result = order_check_frame(df, alpha=args.alpha)
+    result = _order_check(list(args.trials), args.alpha)
     _print_table(result)
     if args.json is not None:
         try:

@@ -16,7 +16,6 @@ Clinical Trials*, 2000, ch. 1-2). The verdict at any look is then false with pro
 
 from __future__ import annotations
 
-import csv
 import math
 import random
 import re
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from gate.errors import ConfigError
 from gate.files.run_meta import AdaptiveRecord, FollowUpRecord, LookRule, NotFollowedRecord
+from gate.files.trial_log import elapsed_by_trial
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -156,7 +156,7 @@ class WallClock:
             return 0.0, 0
         size = self._log.stat().st_size
         if size != self._cache[0]:  # read again only when trials were added
-            seen = trial_elapsed_s(self._log)
+            seen = elapsed_by_trial(self._log)
             self._cache = (size, sum(seen.values()), len(seen))
         return self._cache[1], self._cache[2]
 
@@ -179,29 +179,12 @@ def adaptive_record(adaptive: AdaptiveConfig) -> AdaptiveRecord | None:
     )
 
 
-def trial_elapsed_s(log_path: Path) -> dict[int, float]:
-    """``elapsed_s`` per trial number in the log (all rows of a trial share it); rows that do not
-    parse are left out."""
-    seen: dict[int, float] = {}
-    if not log_path.exists():
-        return seen
-    with log_path.open(encoding="utf-8", errors="replace", newline="") as fh:
-        for row in csv.DictReader(fh):
-            try:
-                elapsed = float(row["elapsed_s"])
-                if math.isfinite(elapsed):
-                    seen[int(row["trial"])] = elapsed
-            except (KeyError, TypeError, ValueError):
-                continue
-    return seen
-
-
 def prior_elapsed_s(log_path: Path, finished: set[int]) -> float:
     """Summed ``elapsed_s`` of the finished trials in the log: the budget used by earlier,
     interrupted invocations (their gaps between trials were not recorded)."""
     if not finished:
         return 0.0
-    return sum(s for trial, s in trial_elapsed_s(log_path).items() if trial in finished)
+    return sum(s for trial, s in elapsed_by_trial(log_path).items() if trial in finished)
 
 
 # ---- planning ----------------------------------------------------------------------------------

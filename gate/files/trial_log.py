@@ -345,6 +345,26 @@ def read_csv_without_cut_line(path: Path, cut: CutLine | None, **kwargs: Any) ->
     return pd.read_csv(io.BytesIO(data), **kwargs)
 
 
+def header(path: Path) -> list[str] | None:
+    """The column names of a CSV file's first line, stripped; ``None`` for an empty file. Raises
+    :class:`InputError` naming the file when it is missing or unreadable. Lets a command tell a
+    trial log from another CSV format before reading it."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as fh:  # a BOM is not part of a name
+            line = fh.readline()
+    except (OSError, UnicodeDecodeError) as exc:
+        what = "no such file" if isinstance(exc, FileNotFoundError) else f"unreadable ({exc})"
+        raise InputError(f"{path}: {what}", "pass the path of an existing CSV file") from None
+    if not line.strip():
+        return None
+    try:
+        return [name.strip() for name in next(csv.reader([line.rstrip("\r\n")]))]
+    except csv.Error as exc:
+        raise InputError(
+            f"{path}: the header line is not CSV ({exc})", "pass a CSV file with a header row"
+        ) from None
+
+
 def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None:
     """The rows of one trial log (or tidy CSV file) with every cell as text (blank cells as ``""``,
     blanks after a comma skipped) and the header names stripped; every column is kept, known or
@@ -385,6 +405,29 @@ def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None
     return df
 
 
+def elapsed_by_trial(path: Path) -> dict[int, float]:
+    """``elapsed_s`` per trial number (all rows of a trial share it): the budget clock of follow-up
+    rounds and the budget a resumed run has already used. Read by :func:`read_rows`, so a cut-off
+    last line is left out as every reader leaves it out; a row whose trial number is not a whole
+    number or whose ``elapsed_s`` is not a finite number is left out; a missing, empty or
+    unreadable file, or one without both columns, gives no trials."""
+    import numpy as np
+
+    if not path.is_file():
+        return {}
+    try:
+        rows = read_rows(path, [])
+    except InputError:
+        return {}
+    if rows is None or not {"trial", "elapsed_s"}.issubset(rows.columns):
+        return {}
+    trial = parse_numbers(rows["trial"]).to_numpy(dtype=np.float64)
+    elapsed = parse_numbers(rows["elapsed_s"]).to_numpy(dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        keep = np.isfinite(trial) & np.isfinite(elapsed) & (trial == np.floor(trial))
+    return dict(zip(trial[keep].astype(np.int64).tolist(), elapsed[keep].tolist(), strict=True))
+
+
 def _text(column: pd.Series) -> pd.Series:
     """The cells as stripped text. Names, statuses and flags repeat: each distinct cell is
     stripped once (stripping 40,000 cells one by one costs 0.2 s per column)."""
@@ -400,11 +443,25 @@ def parse_names(column: pd.Series) -> pd.Series:
     return _text(column)
 
 
+_SAMPLE = 1000  # cells looked at to guess whether a column repeats (parse_numbers)
+
+
 def parse_numbers(column: pd.Series) -> pd.Series:
-    """Numbers, surrounding blanks ignored; NaN where a cell is empty or not a number."""
+    """Numbers, surrounding blanks ignored; NaN where a cell is empty or not a number.
+
+    The rule is ``pd.to_numeric(errors="coerce")`` (it ignores blanks around a number itself),
+    applied once per distinct cell when the cells repeat: positions, trial numbers and durations
+    repeat, and converting each of 40,000 cells costs ~1 µs (benchmarks/bench_read_trials.py).
+    Converting the distinct cells gives the same numbers and the same dtype (int64 when every
+    cell is a whole number), since the dtype depends only on the set of cells."""
     import pandas as pd
 
-    return pd.to_numeric(column, errors="coerce")  # ignores blanks around a number itself
+    head = column.iloc[:_SAMPLE]
+    if len(column) <= _SAMPLE or head.nunique(dropna=False) > len(head) // 2:
+        return pd.to_numeric(column, errors="coerce")
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    numbers = pd.to_numeric(pd.Series(uniques, dtype=column.dtype), errors="coerce").to_numpy()
+    return pd.Series(numbers[codes], index=column.index, name=column.name)
 
 
 def parse_flags(column: pd.Series) -> pd.Series:

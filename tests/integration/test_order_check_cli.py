@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -97,3 +98,44 @@ def test_errors_name_the_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
     code, _, err = cli(capsys, str(log), "--alpha", "2")
     assert code == 2 and "alpha" in err
+
+    tidy = tmp_path / "tidy.csv"
+    tidy_frame(1).to_csv(tidy, index=False)
+    code, _, err = cli(capsys, str(tidy), str(log))
+    assert code == 2 and f"mix OrderSage tidy CSV ({tidy})" in err and "separate" in err
+
+
+def test_a_tidy_file_with_a_byte_order_mark_is_told_by_its_header(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "tidy.csv"
+    src.write_bytes(b"\xef\xbb\xbf" + tidy_frame(3).to_csv(index=False).encode())
+    code, out, err = cli(capsys, str(src))
+    assert code == 0, err
+    assert "experiment exp1" in out
+
+
+def test_a_trial_log_is_read_as_analyze_reads_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A schema-1 log (no `round` column) with statuses in other spellings, a junk status, an
+    # implausible value in an ok row and a last line cut off by a kill: order-check must test the
+    # trials analyze tests (analysis.json `order_check`), by the same load rules.
+    df = trial_log(9, shift=1.05).drop(columns=["round"])
+    rng = np.random.default_rng(9)
+    rows = rng.choice(len(df), size=60, replace=False)
+    df.loc[rows[:20], "status"] = " OK "
+    df.loc[rows[20:40], "status"] = "Ok"
+    df.loc[rows[40:55], "status"] = "banana"
+    df.loc[rows[55:], "value"] = 1e200
+    src = tmp_path / "trials.csv"
+    text = df.to_csv(index=False)
+    src.write_text(text + text.splitlines()[-1][:40])  # a copy of the last row, cut off
+    out = tmp_path / "order.json"
+    code, _, err = cli(capsys, str(src), "--json", str(out))
+    assert code == 0, err
+    order = json.loads(out.read_text())
+    analysis = tmp_path / "analysis.json"
+    assert main(["analyze", str(src), "--base", "main", "--head", "HEAD", "--json", str(analysis)]) == 0
+    capsys.readouterr()
+    expected = json.loads(analysis.read_text())["order_check"]
+    assert order["experiments"] == expected["experiments"]
+    assert "cut_off_row" in {w["code"] for w in order["warnings"]}

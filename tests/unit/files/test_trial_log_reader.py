@@ -5,13 +5,21 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from gate.analysis.load import load_trials
 from gate.calibration.dataset import normalise, read_tables
 from gate.errors import InputError
-from gate.files.trial_log import parse_columns, parse_flags, parse_numbers, parse_statuses, read_rows
+from gate.files.trial_log import (
+    elapsed_by_trial,
+    parse_columns,
+    parse_flags,
+    parse_numbers,
+    parse_statuses,
+    read_rows,
+)
 from gate.model import TRIAL_COLUMNS
 
 
@@ -131,3 +139,79 @@ def test_a_written_row_reads_back_column_by_column(tmp_path: Path) -> None:
     )
     assert (second["value"], second["higher_is_better"], second["reason"]) == ("", "", "no such benchmark")
     assert (second["status"], second["config"], second["round"]) == ("missing", "calibration", "0")
+
+
+def test_elapsed_by_trial_reads_through_the_one_reader(tmp_path: Path) -> None:
+    # The follow-up rounds' budget clock: one duration per trial; rows that do not parse and a
+    # last line cut off by a kill are left out, as analyze leaves them out.
+    header = ",".join(TRIAL_COLUMNS)
+    row = "{t},a,v,h,1,random,1,1,1,1.0,s,false,ok,,2026-01-01T00:00:00Z,{e},full,0"
+    path = tmp_path / "trials.csv"
+    path.write_text(
+        "\n".join(
+            [
+                header,
+                row.format(t=1, e="0.5"),
+                row.format(t=1, e="0.5"),
+                row.format(t=2, e=" 1.5 "),
+                row.format(t="x", e="9"),
+                row.format(t=3, e="nan"),
+                row.format(t=4, e=""),
+                row.format(t="5.5", e="9"),
+            ]
+        )
+        + "\n"
+        + row.format(t=6, e="2.0")[:-7]  # cut after elapsed_s: no config, no round, no newline
+    )
+    assert elapsed_by_trial(path) == {1: 0.5, 2: 1.5}
+    assert elapsed_by_trial(tmp_path / "missing.csv") == {}
+    (tmp_path / "empty.csv").write_text("")
+    assert elapsed_by_trial(tmp_path / "empty.csv") == {}
+
+
+CELLS = [
+    " 3 ",
+    "3",
+    "x",
+    "",
+    "1e3",
+    "inf",
+    "-inf",
+    "nan",
+    "1_0",
+    "2.5",
+    "9007199254740993",
+    "-0",
+    " 7",
+    "0x1",
+]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_numbers_of_repeated_cells_are_those_of_each_cell(seed: int) -> None:
+    # A column whose cells repeat (positions, trial numbers) is converted once per distinct
+    # cell: the numbers and the dtype must be those of converting every cell on its own.
+    rng = np.random.default_rng(seed)
+    cells = rng.choice(CELLS[: int(rng.integers(1, len(CELLS) + 1))], size=int(rng.integers(1001, 4000)))
+    column = pd.Series(cells, dtype=str, name="position", index=np.arange(len(cells)) * 2)
+    expected = pd.to_numeric(column, errors="coerce")
+    got = parse_numbers(column)
+    assert got.dtype == expected.dtype and got.name == "position" and got.index.equals(expected.index)
+    assert np.array_equal(got.to_numpy(dtype=float), expected.to_numpy(dtype=float), equal_nan=True)
+
+
+def test_repeated_cells_are_converted_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    converted: list[int] = []
+    to_numeric = pd.to_numeric
+
+    def counting(arg: pd.Series, **kwargs: str) -> pd.Series:
+        converted.append(len(arg))
+        return to_numeric(arg, **kwargs)
+
+    monkeypatch.setattr(pd, "to_numeric", counting)
+    positions = pd.Series([str(1 + i % 25) for i in range(40_000)], dtype=str)
+    assert parse_numbers(positions).tolist() == [1 + i % 25 for i in range(40_000)]
+    assert converted == [25]
+    values = pd.Series([repr(1.0 + i / 1e5) for i in range(40_000)], dtype=str)  # no repeats
+    parse_numbers(values)
+    assert converted == [25, 40_000]
