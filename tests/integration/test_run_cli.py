@@ -453,6 +453,7 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     assert "Run the same command again to resume" in err
     df, meta = load(out)
     assert 1 <= len(df) < len(meta["schedule"])  # the trial running at Ctrl-C completed, then it stopped
+    before = df.trial.nunique()
     assert (df.status == "ok").all()
     assert (out / "worktrees").is_dir()
     assert len((tmp_path / "builds.log").read_text().split()) == 2
@@ -461,6 +462,10 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     proc = _spawn(repo, out)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
+    total = len(meta["schedule"])
+    assert (
+        f"{total} trials done: {before} before the resume, {total - before} now (ok {total - before})" in err
+    )
     _check_complete(out)
     builds = (tmp_path / "builds.log").read_text().split()
     assert len(builds) == 3 and builds[-1].endswith("head-HEAD")  # base was reused, not rebuilt
