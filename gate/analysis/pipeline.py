@@ -218,11 +218,21 @@ def _noise_warning(name: str, stability: dict[str, dict[str, Any]]) -> dict[str,
     }
     if not high:
         return None
-    where = " and ".join(f"{abs(r) * 100:.1f}% in {role}" for role, r in high.items())
+    # one decimal, or as many as it takes for every value to read above the threshold
+    # (6.75 % against 6.745 % would both read "6.7%")
+    digits = next(
+        (
+            d
+            for d in (1, 2, 3, 4)
+            if all(f"{abs(r) * 100:.{d}f}" != f"{UNSTABLE_RMAD * 100:.{d}f}" for r in high.values())
+        ),
+        4,
+    )
+    where = " and ".join(f"{abs(r) * 100:.{digits}f}% in {role}" for role, r in high.items())
     return warning(
         WarningCode.UNSTABLE,
         f"{name} is noisy: its values typically lie {where} from their median (RMAD), above "
-        f"{UNSTABLE_RMAD * 100:.1f}% (what a 10% CV is without outliers)",
+        f"{UNSTABLE_RMAD * 100:.{digits}f}% (what a 10% CV is without outliers)",
         "quiet the runner (`ordertrap-gate run` warns about governor, turbo and load) and look for "
         "work that varies from run to run in the benchmark (I/O, allocation, GC, network); more "
         "values ([full].iterations) narrow the CI but not the spread",

@@ -154,6 +154,9 @@ def run_schedule(
     last_print = -math.inf
     last_suite_run: int | None = None
     owns_log = not log.is_open  # a caller that opened the log closes it (benchmarks/bench_driver.py)
+    # a reason is printed once; a trial that fails the same way points to the first (a wrong
+    # command fails every trial alike, and one copy of its error is what the reader needs)
+    first_with_reason: dict[str, int] = {}
     log.open()
     try:
         with stop.installed():
@@ -187,14 +190,17 @@ def run_schedule(
                         last_print = now
                         spent = now - started
                         eta = spent / (index + 1) * (len(todo) - index - 1)
+                        here = position[trial.trial]
+                        first = first_with_reason.setdefault(reason, here) if failed else here
                         print(
-                            f"[trial {position[trial.trial]}/{total}] elapsed {_mmss(spent)} ETA {_mmss(eta)} "
+                            f"[trial {here}/{total}] elapsed {_mmss(spent)} ETA {_mmss(eta)} "
                             f"{_clean(trial.benchmark)}@{_clean(trial.version)}"
-                            + (f": {status}" if failed else ""),
+                            + (f": {status}" if failed else "")
+                            + (f" (the reason printed for trial {first})" if first != here else ""),
                             file=progress,
                             flush=True,
                         )
-                        if failed:
+                        if failed and first == here:
                             print_untrusted(reason, stream=progress)
                 if status != TrialStatus.OK.value:
                     result.failed += 1

@@ -36,6 +36,7 @@ from gate.engine.schedule import LevelConfig, Trial, followup_schedule
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import AdaptiveRecord, FinalRecord, RoundRecord, RunMeta
 from gate.model import utc_timestamp
+from gate.render.followup import STOP
 
 Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
 
@@ -197,6 +198,6 @@ class Rounds:
         budget = float(self.adaptive.budget_s)
         left = f"; {len(unresolved)} still inconclusive" if unresolved else ""
         self.say(
-            f"follow-up rounds: {rounds} run, stopped ({plan.stop.replace('_', ' ')}); "
+            f"follow-up rounds: {rounds} run, stopped: {STOP[plan.stop]}; "
             f"{_minutes(used)} of the {_minutes(budget)} budget used{left}"
         )

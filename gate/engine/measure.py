@@ -69,6 +69,17 @@ class Session:
         )
 
 
+def done_line(result: DriverResult, log_path: Path) -> str:
+    """The run's last progress line. The statuses and the time count only the trials of this
+    invocation, so a resumed run says how many were in the log before: "ok 160" of 180 is then not
+    20 lost trials."""
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
+    done = f"{result.total} trials done"
+    if result.skipped_done:
+        done += f": {result.skipped_done} before the resume, {result.ran} now"
+    return f"ordertrap-gate run: {done} ({statuses}) in {result.elapsed_s:.1f} s; log: {log_path}"
+
+
 def measure(
     session: Session,
     meta: RunMeta,
@@ -88,12 +99,7 @@ def measure(
     result = session.drive(schedule)
     if result.interrupted:
         return False
-    statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
-    print(
-        f"ordertrap-gate run: {len(schedule)} trials done ({statuses}) in {result.elapsed_s:.1f} s; "
-        f"log: {log_path}",
-        file=sys.stderr,
-    )
+    print(done_line(result, log_path), file=sys.stderr)
     if result.ran and result.failed == result.ran:
         raise RunError(
             f"all {result.ran} trials failed",

@@ -302,6 +302,21 @@ def test_failing_reset_stops_and_all_failed_trials_keep_the_worktrees(tmp_path, 
     assert (out / "worktrees" / "head-HEAD").is_dir()
 
 
+def test_a_reason_repeated_by_every_failing_trial_is_printed_once_per_benchmark(tmp_path, capsys):
+    repo = make_repo(tmp_path, config(s=2, i=2))
+    (repo / "bench.py").write_text("import sys\nsys.exit('no module named ' + sys.argv[1])\n")
+    git(repo, "commit", "-qam", "broken")
+    assert run_cli(repo, tmp_path / "out", base=None) == 2
+    err = capsys.readouterr().err
+    failed = [line for line in err.splitlines() if line.startswith("[trial ")]
+    assert len(failed) == 8 and all(": error" in line for line in failed)
+    for name in ("a", "b"):
+        assert err.count(f"no module named {name}") == 1  # the reason, once
+        first = next(i for i, line in enumerate(failed, start=1) if f" {name}@HEAD" in line)
+        assert sum(f"(the reason printed for trial {first})" in line for line in failed) == 3
+    assert "all 8 trials failed" in err
+
+
 def _default_sigint() -> None:
     # A test runner started as a background job (`cmd &` without job control, nohup) ignores
     # SIGINT, and the ignore is inherited: the gate would then rightly ignore Ctrl-C too, and the
@@ -453,6 +468,7 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     assert "Run the same command again to resume" in err
     df, meta = load(out)
     assert 1 <= len(df) < len(meta["schedule"])  # the trial running at Ctrl-C completed, then it stopped
+    before = df.trial.nunique()
     assert (df.status == "ok").all()
     assert (out / "worktrees").is_dir()
     assert len((tmp_path / "builds.log").read_text().split()) == 2
@@ -461,6 +477,10 @@ def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
     proc = _spawn(repo, out)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
+    total = len(meta["schedule"])
+    assert (
+        f"{total} trials done: {before} before the resume, {total - before} now (ok {total - before})" in err
+    )
     _check_complete(out)
     builds = (tmp_path / "builds.log").read_text().split()
     assert len(builds) == 3 and builds[-1].endswith("head-HEAD")  # base was reused, not rebuilt

@@ -158,7 +158,9 @@ def test_rounds_measure_only_the_unresolved_and_analyze_reproduces_the_verdicts(
     doc = analyze(out)
     assert doc["settings"]["confidence"] == pytest.approx(0.9975)
     assert verdicts(doc) == looks[-1]
-    assert "follow-up round 1: 1 benchmark(s)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "follow-up round 1: 1 benchmark(s)" in err
+    assert "stopped: every benchmark resolved;" in err  # the report's words, not the stop code
     # an explicit --confidence wins
     assert analyze(out, "--confidence", "0.95")["settings"]["confidence"] == 0.95
 
@@ -237,7 +239,8 @@ def test_no_round_when_the_planned_trials_used_the_budget(tmp_path, looks, capsy
     assert set(df["round"]) == {0} and df.trial.nunique() == len(meta["schedule"])  # planned all ran
     assert meta["adaptive"]["rounds"] == [] and meta["adaptive"]["final"]["stop_reason"] == "budget_spent"
     assert any(w["code"] == "planned_over_budget" for w in meta["warnings"])
-    assert "planned trials alone took" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "planned trials alone took" in err and "stopped: the budget was spent;" in err
     # the per-look confidence depends on the budget settings: a resume must keep them
     code = main(argv(repo, out, "--budget", "30", "--max-rounds", "2"))
     assert code != 0 and "--budget 30s --max-rounds 3" in capsys.readouterr().err

@@ -1,0 +1,33 @@
+"""The `.ordertrap.toml` shapes the README gives a newcomer are accepted by the gate as written,
+and with their commented-out options switched on (a hint that names a wrong key would send the
+first run to a "did you mean" error)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gate.engine.project_config import parse_config
+from tests.conftest import REPO_ROOT
+
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+EXAMPLES = re.findall(r"```toml\n(.*?)```", README, re.S)
+# `# include = ["Parse"]  # ...`: an option line commented out, not a prose comment
+COMMENTED_OPTION = re.compile(r"^# ?(\w+ = .*)$", re.M)
+
+
+def test_the_readme_shows_the_three_shapes():
+    assert len(EXAMPLES) >= 3
+    assert {re.search(r'adapter = "([\w-]+)"', e)[1] for e in EXAMPLES} >= {
+        "go",
+        "pytest-benchmark",
+        "command",
+    }
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: re.search(r'adapter = "([\w-]+)"', e)[1])
+def test_a_readme_example_parses_as_written_and_with_its_commented_options(example: str) -> None:
+    parse_config(example.encode(), Path(".ordertrap.toml"))
+    parse_config(COMMENTED_OPTION.sub(r"\1", example).encode(), Path(".ordertrap.toml"))
