@@ -10,7 +10,6 @@ the history branch (docs/history.md).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -170,8 +169,10 @@ def _changes_doc(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _changes(args: argparse.Namespace) -> int:
+    from gate.history.changes import changes_json_text
+
     doc = _changes_doc(args)
-    _write(json.dumps(doc, indent=2, allow_nan=False) + "\n", args.json)
+    _write(changes_json_text(doc), args.json)
     if args.json:
         print(
             f"history changes: {len(doc['change_points'])} change point(s) in {doc['n_series']} series → {args.json}"

@@ -11,13 +11,15 @@ that moved in the same commit range.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gate.errors import ConfigError
+from gate.errors import ConfigError, InputError
 from gate.history.store import Entry, branch_entries
 
 CHANGES_SCHEMA = 1
@@ -164,3 +166,27 @@ def find_changes(
             for (b, a), names in sorted(groups.items(), key=lambda kv: (dates[kv[0]], kv[0]), reverse=True)
         ],
     }
+
+
+def changes_json_text(doc: dict[str, Any]) -> str:
+    """The change-point document as ``history changes --json`` writes it (read by
+    :func:`read_changes_json`; docs/history.md)."""
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def read_changes_json(path: str | Path) -> dict[str, Any]:
+    """The document ``history changes --json`` wrote; refused with the fix when it is not one."""
+    fix = "pass the file written by `ordertrap-gate history changes --json`"
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{path}: unreadable ({exc})", fix) from exc
+    if not isinstance(doc, dict) or not isinstance(doc.get("change_points"), list):
+        raise InputError(f"{path} has no change_points list", fix)
+    version = doc.get("schema_version")
+    if version != CHANGES_SCHEMA:
+        raise InputError(
+            f"{path} has schema_version {version!r}; this gate reads {CHANGES_SCHEMA}",
+            "write it again with this gate's `ordertrap-gate history changes --json`",
+        )
+    return doc

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, Literal
 
 from github import Github
@@ -24,6 +22,7 @@ from github.Repository import Repository
 
 from gate.errors import InputError
 from gate.github.comment import token_login
+from gate.history.changes import read_changes_json
 from gate.render import filters
 
 MARKER = "<!-- ordertrap-gate:history-issue -->"
@@ -143,13 +142,7 @@ def issue_from_env(args: argparse.Namespace) -> IssueResult:
     from gate.github.client import make_client
     from gate.github.context import from_env
 
-    try:
-        doc = json.loads(Path(args.changes).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(
-            f"{args.changes}: unreadable ({exc})",
-            "pass the file written by `ordertrap-gate history changes --json`",
-        ) from exc
+    doc = read_changes_json(args.changes)
     settings = from_env()
     if args.repo:
         settings = dataclasses.replace(settings, repository=args.repo)

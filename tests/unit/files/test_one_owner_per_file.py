@@ -28,8 +28,7 @@ OWNERS: dict[str, tuple[frozenset[str], str]] = {
         "the order-check JSON (written by `order-check` only)",
     ),
     "gate/github/event.py": (frozenset({"json"}), "the GitHub event payload and the pr-info JSON"),
-    "gate/commands/history.py": (frozenset({"json"}), "the change-point JSON of `history changes` (writer)"),
-    "gate/history/issue.py": (frozenset({"json"}), "the change-point JSON of `history changes` (reader)"),
+    "gate/history/changes.py": (frozenset({"json"}), "the change-point JSON of `history changes`"),
     "gate/history/store.py": (frozenset({"json"}), "the history store (JSON lines)"),
     "gate/history/importers.py": (
         frozenset({"json"}),
