@@ -157,8 +157,8 @@ def new_meta(
                 c.suite_runs,
                 c.iterations,
                 c.measurements,
-                source=c.source,
-                discard_warmup=warmup if c.source == ConfigSource.CALIBRATION.value else 0,
+                config_source=c.config_source,
+                discard_warmup=warmup if c.config_source == ConfigSource.CALIBRATION.value else 0,
                 warmup_level=warmup_level,
                 never_stable=never_stable(calibration, n),
             )
