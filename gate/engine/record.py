@@ -14,7 +14,7 @@ from typing import Any
 
 from gate import __version__
 from gate.adapters.base import VersionContext
-from gate.engine import config_source
+from gate.engine import config_files
 from gate.engine.checkout import Version
 from gate.engine.layout import Layout
 from gate.engine.plan import RunPlan, benchmark_meta, never_stable, thresholds, warmup_of
@@ -117,7 +117,7 @@ def new_meta(
     *,
     config_path: str,
     config: ProjectConfig,
-    inputs: config_source.Inputs,
+    inputs: config_files.Inputs,
     changes_by_file: Mapping[str, list[str]],
     contexts: Mapping[str, VersionContext],
     plan: RunPlan,
