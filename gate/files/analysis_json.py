@@ -33,6 +33,10 @@ What :func:`validate` guarantees to every consumer (so they index, never ``.get`
   or null per predecessor; ``order_check``'s tests hold numbers or null where the order figure
   draws them (:data:`ORDER_TEST_NUMBERS`), so the plots draw what they are given.
 
+* a benchmark's ``carryover.position`` is an object, its ``carryover.predecessors``,
+  ``similarity.dissimilar_runs`` / ``dissimilar_instances`` and the suite's
+  ``similarity.warnings`` lists (each may be absent or null).
+
 The other analysis details (``order``, ``carryover``, ``similarity``, ``config``,
 ``carryover_suite``, the suite's ``similarity``, ``environment``, ``adaptive.rule``) and the
 rest of ``order_check`` are objects or null, their contents kept as written: the reports read
@@ -412,7 +416,9 @@ def validate(data: Any, source: str = "analysis", *, complete: bool = False) -> 
             c.string(value, f"settings.{k}")
     _order_check(c, c.key(data, "order_check", "the document"))
     _carryover_matrix(c, c.key(data, "carryover_matrix", "the document"))
-    c.opt_obj(c.key(data, "similarity", "the document"), "similarity")
+    similarity = c.opt_obj(c.key(data, "similarity", "the document"), "similarity")
+    if similarity is not None and not isinstance(similarity.get("warnings", []), list | None):
+        raise c.fail(f"similarity.warnings is {_short(similarity['warnings'])}, not a list (or null)")
     for k in ("carryover_suite", "environment"):
         doc[k] = c.opt_obj(c.key(data, k, "the document", None, added=True), k)
     doc["adaptive"] = _adaptive(c, c.key(data, "adaptive", "the document", None, added=True))
@@ -496,6 +502,22 @@ def _opt_obj_ok(x: Any) -> bool:
     return x is None or isinstance(x, dict)
 
 
+def _detail_problem(b: Mapping[str, Any]) -> str | None:
+    """What is wrong with the parts of a benchmark's carry-over and similarity details that the
+    reports read (each may be absent or null): ``carryover.position`` an object,
+    ``carryover.predecessors`` and ``similarity.dissimilar_runs``/``dissimilar_instances`` lists."""
+    carry, sim = b["carryover"], b["similarity"]
+    if carry is not None:
+        if not _opt_obj_ok(carry.get("position")):
+            return f"carryover.position is {_short(carry['position'])}, not an object (or null)"
+        if not isinstance(carry.get("predecessors", []), list | None):
+            return f"carryover.predecessors is {_short(carry['predecessors'])}, not a list (or null)"
+    for k in ("dissimilar_runs", "dissimilar_instances"):
+        if sim is not None and not isinstance(sim.get(k, []), list | None):
+            return f"similarity.{k} is {_short(sim[k])}, not a list (or null)"
+    return None
+
+
 def _benchmark_ok(b: Any) -> bool:
     """Whether ``b`` is an entry :func:`_benchmark` accepts unchanged (a benchmark with follow-up
     rounds takes the long way, as does anything not plainly valid)."""
@@ -519,6 +541,7 @@ def _benchmark_ok(b: Any) -> bool:
             and _opt_obj_ok(b["order"])
             and _opt_obj_ok(b["carryover"])
             and _opt_obj_ok(b["similarity"])
+            and _detail_problem(b) is None
             and _warnings_ok(b["warnings"])
             and _samples_ok(b["samples"])
             and (b["samples_needed"] is None or _whole_ok(b["samples_needed"]))
@@ -563,6 +586,9 @@ def _benchmark(c: _Check, value: Any, i: int) -> Benchmark:
             c.number(c.key(s, k, f"{where}.stability.{role}"), f"{where}.stability.{role}.{k}")
     for k in ("config", "order", "carryover", "similarity"):
         c.opt_obj(c.key(b, k, where), f"{where}.{k}")
+    problem = _detail_problem(b)
+    if problem is not None:
+        raise c.fail(f"{where}.{problem}")
     c.warnings(c.key(b, "warnings", where), f"{where}.warnings")
     samples = c.obj(c.key(b, "samples", where), f"{where}.samples")
     for role in ("base", "head"):

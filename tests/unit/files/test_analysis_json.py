@@ -218,6 +218,34 @@ def test_junk_a_figure_would_draw_is_refused_at_load_by_name(
         render(doc, "html")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_set("benchmarks.0.carryover.position", 0.5), r"carryover\.position is 0\.5, not an object"),
+        (_set("benchmarks.0.carryover.predecessors", 3), r"carryover\.predecessors is 3, not a list"),
+        (_set("benchmarks.0.similarity.dissimilar_runs", "run 2"), r"similarity\.dissimilar_runs is 'run 2'"),
+        (
+            _set("benchmarks.0.similarity.dissimilar_instances", {}),
+            r"dissimilar_instances is \{\}, not a list",
+        ),
+        (_set("similarity", {"warnings": True}), r"similarity\.warnings is True, not a list"),
+    ],
+)
+def test_junk_in_the_details_the_reports_read_is_refused_by_name(
+    change: Callable[[dict[str, Any]], None], message: str
+) -> None:
+    """The comment, summary and HTML report list a benchmark's predecessors, its position effect
+    and its dissimilar runs: a file where these are not an object or a list is refused by name
+    instead of raising while the report is rendered."""
+    doc = json.loads(json.dumps(analyses.order_effects()))
+    change(doc)
+    with pytest.raises(InputError, match=message):
+        analysis_json.parse(json.dumps(doc))
+    for fmt in ("comment", "summary", "html"):
+        with pytest.raises(InputError, match=message):
+            render(doc, fmt)  # type: ignore[arg-type]
+
+
 def test_an_unresolved_entry_is_checked() -> None:
     doc = json.loads(json.dumps(analyses.followup_rounds()))
     entry = next(b for b in doc["benchmarks"] if b["followup"] and b["followup"]["unresolved"])
