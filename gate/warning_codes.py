@@ -52,7 +52,7 @@ class WarningCode(StrEnum):
     SMT = "smt", _C.MACHINE
     ASLR = "aslr", _C.MACHINE
     LOAD = "load", _C.MACHINE
-    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/engine/config_source.py)
+    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/engine/config_files.py)
     HEAD_CONFIG_CHANGE = "head_config_change", _C.CONFIG
     HEAD_CALIBRATION_CHANGE = "head_calibration_change", _C.CONFIG
     CONFIG_CHOSEN_BY_HEAD = "config_chosen_by_head", _C.CONFIG

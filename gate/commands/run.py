@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from gate.engine import (
     checkout,
-    config_source,
+    config_files,
     environment,
     measure,
     plan,
@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--config-from",
-        choices=config_source.CHOICES,
+        choices=config_files.CHOICES,
         help="where --config and --calibration inside the repository are read: the base revision "
         "(default with --base: a pull request cannot choose what its own gate measures), head's "
         "commit, or the files on disk (the default without --base); changes in head are reported",
@@ -366,13 +366,13 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def _read_inputs(
     args: argparse.Namespace, repo: Path, versions: Sequence[checkout.Version]
-) -> config_source.Inputs:
+) -> config_files.Inputs:
     """The config and calibration, from the revision --config-from names (docs/running.md)."""
-    revisions = {v.role: config_source.Revision(v.role, v.revision, v.sha) for v in versions}
+    revisions = {v.role: config_files.Revision(v.role, v.revision, v.sha) for v in versions}
     config_rev = None
     if args.config_rev is not None:
-        config_rev = config_source.Revision("base", args.config_rev, worktree.resolve(repo, args.config_rev))
-    inputs = config_source.read_inputs(
+        config_rev = config_files.Revision("base", args.config_rev, worktree.resolve(repo, args.config_rev))
+    inputs = config_files.read_inputs(
         args.config,
         args.calibration,
         args.config_from,
@@ -448,9 +448,9 @@ def _warn_and_record(w: dict[str, str], warnings: list[dict[str, str]]) -> None:
 
 
 def _report_changes(
-    inputs: config_source.Inputs, discovered: Sequence[str] | None, warnings: list[dict[str, str]]
+    inputs: config_files.Inputs, discovered: Sequence[str] | None, warnings: list[dict[str, str]]
 ) -> dict[str, list[str]]:
-    changed, changes_by_file = config_source.change_warnings(inputs, discovered)
+    changed, changes_by_file = config_files.change_warnings(inputs, discovered)
     for w in changed:
         warnings.append(w)
         _warn(w)

@@ -291,7 +291,7 @@ def _run_one(
         return TrialRow(
             trial.trial, trial.benchmark, trial.version, trial.instance, trial.suite_run,
             trial.order_type, trial.position, trial.iteration, measurement, value, unit, hib_flag,
-            status, reason, started_at, elapsed, trial.config, trial.round,
+            status, reason, started_at, elapsed, trial.config_source, trial.round,
         )  # fmt: skip
 
     if status == TrialStatus.OK.value:

@@ -103,7 +103,7 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "tinybench": ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include"),
 }
-# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/engine/config_source.py).
+# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/engine/config_files.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS, "adaptive")
 # [adaptive]: follow-up rounds within a time budget (gate/engine/rounds.py)
 ADAPTIVE_KEYS: tuple[str, ...] = ("budget", "max_rounds")

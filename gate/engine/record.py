@@ -14,7 +14,7 @@ from typing import Any
 
 from gate import __version__
 from gate.adapters.base import VersionContext
-from gate.engine import config_source
+from gate.engine import config_files
 from gate.engine.checkout import Version
 from gate.engine.layout import Layout
 from gate.engine.plan import RunPlan, benchmark_meta, never_stable, thresholds, warmup_of
@@ -117,7 +117,7 @@ def new_meta(
     *,
     config_path: str,
     config: ProjectConfig,
-    inputs: config_source.Inputs,
+    inputs: config_files.Inputs,
     changes_by_file: Mapping[str, list[str]],
     contexts: Mapping[str, VersionContext],
     plan: RunPlan,
@@ -157,8 +157,8 @@ def new_meta(
                 c.suite_runs,
                 c.iterations,
                 c.measurements,
-                source=c.source,
-                discard_warmup=warmup if c.source == ConfigSource.CALIBRATION.value else 0,
+                config_source=c.config_source,
+                discard_warmup=warmup if c.config_source == ConfigSource.CALIBRATION.value else 0,
                 warmup_level=warmup_level,
                 never_stable=never_stable(calibration, n),
             )

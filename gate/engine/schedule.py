@@ -42,7 +42,7 @@ class LevelConfig:
     suite_runs: int
     iterations: int
     measurements: int
-    source: str = ConfigSource.FULL.value
+    config_source: str = ConfigSource.FULL.value
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,13 @@ class Trial:
     version: str
     iteration: int  # 1-based iteration of this benchmark × version inside the suite run
     measurements: int
-    config: str  # ConfigSource value
+    config_source: str  # ConfigSource value; trials.csv column `config`
     round: int = 0  # 0 = planned, k = follow-up round k (gate/engine/rounds.py)
 
     def as_meta(self) -> dict[str, object]:
         """The meta.json ``schedule`` entry (docs/contracts.md); the round is where it is listed."""
         d = asdict(self)
-        del d["config"], d["round"]
+        del d["config_source"], d["round"]
         return d
 
 
@@ -203,7 +203,7 @@ def _rmit_runs(
                     version=v,
                     iteration=seen[(b, v)],
                     measurements=configs[b].measurements,
-                    config=configs[b].source,
+                    config_source=configs[b].config_source,
                 )
             )
     return trials
@@ -250,7 +250,7 @@ def order_check_schedule(
                     version=v,
                     iteration=1,
                     measurements=measurements,
-                    config=ConfigSource.FULL.value,
+                    config_source=ConfigSource.FULL.value,
                 )
             )
     return trials

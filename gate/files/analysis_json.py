@@ -23,14 +23,24 @@ What :func:`validate` guarantees to every consumer (so they index, never ``.get`
   the benchmarks that fail in head only: a summary that disagrees with its own benchmarks (no
   ``counts.regression`` beside a listed regression) is refused rather than published as a pass;
 * warnings (top level and per benchmark) are ``{"code", "message", "action"}`` strings;
+* ``samples.{base,head}.value`` are finite numbers and ``seq`` as many trial numbers (whole
+  numbers ≥ 0), so a plot draws them as they are;
 * integers lie within ±(2**53 - 1): RFC 8259 §6 calls numbers outside IEEE 754 double precision
   not interoperable, and a 400-digit integer would raise OverflowError wherever a float is made of
   it. Nesting deeper than the parser's recursion limit is refused too.
 
-The analysis details (``order``, ``carryover``, ``similarity``, ``config``, ``order_check``,
-``carryover_matrix``, ``carryover_suite``, the suite's ``similarity``, ``environment``,
-``adaptive.rule``) are
-objects or null, their contents kept as written: the reports read them field by field.
+* ``carryover_matrix`` is null or names lists with one row per benchmark and one finite number
+  or null per predecessor; ``order_check``'s tests hold numbers or null where the order figure
+  draws them (:data:`ORDER_TEST_NUMBERS`), so the plots draw what they are given.
+
+* a benchmark's ``carryover.position`` is an object, its ``carryover.predecessors``,
+  ``similarity.dissimilar_runs`` / ``dissimilar_instances`` and the suite's
+  ``similarity.warnings`` lists (each may be absent or null).
+
+The other analysis details (``order``, ``carryover``, ``similarity``, ``config``,
+``carryover_suite``, the suite's ``similarity``, ``environment``, ``adaptive.rule``) and the
+rest of ``order_check`` are objects or null, their contents kept as written: the reports read
+them field by field.
 """
 
 from __future__ import annotations
@@ -69,6 +79,11 @@ class VersionStats(TypedDict):
     ci: list[float] | None  # [low, high]
     n: int
     n_failed: int
+
+
+class Samples(TypedDict):
+    value: list[float]  # finite
+    seq: list[int]  # the trial number of each value (execution order), as many as values
 
 
 class Stability(TypedDict):
@@ -115,7 +130,13 @@ class Benchmark(TypedDict):
     carryover: dict[str, Any] | None
     similarity: dict[str, Any] | None
     warnings: list[WarningRecord]
-    samples: dict[str, dict[str, list[Any]]]  # {"base"|"head": {"value": [...], "seq": [...]}}
+    samples: dict[str, Samples]  # {"base": …, "head": …}
+
+
+class CarryoverMatrix(TypedDict):
+    benchmarks: list[str]
+    predecessors: list[str]
+    effect_pct: list[list[float | None]]  # [benchmark][predecessor]; null: the pair never ran
 
 
 class Time(TypedDict):
@@ -173,7 +194,7 @@ class Analysis(TypedDict):
     adaptive: Adaptive | None
     benchmarks: list[Benchmark]
     order_check: dict[str, Any] | None
-    carryover_matrix: dict[str, Any] | None
+    carryover_matrix: CarryoverMatrix | None
     carryover_suite: dict[str, Any] | None
     similarity: dict[str, Any] | None
     environment: dict[str, Any] | None
@@ -399,8 +420,11 @@ def validate(data: Any, source: str = "analysis", *, complete: bool = False) -> 
             raise c.fail(f"settings.seed is {_short(value)}, not an integer")
         elif k != "seed":
             c.string(value, f"settings.{k}")
-    for k in ("order_check", "carryover_matrix", "similarity"):
-        c.opt_obj(c.key(data, k, "the document"), k)
+    _order_check(c, c.key(data, "order_check", "the document"))
+    _carryover_matrix(c, c.key(data, "carryover_matrix", "the document"))
+    similarity = c.opt_obj(c.key(data, "similarity", "the document"), "similarity")
+    if similarity is not None and not isinstance(similarity.get("warnings", []), list | None):
+        raise c.fail(f"similarity.warnings is {_short(similarity['warnings'])}, not a list (or null)")
     for k in ("carryover_suite", "environment"):
         doc[k] = c.opt_obj(c.key(data, k, "the document", None, added=True), k)
     doc["adaptive"] = _adaptive(c, c.key(data, "adaptive", "the document", None, added=True))
@@ -453,9 +477,19 @@ def _stability_ok(s: Any) -> bool:
     return isinstance(s, dict) and _num_ok(s["cv"]) and _num_ok(s["rmad"]) and _num_ok(s["rciw"])
 
 
+def _values_ok(values: Any) -> bool:
+    return isinstance(values, list) and all(
+        (x.__class__ is float and x - x == 0.0) or x.__class__ is int for x in values
+    )
+
+
+def _seq_ok(seq: Any, n: int) -> bool:
+    return isinstance(seq, list) and len(seq) == n and all(x.__class__ is int and x >= 0 for x in seq)
+
+
 def _samples_ok(s: Any) -> bool:
     return isinstance(s, dict) and all(
-        isinstance(s[r], dict) and isinstance(s[r]["value"], list) and isinstance(s[r]["seq"], list)
+        isinstance(s[r], dict) and _values_ok(s[r]["value"]) and _seq_ok(s[r]["seq"], len(s[r]["value"]))
         for r in ("base", "head")
     )
 
@@ -476,6 +510,22 @@ def _opt_obj_ok(x: Any) -> bool:
 
 def _bootstrap_ok(x: Any) -> bool:
     return isinstance(x, dict) and all(k in x and isinstance(x[k], str) for k in ("scheme", "reason"))
+
+
+def _detail_problem(b: Mapping[str, Any]) -> str | None:
+    """What is wrong with the parts of a benchmark's carry-over and similarity details that the
+    reports read (each may be absent or null): ``carryover.position`` an object,
+    ``carryover.predecessors`` and ``similarity.dissimilar_runs``/``dissimilar_instances`` lists."""
+    carry, sim = b["carryover"], b["similarity"]
+    if carry is not None:
+        if not _opt_obj_ok(carry.get("position")):
+            return f"carryover.position is {_short(carry['position'])}, not an object (or null)"
+        if not isinstance(carry.get("predecessors", []), list | None):
+            return f"carryover.predecessors is {_short(carry['predecessors'])}, not a list (or null)"
+    for k in ("dissimilar_runs", "dissimilar_instances"):
+        if sim is not None and not isinstance(sim.get(k, []), list | None):
+            return f"similarity.{k} is {_short(sim[k])}, not a list (or null)"
+    return None
 
 
 def _benchmark_ok(b: Any) -> bool:
@@ -502,6 +552,7 @@ def _benchmark_ok(b: Any) -> bool:
             and _opt_obj_ok(b["order"])
             and _opt_obj_ok(b["carryover"])
             and _opt_obj_ok(b["similarity"])
+            and _detail_problem(b) is None
             and _warnings_ok(b["warnings"])
             and _samples_ok(b["samples"])
             and (b["samples_needed"] is None or _whole_ok(b["samples_needed"]))
@@ -550,13 +601,20 @@ def _benchmark(c: _Check, value: Any, i: int) -> Benchmark:
             c.number(c.key(s, k, f"{where}.stability.{role}"), f"{where}.stability.{role}.{k}")
     for k in ("config", "order", "carryover", "similarity"):
         c.opt_obj(c.key(b, k, where), f"{where}.{k}")
+    problem = _detail_problem(b)
+    if problem is not None:
+        raise c.fail(f"{where}.{problem}")
     c.warnings(c.key(b, "warnings", where), f"{where}.warnings")
     samples = c.obj(c.key(b, "samples", where), f"{where}.samples")
     for role in ("base", "head"):
         s = c.obj(c.key(samples, role, f"{where}.samples"), f"{where}.samples.{role}")
-        for k in ("value", "seq"):
-            if not isinstance(c.key(s, k, f"{where}.samples.{role}"), list):
-                raise c.fail(f"{where}.samples.{role}.{k} is not a list")
+        values = c.key(s, "value", f"{where}.samples.{role}")
+        if not _values_ok(values):
+            raise c.fail(f"{where}.samples.{role}.value is not a list of finite numbers")
+        if not _seq_ok(c.key(s, "seq", f"{where}.samples.{role}"), len(values)):
+            raise c.fail(
+                f"{where}.samples.{role}.seq is not a list of trial numbers (whole numbers ≥ 0), one per value"
+            )
     needed = c.opt_whole(c.key(b, "samples_needed", where, None, added=True), f"{where}.samples_needed")
     followup = _followup(c, c.key(b, "followup", where, None, added=True), f"{where}.followup")
     if "samples_needed" in b and "followup" in b:
@@ -593,6 +651,65 @@ def _adaptive(c: _Check, value: Any) -> Adaptive | None:
     c.opt_obj(c.key(a, "rule", "adaptive"), "adaptive.rule")
     c.opt_string(c.key(a, "stop_reason", "adaptive"), "adaptive.stop_reason")
     return cast(Adaptive, a)
+
+
+# the order-check test fields the reports draw: finite numbers or null
+ORDER_TEST_NUMBERS: Final = (
+    "kw_p",
+    "eta2",
+    "delta_pct",
+    "fixed_median",
+    "fixed_ci_low",
+    "fixed_ci_high",
+    "random_median",
+    "random_ci_low",
+    "random_ci_high",
+)
+
+
+def _order_check(c: _Check, value: Any) -> None:
+    """An order-check ``experiments`` entry (or the whole order-check document): its tests are
+    objects whose drawn fields are numbers or null and ``significant`` true, false or null."""
+    doc = c.opt_obj(value, "order_check")
+    if doc is None:
+        return
+    whole = "experiments" in doc
+    experiments = doc["experiments"] if whole else [doc]
+    if not isinstance(experiments, list):
+        raise c.fail(f"order_check.experiments is {_short(experiments)}, not a list")
+    for i, exp in enumerate(experiments):
+        where = f"order_check.experiments[{i}]" if whole else "order_check"
+        tests = c.key(c.obj(exp, where), "tests", where, [], added=True)
+        if not isinstance(tests, list):
+            raise c.fail(f"{where}.tests is {_short(tests)}, not a list")
+        for j, t in enumerate(tests):
+            at = f"{where}.tests[{j}]"
+            c.obj(t, at)
+            for k in ORDER_TEST_NUMBERS:
+                c.number(t.get(k), f"{at}.{k}")
+            if t.get("significant") not in (None, True, False):
+                raise c.fail(f"{at}.significant is {_short(t['significant'])}, not true, false or null")
+
+
+def _carryover_matrix(c: _Check, value: Any) -> None:
+    """``{"benchmarks": [names], "predecessors": [names], "effect_pct": [[number or null]]}``: one
+    row per benchmark, one cell per predecessor, as the heatmap draws it."""
+    m = c.opt_obj(value, "carryover_matrix")
+    if m is None:
+        return
+    names: dict[str, Any] = {}
+    for k in ("benchmarks", "predecessors"):
+        names[k] = c.key(m, k, "carryover_matrix")
+        if not isinstance(names[k], list) or not all(isinstance(x, str) for x in names[k]):
+            raise c.fail(f"carryover_matrix.{k} is {_short(names[k])}, not a list of names")
+    effects = c.key(m, "effect_pct", "carryover_matrix")
+    if not isinstance(effects, list) or len(effects) != len(names["benchmarks"]):
+        raise c.fail("carryover_matrix.effect_pct is not a list with one row per benchmark")
+    for i, row in enumerate(effects):
+        if not isinstance(row, list) or len(row) != len(names["predecessors"]):
+            raise c.fail(f"carryover_matrix.effect_pct[{i}] is not a list with one cell per predecessor")
+        for j, cell in enumerate(row):
+            c.number(cell, f"carryover_matrix.effect_pct[{i}][{j}]")
 
 
 def derived_counts(benchmarks: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -75,7 +75,7 @@ class BenchmarkConfig:
     suite_run: int
     iteration: int
     measurement: int
-    source: str = ConfigSource.FULL.value
+    config_source: str = ConfigSource.FULL.value  # JSON key `source`
     discard_warmup: int = 0
     warmup_level: str = "measurement"
     never_stable: bool = False
@@ -83,14 +83,14 @@ class BenchmarkConfig:
     @property
     def calibrated(self) -> bool:
         """A calibrated minimal configuration (not the full one a never-stable benchmark keeps)."""
-        return self.source == ConfigSource.CALIBRATION.value and not self.never_stable
+        return self.config_source == ConfigSource.CALIBRATION.value and not self.never_stable
 
     def to_json(self) -> dict[str, Any]:
         return {
             "suite_run": self.suite_run,
             "iteration": self.iteration,
             "measurement": self.measurement,
-            "source": self.source,
+            "source": self.config_source,
             "discard_warmup": self.discard_warmup,
             "warmup_level": self.warmup_level,
             "never_stable": self.never_stable,
@@ -256,7 +256,7 @@ class RunMeta:
     mode: str | None = None  # "rmit" | "order-check"
     config_path: str | None = None
     config_hash: str | None = None
-    sources: Mapping[str, Any] | None = None  # gate/engine/config_source.py writes each entry
+    sources: Mapping[str, Any] | None = None  # gate/engine/config_files.py writes each entry
     adapter: str | None = None
     versions: Mapping[str, VersionRecord] = field(default_factory=dict)
     base: str | None = None
@@ -286,16 +286,16 @@ class RunMeta:
     # ---- the trials it lists ---------------------------------------------------------------------
     def config_source(self, benchmark: str) -> str:
         c = self.benchmark_configs.get(benchmark)
-        return c.source if c is not None else ConfigSource.FULL.value
+        return c.config_source if c is not None else ConfigSource.FULL.value
 
     def planned_trials(self) -> list[Trial]:
         """The planned schedule as trials (round 0)."""
-        return [Trial(config=self.config_source(str(t["benchmark"])), **t) for t in self.schedule]
+        return [Trial(config_source=self.config_source(str(t["benchmark"])), **t) for t in self.schedule]
 
     def entry_trials(self, entry: RoundRecord) -> list[Trial]:
         """The trials of one ``adaptive.rounds`` entry."""
         return [
-            Trial(config=self.config_source(str(t["benchmark"])), round=entry.round, **t)
+            Trial(config_source=self.config_source(str(t["benchmark"])), round=entry.round, **t)
             for t in entry.schedule
         ]
 
@@ -444,7 +444,7 @@ def _benchmark_configs(value: Any) -> dict[str, BenchmarkConfig]:
             suite_run,
             iteration,
             measurement,
-            source=str(c.get("source") or ConfigSource.FULL.value),
+            config_source=str(c.get("source") or ConfigSource.FULL.value),
             discard_warmup=warmup,
             warmup_level=level,
             never_stable=c.get("never_stable") is True,

@@ -34,6 +34,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from gate.bidi import show_bidi
+from gate.files.analysis_json import Samples, VersionStats
 
 BASE_COLOR = "#4c72b0"
 HEAD_COLOR = "#dd8452"
@@ -44,17 +45,6 @@ def _png(fig: Figure) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _finite(values: Any) -> np.ndarray:
-    arr = np.asarray([v for v in (values or []) if isinstance(v, int | float)], dtype=float)
-    return arr[np.isfinite(arr)]
-
-
-def _ci(ci: Any) -> tuple[float, float] | None:
-    if isinstance(ci, Sequence) and len(ci) == 2 and all(isinstance(v, int | float) for v in ci):
-        return float(ci[0]), float(ci[1])
-    return None
 
 
 def _ticks(lo: float, hi: float, n: int = 4) -> list[float]:
@@ -134,10 +124,7 @@ def value_axis(samples: Sequence[np.ndarray], keep: Sequence[float] = ()) -> Val
 
 
 def benchmark_figure(
-    samples: Mapping[str, Any] | None,
-    base: Mapping[str, Any] | None,
-    head: Mapping[str, Any] | None,
-    unit: str = "",
+    samples: Mapping[str, Samples], base: VersionStats, head: VersionStats, unit: str = ""
 ) -> str | None:
     """Violin-scatter per version (left) and values in execution order (right), as inline SVG.
 
@@ -151,24 +138,18 @@ def benchmark_figure(
     formatted here and fixed labels, never user text."""
     from gate.render.filters import split_quantity
 
-    samples = samples or {}
+    # gate/files/analysis_json.py guarantees both versions, finite values with one trial number
+    # each, and estimates and CIs that are finite or null: they are drawn as they are.
     series = []
     for key, color, summary in (("base", BASE_COLOR, base), ("head", HEAD_COLOR, head)):
-        s = samples.get(key) or {}
-        values = _finite(s.get("value"))
-        seq = s.get("seq") or []
-        if len(seq) >= len(values):
-            seq_arr = np.asarray(seq[: len(values)], dtype=float)
-        else:
-            seq_arr = np.arange(1, len(values) + 1, dtype=float)
-        series.append((key, values, seq_arr, color, summary or {}))
+        s = samples[key]
+        values = np.asarray(s["value"], dtype=float)
+        series.append((key, values, np.asarray(s["seq"], dtype=float), color, summary))
     if not any(len(v) for _, v, _, _, _ in series):
         return None
     keep: list[float] = []
     for *_, summary in series:
-        ci = _ci(summary.get("ci"))
-        est = summary.get("estimate")
-        keep += list(ci or ()) + ([float(est)] if isinstance(est, int | float) else [])
+        keep += (summary["ci"] or []) + ([summary["estimate"]] if summary["estimate"] is not None else [])
     axis = value_axis([v for _, v, _, _, _ in series], keep)
     lo, hi = axis.lo, axis.hi
     width, height, top, bottom = 620, 206, 22, 42
@@ -239,8 +220,7 @@ def benchmark_figure(
                 )
         for v, j in zip(values, rng.uniform(-0.12, 0.12, len(values)), strict=True):
             out.append(point(cx + j * slot, float(v), color))
-        ci = _ci(summary.get("ci"))
-        est = summary.get("estimate")
+        ci, est = summary["ci"], summary["estimate"]
         bx = cx + slot * 0.42
         if ci:
             out.append(
@@ -250,7 +230,7 @@ def benchmark_figure(
                 out.append(
                     f'<line x1="{bx - 3:.1f}" x2="{bx + 3:.1f}" y1="{y(c):.1f}" y2="{y(c):.1f}" stroke="#000"/>'
                 )
-        if isinstance(est, int | float) and math.isfinite(est):
+        if est is not None:
             ey = y(est)
             out.append(f'<path d="M{bx:.1f},{ey - 4:.1f}l4,4l-4,4l-4,-4z" fill="#000"/>')
     seqs = np.concatenate([s for _, v, s, _, _ in series if len(v)])
@@ -289,24 +269,27 @@ def execution_ticks(first: float, last: float, n: int = 6) -> list[int]:
 def order_figure(tests: Sequence[Mapping[str, Any]]) -> str | None:
     """Fixed vs random medians and CIs per benchmark, in % of the fixed-order median, so
     benchmarks of different scales share one axis (OrderSage Figure 5 draws one panel each)."""
+    # ``tests``: gate.render.view.order_tests rows, every field present; the numbers are finite or
+    # null (gate/files/analysis_json.py ORDER_TEST_NUMBERS), null where the order check had too few
+    # values, so null is drawn as a gap rather than refused.
     rows = []
     for t in tests:
-        fm = t.get("fixed_median")
-        if not isinstance(fm, int | float) or fm == 0:
+        fm = t["fixed_median"]
+        if fm is None or fm == 0:
             continue
 
-        def rel(x: Any, fm: float = fm) -> float:
-            return (x / fm - 1) * 100 if isinstance(x, int | float) else math.nan
+        def rel(x: float | None, fm: float = fm) -> float:
+            return math.nan if x is None else (x / fm - 1) * 100
 
         rows.append(
             (
-                rel(t.get("fixed_ci_low")),
+                rel(t["fixed_ci_low"]),
                 0.0,
-                rel(t.get("fixed_ci_high")),
-                rel(t.get("random_ci_low")),
-                rel(t.get("random_median")),
-                rel(t.get("random_ci_high")),
-                bool(t.get("significant")),
+                rel(t["fixed_ci_high"]),
+                rel(t["random_ci_low"]),
+                rel(t["random_median"]),
+                rel(t["random_ci_high"]),
+                bool(t["significant"]),
             )
         )
     if not rows:
@@ -334,24 +317,27 @@ def order_figure(tests: Sequence[Mapping[str, Any]]) -> str | None:
     return _png(fig)
 
 
-def _effects(matrix: Sequence[Sequence[Any]]) -> np.ndarray:
-    return np.array(
-        [[v if isinstance(v, int | float) else np.nan for v in row] for row in matrix], dtype=float
-    )
+def _effects(matrix: Sequence[Sequence[float | None]]) -> np.ndarray:
+    # cells are finite numbers or null (a pair never observed): gate/files/analysis_json.py
+    return np.array([[np.nan if v is None else v for v in row] for row in matrix], dtype=float)
 
 
-def heatmap_limit(matrix: Sequence[Sequence[Any]], threshold_pct: float | None) -> float:
+# The colour scale runs from −limit to +limit; its width must stay a finite float.
+MAX_HEATMAP_LIMIT = 1e300
+
+
+def heatmap_limit(matrix: Sequence[Sequence[float | None]], threshold_pct: float | None) -> float:
     """Half-range of the heatmap's colour scale: the largest effect, but at least the gate's
     threshold, so effects the gate would not count as a change (a 0.1 % carry-over when changes
     under 3 % are ignored) are drawn pale instead of fully saturated."""
     data = _effects(matrix)
     largest = float(np.nanmax(np.abs(data))) if np.isfinite(data).any() else 0.0
-    floor = threshold_pct if isinstance(threshold_pct, int | float) and threshold_pct > 0 else 1.0
-    return max(largest, float(floor))
+    floor = threshold_pct if threshold_pct is not None and threshold_pct > 0 else 1.0
+    return min(max(largest, float(floor)), MAX_HEATMAP_LIMIT)
 
 
 def carryover_figure(
-    matrix: Sequence[Sequence[Any]],
+    matrix: Sequence[Sequence[float | None]],
     significant: Sequence[Sequence[bool | None]] | None = None,
     threshold_pct: float | None = None,
 ) -> Figure | None:
@@ -404,7 +390,7 @@ def carryover_figure(
 
 
 def carryover_heatmap(
-    matrix: Sequence[Sequence[Any]],
+    matrix: Sequence[Sequence[float | None]],
     significant: Sequence[Sequence[bool | None]] | None = None,
     threshold_pct: float | None = None,
 ) -> str | None:
@@ -415,12 +401,11 @@ def carryover_heatmap(
 
 def calibration_figure(points: Sequence[Mapping[str, Any]], threshold: float | None) -> str | None:
     """Instability against cost. ``points``: [{"cost", "instability", "stable", "curve"}] where
-    an optional ``curve`` is a list of {"cost", "instability"} per configuration tried."""
-    usable = [
-        p
-        for p in points
-        if isinstance(p.get("cost"), int | float) and isinstance(p.get("instability"), int | float)
-    ]
+    ``curve`` is a (possibly empty) list of {"cost", "instability"} per configuration tried.
+
+    cost and instability are numbers or None (gate/files/calibration_json.py: None when unbounded);
+    the curve's points are kept as calibration.json has them, so each is checked here."""
+    usable = [p for p in points if p["cost"] is not None and p["instability"] is not None]
     if not usable:
         return None
     fig = Figure(figsize=(5.6, 3.0), dpi=DPI)
@@ -430,8 +415,8 @@ def calibration_figure(points: Sequence[Mapping[str, Any]], threshold: float | N
     for p in usable:
         pairs = sorted(
             (float(c["cost"]), float(c["instability"]))
-            for c in p.get("curve") or []
-            if isinstance(c, Mapping)
+            for c in p["curve"]
+            if isinstance(c, Mapping)  # curve points are dicts; their fields as written
             and isinstance(c.get("cost"), int | float)
             and isinstance(c.get("instability"), int | float)
         )
@@ -445,8 +430,8 @@ def calibration_figure(points: Sequence[Mapping[str, Any]], threshold: float | N
             )
         )
         ax.update_datalim(np.asarray([xy for seg in segments for xy in seg], dtype=float))
-    stable = [p for p in usable if p.get("stable", True)]
-    unstable = [p for p in usable if not p.get("stable", True)]
+    stable = [p for p in usable if p["stable"]]
+    unstable = [p for p in usable if not p["stable"]]
     if stable:
         ax.plot(
             [p["cost"] for p in stable],
@@ -465,9 +450,9 @@ def calibration_figure(points: Sequence[Mapping[str, Any]], threshold: float | N
             markersize=5,
             label="never stable",
         )
-    if isinstance(threshold, int | float):
+    if threshold is not None:  # a positive number (calibration_json checks it), or None
         ax.axhline(threshold, color="grey", linestyle="--", linewidth=0.8, label="threshold")
-    costs = [c for p in usable for c in [p["cost"]] + [q.get("cost") for q in p.get("curve") or []]]
+    costs = [c for p in usable for c in [p["cost"]] + [q.get("cost") for q in p["curve"]]]
     if all(isinstance(c, int | float) and c > 0 for c in costs):
         ax.set_xscale("log")  # full configurations cost many times the chosen ones
     ax.set_xlabel("cost (dot: chosen configuration; grey line: towards the full configuration)", fontsize=8)

@@ -25,7 +25,7 @@ from markupsafe import Markup
 from gate.bidi import show_bidi
 from gate.errors import InputError
 from gate.files import analysis_json
-from gate.files.analysis_json import Analysis, Benchmark
+from gate.files.analysis_json import Analysis, Benchmark, CarryoverMatrix
 from gate.files.calibration_json import Calibration
 from gate.render import filters, view
 
@@ -336,34 +336,31 @@ def _significance(benchmarks: list[Benchmark]) -> dict[tuple[str, str], bool]:
 
 
 def _pick_heatmap(
-    matrix: Any, significance: Mapping[tuple[str, str], bool] | None = None, threshold_pct: Any = None
+    matrix: CarryoverMatrix | None, significance: Mapping[tuple[str, str], bool], threshold_pct: float
 ) -> dict[str, Any] | None:
-    if not isinstance(matrix, Mapping):
+    if matrix is None:
         return None
-    names = [str(x) for x in matrix.get("benchmarks") or []]
-    preds = [str(x) for x in matrix.get("predecessors") or []]
-    effects = matrix.get("effect_pct") or []
-    if not names or not preds or len(effects) != len(names):
+    # one row per benchmark, one cell (a number or null) per predecessor: gate/files/analysis_json.py
+    names, preds, effects = matrix["benchmarks"], matrix["predecessors"], matrix["effect_pct"]
+    if not names or not preds:
         return None
 
-    def mag(v: Any) -> float:
-        return abs(v) if isinstance(v, int | float) else 0.0
+    def mag(v: float | None) -> float:
+        return 0.0 if v is None else abs(v)
 
     row_idx = sorted(range(len(names)), key=lambda i: -max((mag(v) for v in effects[i]), default=0.0))[
         :MAX_HEATMAP
     ]
     row_idx.sort()
     col_idx = sorted(
-        range(len(preds)),
-        key=lambda j: -max((mag(effects[i][j]) for i in row_idx if j < len(effects[i])), default=0.0),
+        range(len(preds)), key=lambda j: -max((mag(effects[i][j]) for i in row_idx), default=0.0)
     )[:MAX_HEATMAP]
     col_idx.sort()
-    sub = [[effects[i][j] if j < len(effects[i]) else None for j in col_idx] for i in row_idx]
+    sub = [[effects[i][j] for j in col_idx] for i in row_idx]
     from gate.render import plots
 
-    known = significance or {}
-    sig = [[known.get((names[i], preds[j])) for j in col_idx] for i in row_idx]
-    threshold = threshold_pct if isinstance(threshold_pct, int | float) else None
+    sig = [[significance.get((names[i], preds[j])) for j in col_idx] for i in row_idx]
+    threshold = threshold_pct
     image = plots.carryover_heatmap(sub, sig, threshold)
     if image is None:
         return None
@@ -371,7 +368,7 @@ def _pick_heatmap(
     for a, i in enumerate(row_idx):
         for b, j in enumerate(col_idx):
             val = sub[a][b]
-            if isinstance(val, int | float) and val != 0:
+            if val is not None and val != 0:
                 cells.append(
                     {"benchmark": names[i], "predecessor": preds[j], "effect_pct": val, "mag": abs(val)}
                 )
@@ -466,9 +463,10 @@ def _render_html(
         svg = plots.benchmark_figure(b["samples"], b["base"], b["head"], row["unit"])
         plotted.append(view.Row({**row.as_dict(), "svg": Markup(svg) if svg else None}))
     plotted_idx = {r["index"] for r in plotted}
-    tests = sorted(
-        v["order_tests"], key=lambda t: (not t.get("significant"), -abs(t.get("delta_pct") or 0.0))
-    )[:MAX_ORDER_TESTS]
+    # view.order_tests rows hold every field; delta_pct is a number or null (analysis_json checks it)
+    tests = sorted(v["order_tests"], key=lambda t: (not t["significant"], -abs(t["delta_pct"] or 0.0)))[
+        :MAX_ORDER_TESTS
+    ]
     order_image = plots.order_figure(tests) if tests else None
     return _render(
         template,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gate.cli import main
 from tests.conftest import require_tool
-from tests.integration.test_run_action_config_source import fake_gate, passed, run_step
+from tests.integration.test_run_action_config_from_base import fake_gate, passed, run_step
 from tests.integration.test_run_config_from_base import (
     CAL,
     VALUE,

@@ -41,3 +41,26 @@ def test_every_type_the_glossary_names_exists() -> None:
     inputs = set(re.findall(r"^  ([a-z_]+):", (REPO_ROOT / "action.yml").read_text(encoding="utf-8"), re.M))
     missing = [name for name in bare if name not in _top_level_names() | inputs]
     assert missing == []
+
+
+def _members_by_class() -> dict[str, set[str]]:
+    members: dict[str, set[str]] = {}
+    for path in GATE.rglob("*.py"):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                names = members.setdefault(node.name, set())
+                for item in node.body:
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        names.add(item.target.id)
+                    elif isinstance(item, ast.FunctionDef):
+                        names.add(item.name)
+    return members
+
+
+def test_every_attribute_the_glossary_names_exists() -> None:
+    # `Type.attribute` or `Type.method()`: a renamed field or method fails here too
+    dotted = re.findall(r"`([A-Z][A-Za-z]+)\.([a-z_]+)(?:\(\))?`", _glossary())
+    assert dotted
+    members = _members_by_class()
+    missing = [f"{cls}.{attr}" for cls, attr in dotted if attr not in members.get(cls, set())]
+    assert missing == []

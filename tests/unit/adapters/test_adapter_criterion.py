@@ -14,7 +14,7 @@ from gate.adapters.criterion import CriterionAdapter
 from gate.errors import ConfigError
 from gate.model import TrialStatus
 from tests.fakes.process_runner import Call, FakeRunner, Responder, failed, ok
-from tests.unit.adapters.test_adapter_parsing import TESTDATA, request, version
+from tests.unit.adapters.test_adapter_argv_and_output import TESTDATA, request, version
 
 DATA = TESTDATA / "criterion"
 HELP_08 = "      --exact\n          Run benchmarks that exactly match the provided filter\n"

@@ -12,7 +12,7 @@ from gate.adapters.base import BenchmarkSpec, TrialFailure
 from gate.adapters.registry import get_adapter
 from gate.model import TrialStatus
 from tests.fakes.process_runner import FakeRunner
-from tests.unit.adapters.test_adapter_parsing import TESTDATA, request, writes
+from tests.unit.adapters.test_adapter_argv_and_output import TESTDATA, request, writes
 
 SUM = BenchmarkSpec(name="bench.Sum.sum", unit="ns/op", options={"params": {"n": "1000"}})
 

@@ -49,9 +49,9 @@ def test_a_never_stable_benchmark_runs_and_is_labelled_as_the_full_configuration
     )
     config = load_config(cfg)
     levels = level_configs(["a", "b", "c"], config, _calibration(tmp_path, never={"c"}))
-    assert levels["a"].source == "calibration" and levels["b"].source == "calibration"
+    assert levels["a"].config_source == "calibration" and levels["b"].config_source == "calibration"
     # never stable: the full configuration, and said so — not "minimal 3×5×3"
-    assert levels["c"].source == "full"
+    assert levels["c"].config_source == "full"
     assert (levels["c"].suite_runs, levels["c"].iterations, levels["c"].measurements) == (3, 5, 3)
 
 

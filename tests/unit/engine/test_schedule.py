@@ -99,7 +99,7 @@ def test_calibrated_benchmarks_are_spread_across_suite_runs(seed, needs):
     for b, k in zip(benchmarks, needs, strict=True):
         in_runs = {t.suite_run for t in trials if t.benchmark == b}
         assert len(in_runs) == k
-        assert all(t.config == "calibration" for t in trials if t.benchmark == b)
+        assert all(t.config_source == "calibration" for t in trials if t.benchmark == b)
         _, i, m = levels[b]
         for r in in_runs:  # its own iterations per suite run and measurements per trial
             cell = Counter(t.version for t in runs[r] if t.benchmark == b)

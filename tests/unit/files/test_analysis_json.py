@@ -15,6 +15,7 @@ import pytest
 from gate.errors import InputError
 from gate.files import analysis_json
 from gate.model import Verdict
+from gate.render import render
 from tests.fakes import analyses
 
 
@@ -100,7 +101,7 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         if value is ...:
             del node[last]
         else:
-            node[last] = value
+            node[int(last) if isinstance(node, list) else last] = value
 
     return change
 
@@ -174,6 +175,78 @@ def test_junk_in_the_follow_up_fields_is_refused_by_name(
     change(doc)
     with pytest.raises(InputError, match=message):
         analysis_json.parse(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            _set("benchmarks.0.samples.base.value", ["1.5", 2.0]),
+            r"samples\.base\.value is not a list of finite numbers",
+        ),
+        (
+            _set("benchmarks.0.samples.head.value", [True]),
+            r"samples\.head\.value is not a list of finite numbers",
+        ),
+        (_set("benchmarks.0.samples.base.seq", ["x"]), r"samples\.base\.seq is not a list of trial numbers"),
+        (_set("benchmarks.0.samples.base.seq", [1]), r"samples\.base\.seq .* one per value"),
+        (_set("carryover_matrix.benchmarks", 3), r"carryover_matrix\.benchmarks is 3, not a list of names"),
+        (
+            _set("carryover_matrix.effect_pct", {}),
+            "carryover_matrix.effect_pct is not a list with one row per",
+        ),
+        (_set("carryover_matrix.effect_pct.0", [1.0]), r"effect_pct\[0\] is not a list with one cell per"),
+        (_set("carryover_matrix.effect_pct.1.0", "big"), r"effect_pct\[1\]\[0\] is 'big', not a number"),
+        (_set("order_check.tests", 7), r"order_check\.tests is 7, not a list"),
+        (_set("order_check.tests.0", "t"), r"order_check\.tests\[0\] is 't', not an object"),
+        (
+            _set("order_check.tests.0.fixed_median", "1 ms"),
+            r"tests\[0\]\.fixed_median is '1 ms', not a number",
+        ),
+        (_set("order_check.tests.1.delta_pct", [1]), r"tests\[1\]\.delta_pct is \[1\], not a number"),
+        (_set("order_check.tests.0.significant", "yes"), r"tests\[0\]\.significant is 'yes', not true"),
+    ],
+)
+def test_junk_a_figure_would_draw_is_refused_at_load_by_name(
+    change: Callable[[dict[str, Any]], None], message: str
+) -> None:
+    """The HTML report draws the samples, the carry-over matrix and the order-check tests as they
+    are: junk in them is refused by name when the document is read (and when render checks the
+    document it is given), instead of raising inside a figure."""
+    doc = json.loads(json.dumps(analyses.order_effects()))
+    change(doc)
+    with pytest.raises(InputError, match=message):
+        analysis_json.parse(json.dumps(doc))
+    with pytest.raises(InputError, match=message):
+        render(doc, "html")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (_set("benchmarks.0.carryover.position", 0.5), r"carryover\.position is 0\.5, not an object"),
+        (_set("benchmarks.0.carryover.predecessors", 3), r"carryover\.predecessors is 3, not a list"),
+        (_set("benchmarks.0.similarity.dissimilar_runs", "run 2"), r"similarity\.dissimilar_runs is 'run 2'"),
+        (
+            _set("benchmarks.0.similarity.dissimilar_instances", {}),
+            r"dissimilar_instances is \{\}, not a list",
+        ),
+        (_set("similarity", {"warnings": True}), r"similarity\.warnings is True, not a list"),
+    ],
+)
+def test_junk_in_the_details_the_reports_read_is_refused_by_name(
+    change: Callable[[dict[str, Any]], None], message: str
+) -> None:
+    """The comment, summary and HTML report list a benchmark's predecessors, its position effect
+    and its dissimilar runs: a file where these are not an object or a list is refused by name
+    instead of raising while the report is rendered."""
+    doc = json.loads(json.dumps(analyses.order_effects()))
+    change(doc)
+    with pytest.raises(InputError, match=message):
+        analysis_json.parse(json.dumps(doc))
+    for fmt in ("comment", "summary", "html"):
+        with pytest.raises(InputError, match=message):
+            render(doc, fmt)  # type: ignore[arg-type]
 
 
 def test_an_unresolved_entry_is_checked() -> None:

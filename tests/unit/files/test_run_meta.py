@@ -40,7 +40,7 @@ def a_run(**changes: Any) -> RunMeta:
         head="HEAD",
         instance="h",
         full=Levels(3, 5, 1),
-        benchmark_configs={"parse": BenchmarkConfig(2, 3, 1, source="calibration", discard_warmup=1)},
+        benchmark_configs={"parse": BenchmarkConfig(2, 3, 1, config_source="calibration", discard_warmup=1)},
         benchmarks={"parse": {"unit": "s", "higher_is_better": False, "versions": ["main", "HEAD"]}},
         thresholds={"parse": 5.0},
         schedule=[TRIAL],
@@ -84,7 +84,7 @@ def test_a_schema_1_log_without_adaptive_reads_as_a_run_without_a_budget(tmp_pat
     assert meta.schema_version == 1 and meta.adaptive is None and meta.round_trials() == []
     assert [t.trial for t in meta.planned_trials()] == [1] and meta.planned_trials()[
         0
-    ].config == "calibration"
+    ].config_source == "calibration"
 
 
 def test_a_newer_schema_is_refused_by_both_readers(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ heatmap's colour scale and significance marks (on the matplotlib objects)."""
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -133,3 +134,12 @@ def test_the_report_takes_significance_from_the_analysis() -> None:
             p["significant"] = False
     page = render(a, "html")
     assert "<b>No effect is significant</b>" in page and "colour scale runs to ±11.5%" in page
+
+
+def test_effects_near_the_largest_float_are_drawn_on_a_finite_scale() -> None:
+    # a finite effect is a valid analysis.json value; the scale's width (2 × limit) stays finite
+    matrix: list[list[float | None]] = [[1.5e308, None], [-1e308, 2.0]]
+    lim = plots.heatmap_limit(matrix, 3.0)
+    assert math.isfinite(2 * lim) and lim > 1e299
+    image = plots.carryover_heatmap(matrix, None, 3.0)
+    assert image is not None and image.startswith("data:image/png;base64,")

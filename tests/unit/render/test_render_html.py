@@ -7,6 +7,7 @@ import re
 import pytest
 
 from gate.files import calibration_json
+from gate.files.analysis_json import Samples, VersionStats
 from gate.render import RenderContext, plots, render
 from tests.fakes import analyses
 
@@ -79,8 +80,10 @@ def test_benchmark_figure_draws_every_sample() -> None:
 
 
 def test_benchmark_figure_without_samples() -> None:
-    assert plots.benchmark_figure({"base": {"value": [], "seq": []}, "head": {}}, None, None) is None
-    one = plots.benchmark_figure({"base": {"value": [1.0], "seq": [3]}}, None, None)
+    none: VersionStats = {"estimate": None, "ci": None, "n": 0, "n_failed": 0}
+    empty: Samples = {"value": [], "seq": []}
+    assert plots.benchmark_figure({"base": empty, "head": empty}, none, none) is None
+    one = plots.benchmark_figure({"base": {"value": [1.0], "seq": [3]}, "head": empty}, none, none)
     assert one is not None and "<polygon" not in one  # no violin from a single value
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.adapters._common import AmbiguousNumber, anchored, last_number
+from gate.adapters._common import anchored
 from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure, TrialRequest, VersionContext
 from gate.adapters.registry import ADAPTER_NAMES, get_adapter
 from gate.errors import ConfigError, RunError
@@ -62,92 +62,7 @@ def test_registry_unknown_name_lists_the_valid_ones() -> None:
         assert name in err.value.fix
 
 
-# ---- shared parsing helpers ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("parse took 0.0123 s\n", 0.0123),
-        ("1\n2\n3.5e-3\n", 0.0035),
-        ("x86_64 run: 12ms", 12.0),
-        ("-4.5", -4.5),
-        (".25\n", 0.25),
-        ("result: 7 (v1.2.3 build)\n", 7.0),
-        ("no digits at all", None),
-        ("", None),
-    ],
-)
-def test_last_number(text: str, expected: float | None) -> None:
-    assert last_number(text) == expected
-
-
-@pytest.mark.parametrize("token", ["nan", "NaN", "inf", "-inf", "Infinity"])
-def test_last_number_returns_non_finite_tokens_so_they_are_rejected(token: str) -> None:
-    value = last_number(f"12.5\n{token}\n")
-    assert value is not None and value != 12.5
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "took 1,234.5 ms\n",
-        "1,234\n",
-        "Zeit: 12,5 s\n",
-        "1,234,567.0",
-        "Zeit: 1.234,5 ms\n",
-        "1\u202f234.5\n",
-        "1\u00a0234.5\n",
-        "1_234.5\n",
-        "1'234.5\n",
-        "10,20\n",
-        "[1,234]\n",
-    ],
-)
-def test_last_number_refuses_thousands_separators_and_decimal_commas(text: str) -> None:
-    with pytest.raises(AmbiguousNumber):
-        last_number(text)
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [("0.5,1.5\n", 1.5), ("10,20,30", 30.0), ("a, 7", 7.0), ("1 234.5", 234.5), ("(1/3) 0.5", 0.5)],
-)
-def test_last_number_reads_comma_separated_lists_and_ascii_spaced_numbers(text: str, expected: float) -> None:
-    assert last_number(text) == expected
-
-
-def test_last_number_ignores_ansi_colours() -> None:
-    assert last_number("\x1b[32m1.5\x1b[0m\n") == 1.5
-
-
-@pytest.mark.parametrize(
-    ("stdout", "token", "readings"),
-    [
-        ("1,234.5\n", "'1,234.5'", ["a list ending in 234.5", "1234.5 (thousands separator)"]),
-        (
-            "[1,234]\n",
-            "'1,234'",
-            ["a list ending in 234", "1234 (thousands separator)", "1.234 (decimal comma)"],
-        ),
-        ("10,20\n", "'10,20'", ["a list ending in 20", "10.20 (decimal comma)"]),
-        ("1.234,5\n", "'1.234,5'", ["1234.5 (grouping and decimal comma)"]),
-        ("1_234.5\n", "'1_234.5'", ["1234.5 (digit grouping)"]),
-    ],
-)
-def test_command_with_a_grouped_value_is_invalid_and_says_how_to_print_it(
-    tmp_path: Path, stdout: str, token: str, readings: list[str]
-) -> None:
-    spec = BenchmarkSpec(name="a", command="bench")
-    with pytest.raises(TrialFailure) as err:
-        get_adapter("command").run_trial(request(tmp_path, spec, 1), FakeRunner([ok(stdout)]))
-    assert err.value.status == TrialStatus.INVALID
-    assert token in reason_of(err) and all(r in reason_of(err) for r in readings)
-    assert "decimal point and no digit grouping (e.g. 1234.5)" in reason_of(err)
-
-
-def test_info_is_not_inf() -> None:
-    assert last_number("3.0\ninfo: done\n") == 3.0
+# ---- shared parsing helpers (last_number: tests/unit/adapters/test_last_number.py) -----------------
 
 
 def test_anchored_escapes_metacharacters_but_not_spaces_or_dashes() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from gate.analysis.load import load_trials
@@ -196,3 +197,50 @@ def test_a_quoted_multi_line_last_record_is_complete_and_a_cut_inside_quotes_is_
     (w,) = [w for w in logs.warnings if w["code"] == "cut_off_row"]
     assert "line 14" in w["message"] and "never closes" in w["message"]
     assert (logs.frame["benchmark"] == "c").sum() == 0 and (logs.frame["benchmark"] == "b").sum() == 12
+
+
+def _csv_log(tmp_path, rows, meta=None):
+    path = tmp_path / "trials.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    if meta is not None:
+        (tmp_path / "meta.json").write_text(json.dumps(meta))
+    return path
+
+
+def _csv_row(trial, bench, version, suite_run, position, iteration, measurement, value):
+    return {
+        "trial": trial, "benchmark": bench, "version": version, "instance": "h", "suite_run": suite_run,
+        "order_type": "random", "position": position, "iteration": iteration, "measurement": measurement,
+        "value": value, "unit": "s", "higher_is_better": False, "status": "ok", "reason": "",
+        "started_at": "", "elapsed_s": value, "config": "calibration",
+    }  # fmt: skip
+
+
+def test_the_same_log_twice_counts_once(tmp_path):
+    rows = [
+        _csv_row(t, "b", v, 1, t, t, 1, 1.0 + t / 100) for t, v in enumerate(["base", "head"] * 4, start=1)
+    ]
+    path = _csv_log(tmp_path, rows)
+    copy = tmp_path / "copy.csv"
+    copy.write_text(path.read_text())
+    logs = load_trials([path, copy])
+    assert len(logs.frame) == len(rows)
+    assert any(w["code"] == "duplicate_trials" for w in logs.warnings)
+    # two runners' logs that only share values are both kept
+    other = tmp_path / "other.csv"
+    pd.DataFrame([{**r, "instance": "runner2"} for r in rows]).to_csv(other, index=False)
+    assert len(load_trials([path, other]).frame) == 2 * len(rows)
+
+
+def test_one_unreadable_log_among_several_is_skipped_with_a_warning(tmp_path):
+    good = _csv_log(
+        tmp_path, [_csv_row(t, "b", v, 1, t, t, 1, 1.0) for t, v in enumerate(["base", "head"] * 3, 1)]
+    )
+    bad = tmp_path / "bad.csv"
+    bad.write_text("benchmark,score\nb,1\n")
+    logs = load_trials([good, bad])
+    assert len(logs.frame) == 6
+    (w,) = [w for w in logs.warnings if w["code"] == "unreadable_log"]
+    assert "bad.csv" in w["message"] and "value" in w["message"] and w["action"]
+    with pytest.raises(InputError, match="lacks the required column"):
+        load_trials([bad])

@@ -1,7 +1,9 @@
-"""Pieces of gate.analysis.pipeline: the decision it writes, time summary, warm-up discard, versions."""
+"""build_analysis (gate.analysis.pipeline) from trial logs: the decision it writes, the time summary,
+warm-up discard, versions, benchmarks in one version only, suite-wide carry-over warnings."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -195,3 +197,134 @@ def test_units_or_direction_that_differ_between_versions_are_not_compared(tmp_pa
     assert by["rate"]["verdict"] == "inconclusive" and "higher_is_better" in by["rate"]["reason"]
     assert any(w["code"] == "version_mismatch" for w in by["parse"]["warnings"])
     assert by["same"]["verdict"] == "unchanged"
+
+
+def _csv_log(tmp_path, rows, meta=None):
+    path = tmp_path / "trials.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    if meta is not None:
+        (tmp_path / "meta.json").write_text(json.dumps(meta))
+    return path
+
+
+def _csv_row(trial, bench, version, suite_run, position, iteration, measurement, value):
+    return {
+        "trial": trial, "benchmark": bench, "version": version, "instance": "h", "suite_run": suite_run,
+        "order_type": "random", "position": position, "iteration": iteration, "measurement": measurement,
+        "value": value, "unit": "s", "higher_is_better": False, "status": "ok", "reason": "",
+        "started_at": "", "elapsed_s": value, "config": "calibration",
+    }  # fmt: skip
+
+
+def test_iteration_level_warmup_is_dropped_before_comparing(tmp_path):
+    # Iteration 1 of every suite run is a slow warm-up in head only; calibration said to drop one
+    # iteration, so the comparison must see two identical distributions.
+    rng = np.random.default_rng(0)
+    rows, t = [], 0
+    for run in (1, 2, 3):
+        for version in ("base", "head"):
+            for it in (1, 2, 3, 4, 5, 6):
+                t += 1
+                value = 1.0 + rng.normal(0, 0.002)
+                if it == 1 and version == "head":
+                    value *= 3.0
+                rows.append(_csv_row(t, "b", version, run, t, it, 1, value))
+    meta = {
+        "schema_version": 1,
+        "base": "base",
+        "head": "head",
+        "benchmark_configs": {"b": {"suite_run": 3, "iteration": 5, "measurement": 1, "source": "calibration",
+                                    "discard_warmup": 1, "warmup_level": "iteration"}},
+    }  # fmt: skip
+    settings = AnalysisSettings(resamples=2000, seed=1)
+    dropped = build_analysis(
+        load_trials([_csv_log(tmp_path, rows, meta)]), base="base", head="head", settings=settings
+    )
+    entry = dropped["benchmarks"][0]
+    assert entry["base"]["n"] == 15 and entry["head"]["n"] == 15
+    assert max(entry["samples"]["head"]["value"]) < 1.5
+
+    meta["benchmark_configs"]["b"]["discard_warmup"] = 0
+    kept = build_analysis(
+        load_trials([_csv_log(tmp_path, rows, meta)]), base="base", head="head", settings=settings
+    )
+    assert kept["benchmarks"][0]["head"]["n"] == 18
+
+
+def test_suite_wide_carryover_reaches_top_level_warnings(tmp_path):
+    # Whatever runs right after "leaker" is 30 % faster; every benchmark pools into the suite test.
+    rng = np.random.default_rng(3)
+    names = ["leaker", "a", "b", "c", "d"]
+    rows, t = [], 0
+    for run in range(1, 9):
+        cells = [(n, v) for n in names for v in ("base", "head")]
+        order = rng.permutation(len(cells))
+        previous = None
+        for position, k in enumerate(order, start=1):
+            name, version = cells[k]
+            t += 1
+            value = 1.0 + rng.normal(0, 0.01)
+            if previous == "leaker":
+                value *= 0.7
+            rows.append(_csv_row(t, name, version, run, position, 1, 1, value))
+            previous = name
+    analysis = build_analysis(
+        load_trials([_csv_log(tmp_path, rows)]),
+        base="base",
+        head="head",
+        settings=AnalysisSettings(resamples=1000, seed=1),
+    )
+    suite = analysis["carryover_suite"]
+    assert suite is not None
+    codes = [w["code"] for w in analysis["warnings"]]
+    assert "carryover_suite" in codes
+    assert any("leaker" in w["message"] for w in analysis["warnings"] if w["code"] == "carryover_suite")
+
+
+def test_a_version_with_only_non_positive_values_fails_instead_of_vanishing(tmp_path):
+    # A throughput benchmark whose head reports 0 MB/s everywhere is broken, not "new in base".
+    rows, t = [], 0
+    for run in (1, 2, 3):
+        for version in ("base", "head"):
+            for it in (1, 2, 3):
+                t += 1
+                rows.append(
+                    _csv_row(t, "tput", version, run, t, it, 1, 100.0 + it if version == "base" else 0.0)
+                )
+                t += 1
+                rows.append(_csv_row(t, "ok", version, run, t, it, 1, 1.0 + it / 1000))
+    analysis = build_analysis(
+        load_trials([_csv_log(tmp_path, rows)]),
+        base="base",
+        head="head",
+        settings=AnalysisSettings(resamples=500, seed=1),
+    )
+    verdicts = {b["benchmark"]: b["verdict"] for b in analysis["benchmarks"]}
+    assert verdicts["tput"] == "failed"
+    assert analysis["summary"]["decision"] != "pass"
+    assert not any(w["code"] == "one_version_only" for w in analysis["warnings"])
+
+
+def test_a_benchmark_added_in_head_is_listed_not_failed(tmp_path):
+    # run writes status `skipped` for a benchmark that does not exist in a version.
+    rows, t = [], 0
+    for run in (1, 2, 3):
+        for version in ("base", "head"):
+            for it in (1, 2):
+                t += 1
+                rows.append(_csv_row(t, "old", version, run, t, it, 1, 1.0 + it / 1000))
+                t += 1
+                new = _csv_row(t, "new", version, run, t, it, 1, 2.0 + it / 1000)
+                if version == "base":
+                    new.update(
+                        value="", status="skipped", reason="benchmark new does not exist in version base"
+                    )
+                rows.append(new)
+    analysis = build_analysis(
+        load_trials([_csv_log(tmp_path, rows)]),
+        base="base",
+        head="head",
+        settings=AnalysisSettings(resamples=500, seed=1),
+    )
+    assert [b["benchmark"] for b in analysis["benchmarks"]] == ["old"]
+    assert any(w["code"] == "one_version_only" and "new" in w["message"] for w in analysis["warnings"])
