@@ -38,7 +38,7 @@ OWNERS: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"json"}),
         "each framework's own output (one adapter per format), the Go listing cache",
     ),
-    "gate/engine/config_source.py": (frozenset({"json"}), "JSON text of a configuration value in a message"),
+    "gate/engine/config_files.py": (frozenset({"json"}), "JSON text of a configuration value in a message"),
     "gate/jsontext.py": (
         frozenset({"json"}),
         "the JSON parser with a nesting limit that the owners above call",
