@@ -181,7 +181,7 @@ def test_the_documented_adaptive_reads_as_records_and_writes_back_byte_for_byte(
     (entry,) = ad.rounds
     assert entry.benchmarks["NAME"].suite_runs == 3 and entry.not_followed["NAME"].needs_s == 5400.0
     assert ad.final is not None and ad.final.unresolved["NAME"].values_needed == 90
-    assert [(t.trial, t.round, t.config) for t in meta.round_trials()] == [(1, 1, "calibration")]
+    assert [(t.trial, t.round, t.config_source) for t in meta.round_trials()] == [(1, 1, "calibration")]
     run_meta.write(path, meta)
     assert path.read_bytes() == before
 
