@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -590,30 +590,13 @@ def _benchmark_entry(
     return entry
 
 
-def name_width(names: Sequence[str], narrowest: int = 40) -> int:
-    """The narrowest column (at least ``narrowest``) in which every name, cut in the middle by
-    :func:`~gate.render.filters.shorten_middle`, is still told apart from the others.
-
-    Parametrised pytest node ids share both their start (the file) and their end (the last
-    parameter), so a fixed width can cut two of them to the same text; at the longest name's
-    width nothing is cut, so a width always exists."""
-    from gate.render.filters import shorten_middle
-
-    longest = max((len(n) for n in names), default=0)
-    distinct = len(set(names))
-    for width in range(narrowest, longest):
-        if len({shorten_middle(n, width) for n in names}) == distinct:
-            return width
-    return max(narrowest, longest)
-
-
 def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     """A short human table for stdout; every name shown is told apart from the others."""
     from gate.render import followup as words
-    from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
+    from gate.render.filters import distinct_width, shorten_middle  # the one name-shortening rule
 
     adaptive = doc["adaptive"]
-    w = name_width([b["benchmark"] for b in doc["benchmarks"]])
+    w = distinct_width([b["benchmark"] for b in doc["benchmarks"]])
     rows = [f"{'benchmark':<{w}} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
     if adaptive:
         rows[0] += "  follow-up"
@@ -641,7 +624,7 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
             for b in doc["benchmarks"]
             if (u := words.unresolved(b["followup"], adaptive, b["reason"], b["warnings"]))
         ]
-        w_still = name_width([name for name, _ in still], 60)
+        w_still = distinct_width([name for name, _ in still], 60)
         for name, u in still[:limit]:
             line = f"  {shorten_middle(name, w_still)}: {u['why']}"
             if u["more"]:

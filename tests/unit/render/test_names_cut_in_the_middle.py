@@ -101,12 +101,24 @@ def test_the_cli_table_tells_names_apart_that_share_both_ends() -> None:
     assert len({line.index("inconclusive") for line in benchmark_table(doc).splitlines()[1:5]}) == 1
 
 
-def test_name_width_is_the_narrowest_that_tells_names_apart() -> None:
-    from gate.analysis.pipeline import name_width
-    from gate.render.filters import shorten_middle
+def test_distinct_width_is_the_narrowest_that_tells_names_apart() -> None:
+    from gate.render.filters import distinct_width, shorten_middle
 
-    w = name_width(list(TWINS))
+    w = distinct_width(list(TWINS))
     assert len({shorten_middle(n, w) for n in TWINS}) == len(TWINS)
     assert len({shorten_middle(n, w - 1) for n in TWINS}) < len(TWINS)
-    assert name_width(list(NAMES)) == 40  # names already distinct at 40 keep the usual column
-    assert name_width(["a", "b"]) == 40
+    assert distinct_width(list(NAMES)) == 40  # names already distinct at 40 keep the usual column
+    assert distinct_width(["a", "b"]) == 40
+
+
+@pytest.mark.parametrize("fmt", ["comment", "html"])
+def test_report_tables_tell_names_apart_that_share_both_ends(fmt: str) -> None:
+    doc = analyses.analysis([analyses.benchmark(n, "inconclusive", change_pct=1.0) for n in TWINS])
+    page = render(doc, fmt)  # type: ignore[arg-type]
+    if fmt == "html":
+        shown = [
+            html.unescape(s) for s in re.findall(r'<code class="name" title="[^"]*">([^<]*)</code>', page)
+        ]
+    else:
+        shown = re.findall(r"^\| 🟡 \| `([^`]*)`", page, flags=re.M)
+    assert len(shown) == len(TWINS) and len(set(shown)) == len(TWINS), shown
