@@ -591,28 +591,29 @@ def _benchmark_entry(
 
 
 def benchmark_table(doc: Analysis, limit: int = 50) -> str:
-    """A short human table for stdout."""
+    """A short human table for stdout; every name shown is told apart from the others."""
     from gate.render import followup as words
-    from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
+    from gate.render.filters import distinct_width, shorten_middle  # the one name-shortening rule
 
     adaptive = doc["adaptive"]
-    rows = [f"{'benchmark':<40} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
+    w = distinct_width([b["benchmark"] for b in doc["benchmarks"]])
+    rows = [f"{'benchmark':<{w}} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
     if adaptive:
         rows[0] += "  follow-up"
     for b in doc["benchmarks"][:limit]:
         ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
         ci = "—" if not b["change_ci"] else f"[{b['change_ci'][0]:+.1f}%, {b['change_ci'][1]:+.1f}%]"
-        name = shorten_middle(b["benchmark"], 40)
-        row = f"{name:<40} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}"
+        name = shorten_middle(b["benchmark"], w)
+        row = f"{name:<{w}} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}"
         if adaptive:
             fu = b["followup"]
             n_rounds = fu["rounds"] if fu else 0
             if fu and n_rounds:
                 more = fu["extra_values"]
                 added = f"+{more['base']}" + (f"/+{more['head']}" if more["head"] != more["base"] else "")
-                row = f"{row:<98}  {n_rounds} round{'s' * (n_rounds != 1)}, {added}"
+                row = f"{row:<{w + 58}}  {n_rounds} round{'s' * (n_rounds != 1)}, {added}"
             else:
-                row = f"{row:<98}  —"
+                row = f"{row:<{w + 58}}  —"
         rows.append(row)
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")
@@ -623,8 +624,9 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
             for b in doc["benchmarks"]
             if (u := words.unresolved(b["followup"], adaptive, b["reason"], b["warnings"]))
         ]
+        w_still = distinct_width([name for name, _ in still], 60)
         for name, u in still[:limit]:
-            line = f"  {shorten_middle(name, 60)}: {u['why']}"
+            line = f"  {shorten_middle(name, w_still)}: {u['why']}"
             if u["more"]:
                 line += f"; {u['more']}"
             if u["suggest"]:

@@ -286,11 +286,16 @@ def dumps(doc: Analysis) -> str:
 
 
 def write(path: Path, doc: Analysis) -> None:
-    """Write atomically (a reader never sees half a file)."""
+    """Write atomically (a reader never sees half a file), readable as any file the user creates
+    (``mkstemp`` makes it 0600; another user, such as a workflow step after the root-run Docker
+    action, must be able to read and upload it)."""
     text = dumps(doc)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".analysis-", suffix=".json", dir=path.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)

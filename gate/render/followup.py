@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gate.engine.project_config import MAX_VALUES
 from gate.files.analysis_json import Adaptive, Followup
 from gate.warning_codes import WarningCategory, lookup
 
@@ -102,6 +103,15 @@ def unresolved(
             suggest = f"--max-rounds {max_rounds + 1}"
             if needs is not None and budget is not None and used is not None and used + needs > budget:
                 suggest += f" --budget {budget_arg(used + needs)}"
+    elif kind == "hopeless" and isinstance(values, int) and values > MAX_VALUES:
+        # More values than one run may collect per benchmark and version: the verdict's reason
+        # says more values will not resolve it, so no budget is offered as if they would.
+        why = (
+            f"{after}not followed{' further' if done else ''}: too noisy (about {values} values per "
+            f"version would be needed, more than the {MAX_VALUES:,} one run may collect); make the "
+            "benchmark stabler"
+        )
+        more = None
     elif kind == "hopeless":
         need = f"about {values} values per version" if isinstance(values, int) else "more values than that"
         why = (

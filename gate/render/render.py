@@ -533,10 +533,19 @@ def render(analysis: Analysis, fmt: Format, context: RenderContext | None = None
     context = context or RenderContext()
     analysis = analysis_json.validate(analysis)
     v = view.build(analysis, context)
+    # each table's names are cut no further than keeps them apart (filters.distinct_width)
+    names = [r["name"] for r in v["rows"]]
+    widths = {
+        key: filters.distinct_width(names, narrowest)
+        for key, narrowest in (
+            ("short_name", NAME_WIDTH_COMMENT),
+            ("mid_name", NAME_WIDTH_SUMMARY),
+            ("table_name", NAME_WIDTH_HTML),
+        )
+    }
     for r in v["rows"]:
-        r["short_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_COMMENT)
-        r["mid_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_SUMMARY)
-        r["table_name"] = filters.shorten_middle(r["name"], NAME_WIDTH_HTML)
+        for key, width in widths.items():
+            r[key] = filters.shorten_middle(r["name"], width)
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
     if v["adaptive"]:  # benchmarks resolved by follow-up rounds: capped like the notes

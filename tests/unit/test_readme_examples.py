@@ -14,8 +14,9 @@ from tests.conftest import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 EXAMPLES = re.findall(r"```toml\n(.*?)```", README, re.S)
-# `# include = ["Parse"]  # ...`: an option line commented out, not a prose comment
-COMMENTED_OPTION = re.compile(r"^# ?(\w+ = .*)$", re.M)
+# `# include = ["Parse"]  # ...` or `# [pytest-benchmark]`: an option line or a table header
+# commented out, not a prose comment
+COMMENTED_OPTION = re.compile(r"^# ?(\w+ = .*|\[[\w-]+\])$", re.M)
 
 
 def test_the_readme_shows_the_three_shapes():

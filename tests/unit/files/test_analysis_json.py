@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -270,3 +272,18 @@ def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "analysis.json"
     path.write_text("\ufeff" + analysis_json.dumps(analyses.mixed()), encoding="utf-8")
     assert analysis_json.read(path) == analyses.mixed()
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_the_file_gets_the_mode_of_any_file_the_user_creates(umask: int, tmp_path: Path) -> None:
+    # a workflow step after the Docker action (another user) reads and uploads analysis.json
+    old = os.umask(umask)
+    try:
+        analysis_json.write(
+            tmp_path / "analysis.json", analyses.analysis([analyses.benchmark("a", "unchanged")])
+        )
+        (tmp_path / "plain.txt").write_text("x")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "analysis.json").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp_path / "plain.txt").stat().st_mode) == 0o666 & ~umask

@@ -77,3 +77,48 @@ def test_html_table_shows_both_ends_and_the_full_name_as_tooltip() -> None:
         assert tail.endswith("]")
     # the stylesheet no longer cuts the visible end off with an ellipsis
     assert "text-overflow: ellipsis" not in page
+
+
+# Parametrised node ids that share their file and their last parameter: cut to 40 characters in
+# the middle, the first two (and the last two) read the same.
+NESTED = "bench/test_attrs_nested.py::"
+TWINS = (
+    NESTED + "test_unstructure_attrs_nested[UnstructureStrategy.AS_TUPLE-BaseConverter]",
+    NESTED + "test_unstruct_attrs_deep_nest[UnstructureStrategy.AS_TUPLE-BaseConverter]",
+    NESTED + "test_unstructure_attrs_nested[UnstructureStrategy.AS_DICT-BaseConverter]",
+    NESTED + "test_unstruct_attrs_deep_nest[UnstructureStrategy.AS_DICT-BaseConverter]",
+)
+
+
+def test_the_cli_table_tells_names_apart_that_share_both_ends() -> None:
+    doc = analyses.analysis([analyses.benchmark(n, "inconclusive", change_pct=1.0) for n in TWINS])
+    shown = [line[: line.index(" inconclusive")].rstrip() for line in benchmark_table(doc).splitlines()[1:5]]
+    assert len(set(shown)) == len(TWINS), shown
+    for name, short in zip([b["benchmark"] for b in doc["benchmarks"]], shown, strict=True):
+        head, _, tail = short.partition("…")
+        assert name.startswith(head) and name.endswith(tail)
+    # the columns after the name stay aligned
+    assert len({line.index("inconclusive") for line in benchmark_table(doc).splitlines()[1:5]}) == 1
+
+
+def test_distinct_width_is_the_narrowest_that_tells_names_apart() -> None:
+    from gate.render.filters import distinct_width, shorten_middle
+
+    w = distinct_width(list(TWINS))
+    assert len({shorten_middle(n, w) for n in TWINS}) == len(TWINS)
+    assert len({shorten_middle(n, w - 1) for n in TWINS}) < len(TWINS)
+    assert distinct_width(list(NAMES)) == 40  # names already distinct at 40 keep the usual column
+    assert distinct_width(["a", "b"]) == 40
+
+
+@pytest.mark.parametrize("fmt", ["comment", "html"])
+def test_report_tables_tell_names_apart_that_share_both_ends(fmt: str) -> None:
+    doc = analyses.analysis([analyses.benchmark(n, "inconclusive", change_pct=1.0) for n in TWINS])
+    page = render(doc, fmt)  # type: ignore[arg-type]
+    if fmt == "html":
+        shown = [
+            html.unescape(s) for s in re.findall(r'<code class="name" title="[^"]*">([^<]*)</code>', page)
+        ]
+    else:
+        shown = re.findall(r"^\| 🟡 \| `([^`]*)`", page, flags=re.M)
+    assert len(shown) == len(TWINS) and len(set(shown)) == len(TWINS), shown

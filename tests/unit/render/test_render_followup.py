@@ -169,6 +169,24 @@ def test_hopeless_suggests_the_time_used_plus_the_time_needed() -> None:
     assert words.unresolved(_fu("hopeless", rounds=1), no_used, "", [])["suggest"] == "--budget 22m"  # type: ignore[index]
 
 
+def test_hopeless_beyond_what_one_run_may_collect_offers_no_budget() -> None:
+    # the verdict's reason says more values will not resolve it: no "--budget" beside it says otherwise
+    from gate.engine.project_config import MAX_VALUES
+
+    fu = _fu("hopeless", rounds=1, needs_s=14_000.0)
+    fu["unresolved"]["values_needed"] = MAX_VALUES + 1
+    u = words.unresolved(fu, ADAPTIVE, "", [])
+    assert u == {
+        "why": "after 1 follow-up round (+30 values per version) not followed further: too noisy (about "
+        f"{MAX_VALUES + 1} values per version would be needed, more than the {MAX_VALUES:,} one run may "
+        "collect); make the benchmark stabler",
+        "more": None,
+        "suggest": None,
+    }
+    fu["unresolved"]["values_needed"] = MAX_VALUES  # what one run may still collect keeps its budget
+    assert words.unresolved(fu, ADAPTIVE, "", [])["suggest"] == "--budget 4h4m"  # type: ignore[index]  # 600 s + 14,000 s
+
+
 def test_unknown_need_gives_no_suggestion() -> None:
     u = words.unresolved(_fu("budget_spent", needs_s=None), ADAPTIVE, "", [])
     assert u == {
