@@ -39,7 +39,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     (
         "order-check",
         "gate.commands.order_check",
-        "Test whether running benchmarks in a fixed order changes their results (OrderSage).",
+        "test whether running benchmarks in a fixed order changes their results (OrderSage)",
     ),
     (
         "calibrate",

@@ -24,7 +24,7 @@ from gate.errors import InputError
 from gate.files import trial_log
 
 NAME = "order-check"
-HELP = "Test whether running benchmarks in a fixed order changes their results (OrderSage)."
+HELP = "test whether running benchmarks in a fixed order changes their results (OrderSage)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
