@@ -83,6 +83,22 @@ def test_context_decision_accept_and_links() -> None:
     assert "[HTML report with plots](r.html)" in linked
 
 
+def test_local_comment_points_to_local_commands_not_to_the_workflow() -> None:
+    # hostile_names has more warnings than the comment lists: "… and N more" says where the rest is
+    github = render(analyses.hostile_names(), "comment", RenderContext())
+    assert "more in the job summary." in github and "re-run the workflow" in github
+    local = render(analyses.hostile_names(), "comment", RenderContext(local=True))
+    assert "job summary" not in local and "workflow" not in local
+    assert "more: see `ordertrap-gate report --format summary` or the HTML report (`--format html`)." in local
+    assert "**Rerun:** run `ordertrap-gate run` again with a new `--out`" in local
+    summary = render(analyses.hostile_names(), "summary", RenderContext(local=True))
+    assert "re-run the workflow" not in summary and "`ordertrap-gate run` again with a new `--out`" in summary
+    # a hint given by the caller still wins
+    assert "comment /rerun-perf." in render(
+        analyses.hostile_names(), "comment", RenderContext(local=True, rerun_hint="comment /rerun-perf")
+    )
+
+
 @pytest.mark.parametrize(
     ("scenario", "decision", "phrase"),
     [
@@ -135,6 +151,13 @@ def test_comment_of_5000_benchmarks_is_cut_by_rows(large: dict) -> None:
     # cutting drops unchanged rows first: every benchmark that needs attention is still listed
     attention = sum(1 for b in large["benchmarks"] if b["verdict"] != "unchanged")
     assert len(tables(text)[0]) - 2 == attention
+
+
+def test_local_comment_of_5000_benchmarks_says_which_command_shows_the_rest(large: dict) -> None:
+    text = render(large, "comment", RenderContext(local=True))
+    assert re.search(r"\d+ of 5000 benchmarks are not shown", text)
+    assert "`ordertrap-gate report --format summary` shows the full table." in text
+    assert "job summary" not in text
 
 
 def test_summary_lists_all_5000_within_1_mib(large: dict) -> None:
