@@ -379,3 +379,23 @@ def test_a_hostile_version_name_is_printed_inert(tmp_path: Path) -> None:
     assert "\x1b" not in proc.stdout and "\r" not in proc.stdout
     assert not any(line.lstrip().startswith("::") for line in proc.stdout.split("\n"))
     assert "##[" not in proc.stdout  # InertText puts a zero-width space inside
+
+
+def test_two_level_on_a_log_without_trial_labels_is_recorded_as_the_flat_resampling_it_was(
+    tmp_path: Path,
+) -> None:
+    log = make_log(tmp_path / "run", {"parse": PLAN["parse"]})
+    with log.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    kept = [c for c in TRIAL_COLUMNS if c not in ("trial", "suite_run", "iteration")]  # an outside log
+    with log.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=kept, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    out = tmp_path / "analysis.json"
+    proc = analyze(log, "--json", out, "--resamples", "1000", "--bootstrap", "two-level")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["bootstrap"] == "two-level"  # what was asked
+    scheme = by_name(doc)["parse"]["bootstrap"]  # what was done, and why
+    assert scheme["scheme"] == "flat" and "no trial labels" in scheme["reason"]
