@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from scipy import stats as sps
 
 from gate.engine.project_config import MAX_VALUES
-from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
+from gate.model import BOOTSTRAPS, VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
@@ -46,7 +46,6 @@ from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level", "auto"]
 Pairing = Literal["independent", "suite-run"]
-BOOTSTRAPS: tuple[str, ...] = ("flat", "two-level", "auto")
 # ``auto``: the level of the Kruskal-Wallis test across the trials of one version below which the
 # trials count as different (docs/statistics.md "How the gate decides").
 AUTO_ALPHA = 0.001
