@@ -30,6 +30,17 @@ def show_bidi(text: str) -> str:
     return text.translate(_SHOWN)
 
 
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def show_controls(text: str) -> str:
+    """``text`` on one line with nothing a terminal obeys: C0/C1 control characters (ESC starts
+    a colour or cursor sequence, a newline or carriage return would start a line a log reader
+    such as the GitHub runner parses as a command) and bidirectional controls are written as
+    ``<U+XXXX>``. For a short untrusted label printed within a line, e.g. a version name."""
+    return show_bidi(_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", text))
+
+
 class VisibleText:
     """A text stream that writes bidirectional controls visibly (:func:`show_bidi`). Each control
     is one code point, so a write can be converted on its own."""

@@ -105,6 +105,7 @@ def small_sample_limit(confidence: float = VERDICT_CONFIDENCE) -> int:
 
 # ---- analysis settings a person chooses (analyze's flags, the Docker action's inputs) ------------
 STATISTICS: Final = ("median", "mean")
+BOOTSTRAPS: Final = ("flat", "two-level", "auto")  # resampling schemes (gate.analysis.compare)
 
 
 def confidence_problem(confidence: float) -> str | None:

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from scipy import stats as sps
 
 from gate.engine.project_config import MAX_VALUES
-from gate.model import VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
+from gate.model import BOOTSTRAPS, VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
@@ -46,7 +46,6 @@ from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level", "auto"]
 Pairing = Literal["independent", "suite-run"]
-BOOTSTRAPS: tuple[str, ...] = ("flat", "two-level", "auto")
 # ``auto``: the level of the Kruskal-Wallis test across the trials of one version below which the
 # trials count as different (docs/statistics.md "How the gate decides").
 AUTO_ALPHA = 0.001
@@ -144,7 +143,7 @@ class Comparison:
     samples_needed: int | None = None
     warnings: list[Warning_] = field(default_factory=list)
     bootstrap: str = "flat"  # the scheme used: flat | two-level
-    bootstrap_reason: str = ""  # why (``auto`` only; empty when the option named the scheme)
+    bootstrap_reason: str = ""  # why (``auto``, or a two-level that could not be); else empty
 
 
 def _finite(v: float) -> float | None:
@@ -178,6 +177,11 @@ def _trials_differ_p(s: Sample) -> float | None:
     return None if math.isnan(p) else p
 
 
+def _by_trial(s: Sample) -> bool:
+    """Whether the two-level bootstrap can resample this version's trials (at least two)."""
+    return s.unit_id is not None and np.unique(s.unit_id).size >= 2
+
+
 def choose_bootstrap(base: Sample, head: Sample, settings: AnalysisSettings) -> tuple[Bootstrap, str]:
     """The resampling scheme of one benchmark and why: ``(scheme, reason)``.
 
@@ -192,7 +196,17 @@ def choose_bootstrap(base: Sample, head: Sample, settings: AnalysisSettings) -> 
     size the repetitions of each level from such variance components; µOpTime §2 repeats at several
     levels because each counteracts its own source of fluctuation, processes among them). Where the trials agree the flat
     bootstrap stays: it is µOpTime's rule (§4.5), and resampling both levels when the process
-    level adds nothing still widens the CI and costs detection (docs/statistics.md)."""
+    level adds nothing still widens the CI and costs detection (docs/statistics.md).
+
+    An explicit ``two-level`` with no trial to resample in either version (a log without trial
+    labels, or one trial per version) resamples the values flat, and is recorded so, with why."""
+    if settings.bootstrap == "two-level" and not (_by_trial(base) or _by_trial(head)):
+        why = (
+            "the log has no trial labels (no trial column, nor suite_run and iteration)"
+            if base.unit_id is None and head.unit_id is None
+            else "each version has a single trial"
+        )
+        return "flat", f"two-level was asked for, but {why}, so the values were resampled flat"
     if settings.bootstrap != "auto":
         return settings.bootstrap, ""
     ps = {role: _trials_differ_p(s) for role, s in (("base", base), ("head", head))}
@@ -259,7 +273,7 @@ def _replicates(
         )
     reps = []
     for s in (base, head):
-        if two_level and s.unit_id is not None and np.unique(s.unit_id).size >= 2:
+        if two_level and _by_trial(s):
             w = bs.hierarchical_weights(s.n, outer=s.unit_id, resamples=b, rng=rng)
             reps.append(bs.weighted_statistic(s.values, w, stat))
         else:

@@ -15,6 +15,7 @@ from pathlib import Path
 from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
+from gate.bidi import show_controls
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis
@@ -118,6 +119,23 @@ def _print_benchmark_warnings(doc: Analysis, limit: int = 20) -> None:
         print(f"... and {total - shown} more benchmark warnings in the JSON", file=sys.stderr)
 
 
+def versions_line(doc: Analysis, metas: Sequence[RunMeta]) -> str:
+    """``base NAME (SHA) → head NAME (SHA)``: what the table compares. The names come from git
+    refs or labels a pull request controls, so control characters are shown, not obeyed
+    (:func:`gate.bidi.show_controls`); on GitHub the CLI's output also passes InertText."""
+    from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
+
+    def label(role: str, name: str | None) -> str:
+        name = name or role
+        sha = next((v.sha for m in metas if (v := m.versions.get(name)) is not None and v.sha), None)
+        shown = shorten_middle(show_controls(name), 60)
+        if sha and not sha.startswith(name):  # a version named by its SHA is not repeated
+            shown += f" ({show_controls(sha[:7])})"
+        return f"{role} {shown}"
+
+    return f"{label('base', doc['base'])} → {label('head', doc['head'])}"
+
+
 def per_look_confidence(metas: Sequence[RunMeta]) -> float | None:
     """The confidence every look of a run with follow-up rounds used (meta.json ``adaptive.rule``):
     analysing its log at that level reproduces the run's final verdicts."""
@@ -136,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
     for w in doc["warnings"]:
         print(f"warning [{w['code']}]: {w['message']}\n  action: {w['action']}", file=sys.stderr)
     _print_benchmark_warnings(doc)
+    print(versions_line(doc, logs.metas))
     print(benchmark_table(doc))
     print(f"wrote {args.json}")
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from gate.decision import Decision
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json, calibration_json
+from gate.github.workflow_commands import on_github
 from gate.render import MAX_PLOTS, RenderContext, render
 
 NAME = "report"
@@ -76,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         calibration=calibration,
         template_dir=str(Path(args.template_dir).resolve()) if args.template_dir else None,
         max_plots=args.max_plots,
+        local=not on_github(),
     )
     text = render(analysis, args.format, context)
     if args.out:

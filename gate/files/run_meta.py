@@ -461,11 +461,30 @@ def _thresholds(value: Any) -> dict[str, float]:
     }
 
 
+# A schedule entry is Trial.as_meta(): exactly these keys, so that a resume rebuilds each trial
+# as it was planned (docs/contracts.md, meta.json "schedule").
+_TRIAL_TEXT = ("instance", "order_type", "benchmark", "version")
+_TRIAL_COUNT = ("trial", "suite_run", "position", "iteration", "measurements")
+
+
 def _schedule(value: Any, where: str = "schedule") -> tuple[dict[str, Any], ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
         raise _Invalid(f"{where} ({_kind(value)}, not a list of objects)")
+    keys = {*_TRIAL_TEXT, *_TRIAL_COUNT}
+    for i, t in enumerate(value):
+        missing, unknown = sorted(keys - t.keys()), sorted(t.keys() - keys)
+        if missing or unknown:
+            said = [f"missing {', '.join(missing)}"] if missing else []
+            said += [f"unknown {', '.join(map(repr, unknown))}"] if unknown else []
+            raise _Invalid(f"{where}[{i}] ({'; '.join(said)}: a trial has exactly {', '.join(sorted(keys))})")
+        bad = [k for k in _TRIAL_TEXT if not isinstance(t[k], str)]
+        bad += [k for k in _TRIAL_COUNT if not _count(t[k])]
+        if bad:
+            raise _Invalid(
+                f"{where}[{i}].{bad[0]} ({_kind(t[bad[0]])}, not a {'string' if bad[0] in _TRIAL_TEXT else 'whole number ≥ 1'})"
+            )
     return tuple(value)
 
 

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 # ---- trial log ---------------------------------------------------------------------------------
 HEADER_LINE = ",".join(TRIAL_COLUMNS) + "\n"
+# A UTF-8 byte-order mark: a spreadsheet that saves a CSV file may put one before the header. It is
+# not part of the first column's name; every reader here skips it and a resume keeps it.
+BOM = b"\xef\xbb\xbf"
 _COLUMN = {name: i for i, name in enumerate(TRIAL_COLUMNS)}
 _NEWLINES = str.maketrans({"\n": " ", "\r": " "})
 
@@ -124,13 +127,14 @@ class TrialLog:
             return set()
         data = self.path.read_bytes()
         fix = "pass a new --out directory (this one holds a different run), or delete it"
-        if not data.startswith(HEADER_LINE.encode()):
-            if HEADER_LINE.encode().startswith(data):  # killed while writing the header
-                self.path.write_text(HEADER_LINE, encoding="utf-8")
+        head = (BOM if data.startswith(BOM) else b"") + HEADER_LINE.encode()
+        if not data.startswith(head):
+            if head.startswith(data):  # killed while writing the header
+                self.path.write_bytes(head)
                 return set()
             raise InputError(f"{self.path} does not start with the trial-log header", fix)
         finished: set[int] = set()
-        keep = len(HEADER_LINE)
+        keep = len(head)
         pos = keep
         current: int | None = None
         count = 0
@@ -306,7 +310,7 @@ def _cut_off_last_line(path: Path) -> CutLine | None:
     text = tail[start + 1 :].decode("utf-8", "replace")
     if not text.strip():
         return None
-    names = next(csv.reader([header.decode("utf-8", "replace").rstrip("\r\n")]), [])
+    names = next(csv.reader([header.removeprefix(BOM).decode("utf-8", "replace").rstrip("\r\n")]), [])
     fields = next(csv.reader([text]), [])
     written_by_run = _RUN_COLUMNS.issubset(c.strip() for c in names)
     if len(fields) >= len(names) and not written_by_run:

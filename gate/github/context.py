@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from gate.decision import FAIL_ON_CHOICES
 from gate.errors import ConfigError
-from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
+from gate.model import BOOTSTRAPS, STATISTICS, confidence_problem, threshold_pct_problem
 
 DEFAULT_API_URL: Final = "https://api.github.com"
 DEFAULT_SERVER_URL: Final = "https://github.com"
@@ -163,6 +163,7 @@ class ActionInputs:
     threshold_pct: float | None = None
     confidence: float | None = None
     statistic: str | None = None
+    bootstrap: str | None = None
     fail_on: str = "regression"
     comment: str = "on-change"
     accept_label: str = DEFAULT_ACCEPT_LABEL
@@ -201,6 +202,7 @@ _PARSERS: Final[dict[str, Callable[[str, str, list[_Problem]], Any]]] = {
     "threshold_pct": _number(threshold_pct_problem, "3"),
     "confidence": _number(confidence_problem, "0.99"),
     "statistic": _optional_choice(STATISTICS),
+    "bootstrap": _optional_choice(BOOTSTRAPS),
     "fail_on": _choice(FAIL_ON_CHOICES, "--fail-on"),
     "comment": _choice(COMMENT_CHOICES, "--comment"),
     "accept_label": _text,

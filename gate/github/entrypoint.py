@@ -5,7 +5,7 @@ directory) and the inputs in ``INPUT_*`` as mapped in ``action.yml``'s ``runs.en
 them explicitly onto the CLI, in three steps:
 
 1. ``ordertrap-gate analyze TRIALS... --json REPORT_DIR/analysis.json`` (+ base, head,
-   statistic, confidence, threshold_pct when given);
+   statistic, bootstrap, confidence, threshold_pct when given);
 2. ``ordertrap-gate report REPORT_DIR/analysis.json --format html`` (a failure here is a warning:
    the verdict does not depend on the HTML report);
 3. publish (comment, status, summary, outputs) with the settings read once at the start.
@@ -85,6 +85,7 @@ def analyze_args(inputs: ActionInputs, trials: list[Path], analysis: Path) -> li
         ("--base", inputs.base),
         ("--head", inputs.head),
         ("--statistic", inputs.statistic),
+        ("--bootstrap", inputs.bootstrap),
         ("--confidence", inputs.confidence),
         ("--threshold-pct", inputs.threshold_pct),
     ):

@@ -66,6 +66,9 @@ class RenderContext:
     report_url: str | None = None  # link to the HTML report (artifact)
     summary_url: str | None = None  # where the full table lives when the comment is truncated
     rerun_hint: str | None = None  # how to rerun (e.g. "re-run the workflow" or a command)
+    # Rendered outside GitHub Actions (``report`` on a laptop): there is no workflow to re-run and
+    # no job summary, so the text points to the commands that show the rest instead.
+    local: bool = False
     calibration: Calibration | None = None  # for the instability-vs-cost view
     template_dir: str | None = None  # user templates that may {% extends "builtin/<name>" %}
     max_plots: int = MAX_PLOTS  # benchmark figures drawn in the HTML report
@@ -216,7 +219,9 @@ def _render_comment(v: dict[str, Any], template: jinja2.Template) -> str:
         )
 
     text, _ = _fit_rows(rows, total, _chars, COMMENT_LIMIT, COMMENT_LIMIT // MIN_ROW_CHARS)
-    where = v["summary_url"] or "the job summary of this workflow run"
+    where = v["summary_url"] or (
+        "ordertrap-gate report --format summary" if v["local"] else "the job summary of this workflow run"
+    )
     text = _hard_cut(
         text, COMMENT_LIMIT, _chars, f"… (cut at GitHub's comment limit; see {filters.md_escape(where)})\n"
     )

@@ -432,6 +432,7 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "report_url": context.report_url,
         "summary_url": context.summary_url,
         "rerun_hint": context.rerun_hint.rstrip(". ") if context.rerun_hint else None,  # template adds "."
+        "local": context.local,
         "base": analysis["base"] or "base",
         "head": analysis["head"] or "head",
         "n_benchmarks": n,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -316,3 +317,85 @@ def test_auto_bootstrap_records_per_benchmark_which_scheme_and_why(tmp_path: Pat
     )  # fmt: skip
     assert report.returncode == 0, report.stderr
     assert "two-level bootstrap: the trials of" in html.read_text()
+
+
+def _rename_versions(out: Path, names: dict[str, str], shas: dict[str, str]) -> None:
+    """The log of make_log with its versions renamed, and meta.json recording their commits."""
+    path = out / "trials.csv"
+    with path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        row["version"] = names[row["version"]]
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(TRIAL_COLUMNS))
+        writer.writeheader()
+        writer.writerows(rows)
+    meta = json.loads((out / "meta.json").read_text())
+    meta["base"], meta["head"] = names["main"], names["HEAD"]
+    meta["versions"] = {
+        names[v]: {"role": role, "sha": shas[v]} for v, role in (("main", "base"), ("HEAD", "head"))
+    }
+    (out / "meta.json").write_text(json.dumps(meta))
+
+
+def test_the_table_names_base_and_head_with_their_commits(tmp_path: Path) -> None:
+    make_log(tmp_path, {"parse": PLAN["parse"]})
+    _rename_versions(
+        tmp_path,
+        {"main": "v1.5.0", "HEAD": "v1.6.0"},
+        {"main": "abc1234" + "0" * 33, "HEAD": "def5678" + "0" * 33},
+    )
+    proc = analyze(tmp_path / "trials.csv", "--json", tmp_path / "analysis.json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "base v1.5.0 (abc1234) → head v1.6.0 (def5678)"
+
+
+def test_a_hostile_version_name_is_printed_inert(tmp_path: Path) -> None:
+    # A ref name a pull request controls: a terminal escape (clear screen, red), a line break
+    # followed by a workflow command, and the older "##[" command form inside the line.
+    hostile = "v2\x1b[2J\x1b[31m\n::error title=x::pwned\r::set-output name=a::b ##[warning]y"
+    make_log(tmp_path, {"parse": PLAN["parse"]})
+    _rename_versions(tmp_path, {"main": "main", "HEAD": hostile}, {"main": "a" * 40, "HEAD": "b" * 40})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gate",
+            "analyze",
+            str(tmp_path / "trials.csv"),
+            "--json",
+            str(tmp_path / "a.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "GITHUB_ACTIONS": "true"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    first = proc.stdout.split("\n")[0]
+    assert first.startswith("base main (aaaaaaa) → head v2<U+001B>[2J<U+001B>[31m<U+0")  # cut in the middle
+    assert first.endswith("y (bbbbbbb)")
+    assert "\x1b" not in proc.stdout and "\r" not in proc.stdout
+    assert not any(line.lstrip().startswith("::") for line in proc.stdout.split("\n"))
+    assert "##[" not in proc.stdout  # InertText puts a zero-width space inside
+
+
+def test_two_level_on_a_log_without_trial_labels_is_recorded_as_the_flat_resampling_it_was(
+    tmp_path: Path,
+) -> None:
+    log = make_log(tmp_path / "run", {"parse": PLAN["parse"]})
+    with log.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    kept = [c for c in TRIAL_COLUMNS if c not in ("trial", "suite_run", "iteration")]  # an outside log
+    with log.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=kept, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    out = tmp_path / "analysis.json"
+    proc = analyze(log, "--json", out, "--resamples", "1000", "--bootstrap", "two-level")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["bootstrap"] == "two-level"  # what was asked
+    scheme = by_name(doc)["parse"]["bootstrap"]  # what was done, and why
+    assert scheme["scheme"] == "flat" and "no trial labels" in scheme["reason"]

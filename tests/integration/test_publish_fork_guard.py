@@ -147,10 +147,12 @@ def test_expand_trials_globs_dirs_and_dedup(tmp_path):
 
 
 def test_inputs_map_onto_analyze_flags(tmp_path):
-    settings = from_env({"INPUT_BASE": "main", "INPUT_THRESHOLD_PCT": " 5 ", "INPUT_STATISTIC": "Mean"})
+    settings = from_env({"INPUT_BASE": "main", "INPUT_THRESHOLD_PCT": " 5 ", "INPUT_STATISTIC": "Mean",
+                         "INPUT_BOOTSTRAP": "auto"})  # fmt: skip
     args = analyze_args(settings.inputs, [tmp_path / "trials.csv"], tmp_path / "a.json")
     assert args == ["analyze", str(tmp_path / "trials.csv"), "--json", str(tmp_path / "a.json"),
-                    "--base", "main", "--statistic", "mean", "--threshold-pct", "5.0"]  # fmt: skip
+                    "--base", "main", "--statistic", "mean", "--bootstrap", "auto",
+                    "--threshold-pct", "5.0"]  # fmt: skip
 
 
 # ---- calibration diff --------------------------------------------------------------------------

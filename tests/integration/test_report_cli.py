@@ -51,6 +51,30 @@ def test_comment_to_stdout(analysis_file: Path, capsys: pytest.CaptureFixture[st
     assert "`parse`" in out and "[workflow run](https://github.com/o/r/actions/runs/9)" in out
 
 
+@pytest.mark.parametrize(
+    ("github_actions", "says", "never"),
+    [
+        (None, "run `ordertrap-gate run` again with a new `--out`", "re-run the workflow"),
+        ("true", "re-run the workflow", "`ordertrap-gate run` again"),
+    ],
+)
+def test_comment_wording_follows_where_it_runs(
+    analysis_file: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    github_actions: str | None,
+    says: str,
+    never: str,
+) -> None:
+    if github_actions is None:
+        monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    else:
+        monkeypatch.setenv("GITHUB_ACTIONS", github_actions)
+    assert main(["report", str(analysis_file), "--format", "comment"]) == 0
+    out = capsys.readouterr().out
+    assert says in out and never not in out
+
+
 def test_html_to_a_new_directory(analysis_file: Path, tmp_path: Path) -> None:
     cal = tmp_path / "calibration.json"
     cal.write_text(json.dumps(analyses.calibration_document()), encoding="utf-8")

@@ -410,3 +410,20 @@ def test_the_config_sets_the_budget_and_the_command_line_overrides_it(tmp_path, 
     assert ad["final"]["stop_reason"] == "all_resolved"
     code, _ = run_with(lambda log: SimClock(log), repo, tmp_path / "off", "--budget", "0")
     assert code == 0 and load(tmp_path / "off")[1]["adaptive"] is None
+
+
+@pytest.mark.parametrize("where", ["schedule", "rounds"])
+def test_a_resume_refuses_a_schedule_entry_it_cannot_rebuild(tmp_path, capsys, where):
+    repo = suite(tmp_path)
+    out = tmp_path / "out"
+    assert main(argv(repo, out, "--budget", "1h", "--max-rounds", "1")) == 0
+    meta = load(out)[1]
+    entries = meta["schedule"] if where == "schedule" else meta["adaptive"]["rounds"][0]["schedule"]
+    entries[0]["colour"] = "red"  # a key no trial has
+    (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n")
+    capsys.readouterr()
+    assert main(argv(repo, out, "--budget", "1h", "--max-rounds", "1")) != 0
+    err = capsys.readouterr().err
+    named = "schedule[0]" if where == "schedule" else "adaptive.rounds[0].schedule[0]"
+    assert f"{named} (unknown 'colour'" in err and "pass a new --out" in err
+    assert "Traceback" not in err and "TypeError" not in err

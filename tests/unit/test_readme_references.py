@@ -94,3 +94,14 @@ def test_a_section_that_moved_to_the_manual_is_not_found_in_the_readme() -> None
     assert quoted and (quoted[1], _normal(quoted[2])) == ("docs/github-actions.md", "fork prs")
     assert paren and (paren[1], paren[2]) == ("README", "Quick start")
     assert QUOTED.search('tests/README.md "Golden files"') is None  # another README
+
+
+def test_the_readme_quotes_no_developer_command_and_the_manual_keeps_them() -> None:
+    """The README is for users: evaluation and speed scripts (run from a checkout with its dev
+    venv) are quoted in the manual page that explains their tables, not in the README."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    dev = re.compile(r"python3? -m (?:eval|benchmarks|scripts)\.|\b(?:eval|benchmarks)/\w+\.py")
+    assert dev.findall(readme) == []
+    assert ".venv/bin/python -m eval.adaptive_replay" in (REPO_ROOT / "docs" / "evaluation.md").read_text(
+        encoding="utf-8"
+    )

@@ -84,3 +84,32 @@ def test_compare_many_records_the_scheme_of_each_benchmark() -> None:
         "phases", BASE_PHASES, HEAD_PHASES, False, AUTO, np.random.default_rng([AUTO.seed, 0])
     )
     assert (many[0].base.ci, many[0].change_ci) == (alone.base.ci, alone.change_ci)
+
+
+def test_an_explicit_two_level_without_trials_to_resample_is_recorded_as_flat() -> None:
+    two_level = AnalysisSettings(resamples=2000, seed=3, bootstrap="two-level")
+    unlabeled_b = Sample(np.linspace(1.0, 1.1, 30))
+    unlabeled_h = Sample(np.linspace(1.0, 1.1, 30) * 1.01)
+    one_trial_b = Sample(unlabeled_b.values, unit_id=np.zeros(30, dtype=np.int64))
+    one_trial_h = Sample(unlabeled_h.values, unit_id=np.zeros(30, dtype=np.int64))
+    flat = compare_one(
+        "b",
+        unlabeled_b,
+        unlabeled_h,
+        False,
+        AnalysisSettings(resamples=2000, seed=3),
+        np.random.default_rng(0),
+    )
+    for base, head, why in (
+        (unlabeled_b, unlabeled_h, "no trial labels"),
+        (one_trial_b, one_trial_h, "each version has a single trial"),
+    ):
+        alone = compare_one("b", base, head, False, two_level, np.random.default_rng(0))
+        (many,) = compare_many([("b", base, head, False)], two_level)
+        for c in (alone, many):
+            assert c.bootstrap == "flat", why
+            assert why in c.bootstrap_reason and "two-level was asked for" in c.bootstrap_reason
+        assert (alone.base.ci, alone.change_ci) == (flat.base.ci, flat.change_ci)  # what was done: flat
+    # with trials to resample, two-level is done and recorded as given
+    c = compare_one("b", BASE_PHASES, HEAD_PHASES, False, two_level, np.random.default_rng(0))
+    assert (c.bootstrap, c.bootstrap_reason) == ("two-level", "")

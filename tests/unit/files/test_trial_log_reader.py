@@ -215,3 +215,48 @@ def test_repeated_cells_are_converted_once(monkeypatch: pytest.MonkeyPatch) -> N
     values = pd.Series([repr(1.0 + i / 1e5) for i in range(40_000)], dtype=str)  # no repeats
     parse_numbers(values)
     assert converted == [25, 40_000]
+
+
+def _bom_log(tmp_path: Path) -> tuple[Path, list]:
+    """A log of `run` as a spreadsheet saves it: a UTF-8 byte-order mark before the header. Trial 1
+    finished (2 measurements); trial 2 was killed after its first measurement, whose row was cut in
+    its last field (round "0" lost)."""
+    from gate.engine.schedule import Trial
+    from gate.files.trial_log import TrialLog, TrialRow
+
+    schedule = [Trial(n, "h", 1, "random", n, "parse", "main", 1, 2, "full") for n in (1, 2)]
+    path = tmp_path / "trials.csv"
+    log = TrialLog(path, fsync=False)
+    log.recover(schedule)
+    log.open()
+    for n, m in ((1, 1), (1, 2), (2, 1)):
+        log.append([TrialRow(n, "parse", "main", "h", 1, "random", n, 1, m, 0.25, "s", False, "ok", "",
+                             "2026-11-26T10:00:00.000Z", 1.5, "full", 0)])  # fmt: skip
+    log.close()
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes()[:-2])
+    return path, schedule
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_column_and_a_cut_row_is_still_found(
+    tmp_path: Path,
+) -> None:
+    path, _ = _bom_log(tmp_path)
+    warnings: list = []
+    rows = read_rows(path, warnings)
+    assert rows is not None and list(rows.columns) == list(TRIAL_COLUMNS)
+    assert rows["trial"].tolist() == ["1", "1"] and rows["round"].tolist() == ["0", "0"]
+    assert [w["code"] for w in warnings] == ["cut_off_row"]
+
+
+def test_a_resume_keeps_the_byte_order_mark_and_the_finished_trials(tmp_path: Path) -> None:
+    from gate.files.trial_log import TrialLog
+
+    path, schedule = _bom_log(tmp_path)
+    before = path.read_bytes()
+    assert TrialLog(path, fsync=False).recover(schedule) == {1}
+    after = path.read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf" + b"trial,") and before.startswith(after)
+    assert len(after.splitlines()) == 3  # the header and trial 1's two rows; trial 2 runs again
+    warnings: list = []
+    rows = read_rows(path, warnings)
+    assert rows is not None and rows["trial"].tolist() == ["1", "1"] and warnings == []

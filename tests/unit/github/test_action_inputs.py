@@ -19,12 +19,14 @@ def test_inputs_are_typed_and_unset_or_empty_means_the_default():
             "INPUT_THRESHOLD_PCT": " 2.5 ",
             "INPUT_CONFIDENCE": "0.95",
             "INPUT_STATISTIC": "Mean",
+            "INPUT_BOOTSTRAP": " Two-Level ",
             "INPUT_ALLOW_FORK_PRS": "TRUE",
             "INPUT_FORK_LABEL": "run-it",
             "INPUT_COMMENT": "",
         }
     )
     assert (inputs.threshold_pct, inputs.confidence, inputs.statistic) == (2.5, 0.95, "mean")
+    assert inputs.bootstrap == "two-level" and ActionInputs().bootstrap is None  # None: analyze's flat
     assert (inputs.allow_fork_prs, inputs.fork_label, inputs.comment) == (True, "run-it", "on-change")
     assert ActionInputs.from_env({}) == ActionInputs()
     assert ActionInputs().threshold_pct is None and ActionInputs().allow_fork_prs is False
@@ -42,6 +44,7 @@ def test_inputs_are_typed_and_unset_or_empty_means_the_default():
         ("confidence", "1", "outside [0.5, 1)"),
         ("confidence", "high", "not a number"),
         ("statistic", "mode", "not one of median, mean"),
+        ("bootstrap", "hierarchical", "not one of flat, two-level, auto"),
         ("fail_on", "sometimes", "not one of regression, inconclusive, never"),
         ("comment", "yes", "not one of always, on-change, never"),
         ("allow_fork_prs", "yes", "not true or false"),
@@ -115,3 +118,13 @@ def test_no_other_module_reads_an_input_variable():
         if path.name != "context.py" and reading.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_the_manual_lists_every_input_of_the_docker_action():
+    declared = set(yaml.safe_load((REPO_ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"])
+    manual = (REPO_ROOT / "docs" / "github-actions.md").read_text(encoding="utf-8")
+    table = manual.split("| input | default | meaning |", 1)[1].split("\n\n", 1)[0]
+    rows = [row for row in table.splitlines() if row.startswith("|")]
+    listed = {name for row in rows for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+    assert {"trials", "threshold_pct", "report_dir"} <= listed  # the table is found
+    assert declared - listed == set()

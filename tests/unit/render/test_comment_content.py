@@ -90,3 +90,19 @@ def test_comment_merges_warnings_with_the_same_action() -> None:
     # the summary keeps every warning, below the action they share
     assert summary.count("- **do:** quiet it — for these 10:") == 1 and "→ **do:**" not in summary
     assert len([line for line in summary.splitlines() if line.startswith("  - `")]) == 10
+
+
+def test_local_comment_points_to_local_commands_not_to_the_workflow() -> None:
+    # hostile_names has more warnings than the comment lists: "… and N more" says where the rest is
+    github = render(analyses.hostile_names(), "comment", RenderContext())
+    assert "more in the job summary." in github and "re-run the workflow" in github
+    local = render(analyses.hostile_names(), "comment", RenderContext(local=True))
+    assert "job summary" not in local and "workflow" not in local
+    assert "more: see `ordertrap-gate report --format summary` or the HTML report (`--format html`)." in local
+    assert "**Rerun:** run `ordertrap-gate run` again with a new `--out`" in local
+    summary = render(analyses.hostile_names(), "summary", RenderContext(local=True))
+    assert "re-run the workflow" not in summary and "`ordertrap-gate run` again with a new `--out`" in summary
+    # a hint given by the caller still wins
+    assert "comment /rerun-perf." in render(
+        analyses.hostile_names(), "comment", RenderContext(local=True, rerun_hint="comment /rerun-perf")
+    )

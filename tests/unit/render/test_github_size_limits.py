@@ -78,3 +78,10 @@ def test_comment_hard_cut_when_even_zero_rows_do_not_fit(tmp_path: Path) -> None
     assert text.startswith(COMMENT_MARKER)
     assert text.endswith("(cut at GitHub's comment limit; see the job summary of this workflow run)\n")
     assert all(line == "" or len(line) < 400 for line in text.splitlines())  # whole lines only
+
+
+def test_local_comment_of_5000_benchmarks_says_which_command_shows_the_rest(large: dict) -> None:
+    text = render(large, "comment", RenderContext(local=True))
+    assert re.search(r"\d+ of 5000 benchmarks are not shown", text)
+    assert "`ordertrap-gate report --format summary` shows the full table." in text
+    assert "job summary" not in text
