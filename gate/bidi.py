@@ -30,6 +30,7 @@ _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 _SHOWN = {ord(c): f"<U+{ord(c):04X}>" for c in BIDI_CONTROLS}
 # C0 except \t and \n, DEL, C1; a \r directly before \n is a Windows line end, harmless.
 TERMINAL_CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if chr(c) not in "\t\n")
+_ANY_CONTROL = re.compile(f"[{re.escape(TERMINAL_CONTROLS)}{BIDI_CONTROLS}]")
 _TERMINAL = re.compile(f"\r(?!\n)|[{re.escape(TERMINAL_CONTROLS.replace(chr(13), ''))}{BIDI_CONTROLS}]")
 
 
@@ -43,7 +44,7 @@ def show_bidi(text: str) -> str:
 def show_controls(text: str) -> str:
     """``text`` with every control character that a terminal obeys (:data:`TERMINAL_CONTROLS`,
     except ``\\r`` directly before ``\\n``) and every bidirectional control written as ``<U+XXXX>``."""
-    if not _TERMINAL.search(text):  # the common case: one scan in C
+    if not _ANY_CONTROL.search(text):  # the common case: one scan of a character class, in C
         return text
     return _TERMINAL.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 

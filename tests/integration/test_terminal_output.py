@@ -17,7 +17,8 @@ from tests.unit.test_inert_output import runner_commands
 FAILING = """\
 import sys
 from pathlib import Path
-print("::error::output of the benchmark")
+# ends by retitling the terminal, erasing the line and writing over it
+print("::error::output of the benchmark \\x1b]0;owned\\x07\\x1b[2K\\rhidden")
 print("result:", Path("version.txt").read_text().strip())
 sys.exit(3)
 """
@@ -47,6 +48,9 @@ def test_in_a_terminal_failures_are_shown_without_workflow_command_fences(tmp_pa
     assert text.count("output of the benchmark") == 3
     assert "::stop-commands::" not in text and "::group::" not in text
     assert not [line for line in text.splitlines() if line.startswith("::") and "output of" not in line]
+    # the benchmark's escape sequences are shown, not obeyed (its reason ends at the line's \r)
+    assert "output of the benchmark <U+001B>]0;owned<U+0007><U+001B>[2K;" in text
+    assert not RAW_CONTROL.search(text)
 
 
 def test_on_github_the_same_failures_are_fenced(tmp_path: Path) -> None:
