@@ -15,7 +15,7 @@ from pathlib import Path
 from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
-from gate.bidi import show_controls
+from gate.bidi import show_controls_on_one_line
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis
@@ -122,15 +122,15 @@ def _print_benchmark_warnings(doc: Analysis, limit: int = 20) -> None:
 def versions_line(doc: Analysis, metas: Sequence[RunMeta]) -> str:
     """``base NAME (SHA) → head NAME (SHA)``: what the table compares. The names come from git
     refs or labels a pull request controls, so control characters are shown, not obeyed
-    (:func:`gate.bidi.show_controls`); on GitHub the CLI's output also passes InertText."""
+    (:func:`gate.bidi.show_controls_on_one_line`); on GitHub the CLI's output also passes InertText."""
     from gate.render.filters import shorten_middle  # the one name-shortening rule of every report
 
     def label(role: str, name: str | None) -> str:
         name = name or role
         sha = next((v.sha for m in metas if (v := m.versions.get(name)) is not None and v.sha), None)
-        shown = shorten_middle(show_controls(name), 60)
+        shown = shorten_middle(show_controls_on_one_line(name), 60)
         if sha and not sha.startswith(name):  # a version named by its SHA is not repeated
-            shown += f" ({show_controls(sha[:7])})"
+            shown += f" ({show_controls_on_one_line(sha[:7])})"
         return f"{role} {shown}"
 
     return f"{label('base', doc['base'])} → {label('head', doc['head'])}"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gate import __version__
+from gate.bidi import json_for_terminal
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
 from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
@@ -231,7 +232,8 @@ def run(args: argparse.Namespace) -> int:
         "audit": audit_json,
     }
     if args.out == "-":
-        sys.stdout.write(calibration_json.dumps(calibration_json.from_document(doc, "stdout")))
+        text = calibration_json.dumps(calibration_json.from_document(doc, "stdout"))
+        sys.stdout.write(json_for_terminal(text))
     else:
         calibration_json.write(doc, args.out)
     _summary(doc, args.out, sys.stderr if args.out == "-" else sys.stdout)

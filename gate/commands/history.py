@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gate.bidi import json_for_terminal
 from gate.errors import ConfigError, InputError
 
 NAME = "history"
@@ -99,12 +100,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     iss.add_argument("--run-url", metavar="URL", help="link to the workflow run")
 
 
-def _write(text: str, out: str | None) -> None:
+def _write(text: str, out: str | None, is_json: bool = False) -> None:
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text, encoding="utf-8")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(json_for_terminal(text) if is_json else text)
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -172,7 +173,7 @@ def _changes(args: argparse.Namespace) -> int:
     from gate.history.changes import changes_json_text
 
     doc = _changes_doc(args)
-    _write(changes_json_text(doc), args.json)
+    _write(changes_json_text(doc), args.json, is_json=True)
     if args.json:
         print(
             f"history changes: {len(doc['change_points'])} change point(s) in {doc['n_series']} series → {args.json}"

@@ -87,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
             out.write_text(text, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write {out}: {exc}", "choose a writable --out path") from None
+        print(f"wrote {out}")  # as analyze and calibrate say where their file went
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

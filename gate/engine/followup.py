@@ -46,6 +46,10 @@ def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
+def _pct(confidence: float) -> str:
+    return f"{float(confidence) * 100:g} %"
+
+
 @dataclass
 class Rounds:
     """What the loop needs from the run (built once by :func:`gate.engine.measure.measure`)."""
@@ -139,8 +143,12 @@ class Rounds:
                 planned_s = used
             counts = ", ".join(f"{n} {v}" for v, n in doc["summary"]["counts"].items() if n)
             done = len(self.adaptive.rounds)
-            conf = float(self.adaptive.rule.confidence_per_look)
-            self.say(f"look {done} at {conf * 100:g} % confidence: {counts or 'nothing compared'}")
+            after = f"follow-up round {done}" if done else "the planned runs"
+            self.say(
+                f"checking which benchmarks are decided after {after} "
+                f"({_pct(self.adaptive.rule.confidence_per_look)} intervals, so that the run as a whole "
+                f"keeps {_pct(self.adaptive.rule.confidence)}): {counts or 'nothing compared'}"
+            )
             plan = plan_round(looks, time_left_s=budget - used, rounds_done=done, max_rounds=max_rounds)
             if plan.stop is not None:
                 self._finish(plan, used, planned_s, done)

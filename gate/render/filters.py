@@ -118,6 +118,24 @@ def truncate(value: object, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 1)] + "…"
 
 
+FIX_SEPARATOR = " — "  # gate.analysis.compare writes a verdict's reason as "what happened — what to do"
+
+
+def shorten_reason(value: object, limit: int) -> str:
+    """A verdict's reason with its message in at most ``limit`` characters and its fix (after the
+    last " — ") whole: the fix is what a reader acts on, and it is the gate's own short text,
+    while the message may quote a framework's error at any length. The message is cut in the
+    middle (:func:`shorten_middle`), so its start (what happened) and its end (the conclusion)
+    stay. A fix longer than ``limit`` (only in a hand-edited analysis.json) is cut at its end."""
+    text = str(value)
+    if len(text) <= limit:
+        return text
+    message, sep, fix = text.rpartition(FIX_SEPARATOR)
+    if not sep:
+        return shorten_middle(text, limit)
+    return shorten_middle(message, limit) + sep + truncate(fix, limit)
+
+
 def shorten_middle(value: object, limit: int) -> str:
     """A name in at most ``limit`` characters, cut in the middle so both ends survive.
 
@@ -292,6 +310,7 @@ def make_filters(fmt: str) -> dict[str, Callable[..., Any]]:
         "code": code,
         "trunc": lambda v, n: truncate(v, n),  # plain str: still escaped afterwards
         "mid": lambda v, n: shorten_middle(v, n),  # names: cut in the middle; still escaped
+        "reason": lambda v, n: shorten_reason(v, n),  # plain str: still escaped afterwards
         "capfirst": lambda v: (t := str(v))[:1].upper() + t[1:],  # plain str: still escaped
         "esc": lambda v: wrap(esc(v)),
         "url": url,

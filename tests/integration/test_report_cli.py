@@ -81,15 +81,25 @@ def test_html_to_a_new_directory(analysis_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "demo-output" / "report.html"
     proc = _run(str(analysis_file), "--format", "html", "--out", str(out), "--calibration", str(cal))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == ""
+    assert proc.stdout == f"wrote {out}\n"
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "Calibration: instability vs cost" in page
 
 
-def test_summary_to_file(analysis_file: Path, tmp_path: Path) -> None:
+def test_summary_to_file(analysis_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     summary = tmp_path / "summary.md"
     assert main(["report", str(analysis_file), "--format", "summary", "--out", str(summary)]) == 0
     assert "### All benchmarks" in summary.read_text(encoding="utf-8")
+    assert capsys.readouterr().out == f"wrote {summary}\n"
+
+
+def test_comment_to_file_says_where_it_went(
+    analysis_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    comment = tmp_path / "comment.md"
+    assert main(["report", str(analysis_file), "--out", str(comment)]) == 0
+    assert comment.read_text(encoding="utf-8").startswith(COMMENT_MARKER)
+    assert capsys.readouterr().out == f"wrote {comment}\n"
 
 
 def test_template_dir(analysis_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

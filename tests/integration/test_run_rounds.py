@@ -159,7 +159,12 @@ def test_rounds_measure_only_the_unresolved_and_analyze_reproduces_the_verdicts(
     assert doc["settings"]["confidence"] == pytest.approx(0.9975)
     assert verdicts(doc) == looks[-1]
     err = capsys.readouterr().err
-    assert "follow-up round 1: 1 benchmark(s)" in err
+    # each check says in plain words what it does and why its intervals are wider than 99 %
+    assert (
+        "checking which benchmarks are decided after the planned runs "
+        "(99.75 % intervals, so that the run as a whole keeps 99 %): "
+    ) in err
+    assert "look 0" not in err and "follow-up round 1: 1 benchmark(s)" in err
     assert "stopped: every benchmark resolved;" in err  # the report's words, not the stop code
     # an explicit --confidence wins
     assert analyze(out, "--confidence", "0.95")["settings"]["confidence"] == 0.95
@@ -397,7 +402,8 @@ def test_sigkill_between_two_rounds_resumes_with_the_next_look(tmp_path, capsys)
     assert round_rows(out, 1) == len(meta["adaptive"]["rounds"][0]["schedule"])
     capsys.readouterr()
     assert main(argv(repo, out, "--budget", "1h")) == 0
-    assert "look 1 at" in capsys.readouterr().err  # the look after round 1 ran on resume
+    # the check after round 1 ran on resume
+    assert "checking which benchmarks are decided after follow-up round 1 (" in capsys.readouterr().err
     check_resumed(out)
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from gate.analysis.compare import too_noisy_remedy
 from gate.render import COMMENT_MARKER, RenderContext, render
+from gate.render.filters import md_escape
 from tests.fakes import analyses
 from tests.unit.mdcheck import split_cells, tables
 
@@ -106,3 +108,18 @@ def test_local_comment_points_to_local_commands_not_to_the_workflow() -> None:
     assert "comment /rerun-perf." in render(
         analyses.hostile_names(), "comment", RenderContext(local=True, rerun_hint="comment /rerun-perf")
     )
+
+
+@pytest.mark.parametrize(("fmt", "limit"), [("comment", 300), ("summary", 1000)])
+def test_a_long_reason_keeps_its_fix_whole(fmt: str, limit: int) -> None:
+    # the longest fix the analysis writes, after a message quoting a long framework error
+    fix = too_noisy_remedy()
+    error = "panic: " + "frame " * 300
+    message = f"every trial failed (error: {error}); the change cannot be told"
+    a = analyses.analysis(
+        [analyses.benchmark("crashes", "failed", n_failed_head=15, reason=f"{message} — {fix}")]
+    )
+    line = next(x for x in render(a, fmt).splitlines() if "`crashes`" in x and "panic" in x)
+    assert line.endswith(" — " + md_escape(fix))  # the fix, whole
+    assert "every trial failed (error: panic: frame" in line and "the change cannot be told" in line
+    assert "…" in line and len(line) < limit + len(md_escape(fix)) + 40

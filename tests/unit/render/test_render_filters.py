@@ -13,6 +13,7 @@ from gate.render.filters import (
     fmt_pct,
     fmt_pct_ci,
     safe_url,
+    shorten_reason,
     split_quantity,
 )
 
@@ -72,3 +73,13 @@ def test_safe_url() -> None:
     assert safe_url("data:text/html,x") == "#"
     assert safe_url("report (1).html") == "report%20%281%29.html"
     assert safe_url('x"><b>') == "x%22%3E%3Cb%3E"
+
+
+def test_a_reason_is_cut_in_its_message_and_keeps_its_fix() -> None:
+    reason = "a" * 50 + "MIDDLE" + "z" * 50 + " — raise [full].iterations"
+    assert shorten_reason(reason, 500) == reason
+    cut = shorten_reason(reason, 25)
+    assert cut == "a" * 12 + "…" + "z" * 12 + " — raise [full].iterations"
+    # the fix is what follows the last " — "
+    assert shorten_reason("a — b — " + "c" * 40, 10) == "a — b — " + "c" * 9 + "…"
+    assert shorten_reason("x" * 40, 11) == "x" * 5 + "…" + "x" * 5  # no fix: the middle goes
