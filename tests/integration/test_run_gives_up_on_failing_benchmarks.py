@@ -210,3 +210,22 @@ def test_sigkill_after_a_give_up_resumes_without_running_it_again(tmp_path):
         n: b["verdict"] for n, b in uninterrupted.items()
     }
     assert killed_run["broken"]["verdict"] == "failed"
+
+
+def test_the_follow_up_rounds_keep_the_record_and_the_order_check_gives_up_alike(tmp_path):
+    repo = setup(tmp_path, ("ok", "broken"))
+    out = tmp_path / "out"
+    # the rounds rewrite meta.json (each round, then `final`): the records written before stay
+    assert run_cli(repo, out, "--seed", "3", "--budget", "60s", "--max-rounds", "1") == 0
+    df, meta = load(out)
+    assert meta["adaptive"]["final"] is not None
+    assert sorted(g["version"] for g in meta["given_up"]) == ["HEAD", "HEAD~1"]
+    assert all("broken" not in r["benchmarks"] for r in meta["adaptive"]["rounds"])
+    assert rows(df)[("broken", "HEAD")] == ["error"] * 2
+    # --order-check: 3 (fixed, random) pairs, each benchmark × version once per suite run
+    out = tmp_path / "order"
+    assert run_cli(repo, out, "--order-check", "--order-pairs", "3", "--seed", "5") == 0
+    df, meta = load(out)
+    got = rows(df)
+    assert got[("ok", "HEAD")] == ["ok"] * 6 and got[("broken", "HEAD~1")] == ["error"] * 2
+    assert len(meta["given_up"]) == 2
