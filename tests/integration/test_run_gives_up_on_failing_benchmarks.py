@@ -229,3 +229,22 @@ def test_the_follow_up_rounds_keep_the_record_and_the_order_check_gives_up_alike
     got = rows(df)
     assert got[("ok", "HEAD")] == ["ok"] * 6 and got[("broken", "HEAD~1")] == ["error"] * 2
     assert len(meta["given_up"]) == 2
+
+
+def test_a_kill_between_the_last_failure_and_its_record_gives_up_on_resume(tmp_path, capsys):
+    repo = setup(tmp_path, ("ok", "broken"))
+    out = tmp_path / "out"
+    assert run_cli(repo, out, "--seed", "3") == 0
+    # the state a SIGKILL leaves right after broken@HEAD's second failed trial was appended,
+    # before meta.json recorded the give-up: the log ends there, meta.json has no record
+    df, meta = load(out)
+    second = df.loc[(df.benchmark == "broken") & (df.version == "HEAD"), "trial"].tolist()[1]
+    lines = (out / "trials.csv").read_text().splitlines(keepends=True)
+    (out / "trials.csv").write_text("".join(lines[: 1 + int((df.trial <= second).sum())]))
+    (out / "meta.json").write_text(json.dumps({**meta, "given_up": []}))
+    before = starts(tmp_path)["broken 2"]
+    assert run_cli(repo, out, "--seed", "3") == 0
+    assert starts(tmp_path)["broken 2"] == before  # the resume counted the logged failures
+    df, meta = load(out)
+    assert rows(df)[("broken", "HEAD")] == ["error"] * 2
+    assert ("broken", "HEAD") in {(g["benchmark"], g["version"]) for g in meta["given_up"]}
