@@ -534,7 +534,9 @@ def _given_up_reasons(
     comparisons: list[Comparison], metas: Sequence[RunMeta], base: str, head: str
 ) -> list[Comparison]:
     """A failed benchmark whose run gave up on it (meta.json ``given_up``, gate/engine/give_up.py)
-    says so first in its reason: how many trials failed, why, and how many were not run."""
+    says so first in its reason: how many trials failed, why, and how many were not run. When
+    the given-up versions hold all its failed trials, that is the whole story and replaces the
+    generic reason (which would repeat the same failure); otherwise the generic reason follows."""
     records: dict[str, list[GiveUpRecord]] = {}
     for m in metas:
         for g in m.given_up:
@@ -551,9 +553,14 @@ def _given_up_reasons(
             why = "; ".join(dict.fromkeys(f"{g.status}: {g.reason.strip()}" for g in mine))
             said = (
                 f"given up in {versions} after {max(g.failed for g in mine)} failed trial(s){each}, "
-                f"{sum(g.not_run for g in mine)} trial(s) not run ([suite] give_up_after): {why}"
+                f"{sum(g.not_run for g in mine)} trial(s) not run (fix the benchmark, or set [suite] "
+                f"give_up_after = 0 to run them all): {why}"
             )
-            c = replace(c, reason=f"{said}; {c.reason}")
+            failing = {v for v, r in ((base, c.base), (head, c.head)) if r.n_failed}
+            if failing <= {g.version for g in mine}:
+                c = replace(c, reason=said)
+            else:
+                c = replace(c, reason=f"{said}; {c.reason}")
         out.append(c)
     return out
 
