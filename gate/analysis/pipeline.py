@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -18,7 +18,7 @@ from gate.decision import default_decision, fails_in_head_only
 from gate.errors import ConfigError
 from gate.files import analysis_json, run_meta
 from gate.files.analysis_json import Analysis
-from gate.files.run_meta import RunMeta
+from gate.files.run_meta import GiveUpRecord, RunMeta
 from gate.model import Verdict, utc_timestamp, warning
 from gate.stats import stability
 from gate.warning_codes import WarningCode
@@ -465,6 +465,7 @@ def build_analysis(
             else c
             for c in comparisons
         ]
+    comparisons = _given_up_reasons(comparisons, logs.metas, base, head)
 
     order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
     top_warnings.extend(extra_warnings)
@@ -527,6 +528,41 @@ def build_analysis(
         environment=run_meta.plain(meta.environment) if meta is not None else None,
         warnings=top_warnings,
     )
+
+
+def _given_up_reasons(
+    comparisons: list[Comparison], metas: Sequence[RunMeta], base: str, head: str
+) -> list[Comparison]:
+    """A failed benchmark whose run gave up on it (meta.json ``given_up``, gate/engine/give_up.py)
+    says so first in its reason: how many trials failed, why, and how many were not run. When
+    the given-up versions hold all its failed trials, that is the whole story and replaces the
+    generic reason (which would repeat the same failure); otherwise the generic reason follows."""
+    records: dict[str, list[GiveUpRecord]] = {}
+    for m in metas:
+        for g in m.given_up:
+            if g.version in (base, head):
+                records.setdefault(g.benchmark, []).append(g)
+    if not records:
+        return comparisons
+    out = []
+    for c in comparisons:
+        mine = records.get(c.benchmark)
+        if mine and c.verdict is Verdict.FAILED:
+            versions = " and ".join(g.version for g in mine)
+            each = " each" if len(mine) > 1 else ""
+            why = "; ".join(dict.fromkeys(f"{g.status}: {g.reason.strip()}" for g in mine))
+            said = (
+                f"given up in {versions} after {max(g.failed for g in mine)} failed trial(s){each}, "
+                f"{sum(g.not_run for g in mine)} trial(s) not run (fix the benchmark, or set [suite] "
+                f"give_up_after = 0 to run them all): {why}"
+            )
+            failing = {v for v, r in ((base, c.base), (head, c.head)) if r.n_failed}
+            if failing <= {g.version for g in mine}:
+                c = replace(c, reason=said)
+            else:
+                c = replace(c, reason=f"{said}; {c.reason}")
+        out.append(c)
+    return out
 
 
 def _benchmark_entry(

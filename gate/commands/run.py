@@ -402,7 +402,9 @@ def _complete(existing: RunMeta, adaptive: AdaptiveConfig, log_path: Path) -> bo
     old_schedule = existing.planned_trials() + existing.round_trials()
     final = not adaptive.on or (existing.adaptive is not None and existing.adaptive.final is not None)
     done = TrialLog(log_path).recover(old_schedule)
-    if final and (len(done) == len(old_schedule) or adaptive.on):
+    given_up = {(g.benchmark, g.version) for g in existing.given_up}  # not run, not missing
+    left = [t for t in old_schedule if t.trial not in done and (t.benchmark, t.version) not in given_up]
+    if final and (not left or adaptive.on):
         print(f"ordertrap-gate run: all {len(done)} trials are already in {log_path}", file=sys.stderr)
         return True
     return False

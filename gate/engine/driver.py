@@ -3,7 +3,8 @@
 
 :func:`run_schedule` skips finished trials, runs ``reset`` before each suite run (OrderSage §3
 step 2), records failures as rows with a status and a reason, and stops cleanly after the current
-trial on the first Ctrl-C/SIGTERM (:class:`StopFlag`). A full disk is not a failure of the
+trial on the first Ctrl-C/SIGTERM (:class:`StopFlag`), and does not run the remaining trials of a
+benchmark × version whose first trials all failed (:mod:`gate.engine.give_up`). A full disk is not a failure of the
 benchmark: it stops the run with :class:`~gate.errors.DiskFullError`, the trial unlogged.
 """
 
@@ -30,6 +31,7 @@ from gate.adapters.base import (
     TrialRequest,
     VersionContext,
 )
+from gate.engine.give_up import GiveUp
 from gate.engine.layout import Layout
 from gate.engine.schedule import Trial
 from gate.errors import RunError
@@ -101,6 +103,7 @@ class DriverResult:
     out_of_budget: bool = False  # ``may_start`` refused the next trial (follow-up rounds)
     elapsed_s: float = 0.0
     statuses: dict[str, int] = field(default_factory=dict)
+    not_run: int = 0  # trials of given-up benchmark × versions (gate/engine/give_up.py), not logged
 
 
 def _mmss(seconds: float) -> str:
@@ -132,6 +135,7 @@ def run_schedule(
     stop: StopFlag | None = None,
     layout: Layout | None = None,
     may_start: Callable[[], bool] | None = None,
+    give_up: GiveUp | None = None,
 ) -> DriverResult:
     """Run every trial of ``schedule`` not in ``finished``, appending its rows to ``log``.
 
@@ -139,7 +143,10 @@ def run_schedule(
     from a version is recorded as ``skipped`` without running anything. ``layout``: every process
     of a trial gets that trial's environment padding (gate/engine/layout.py). ``may_start`` is
     asked before every trial; once it says no, no further trial starts (the time budget of
-    follow-up rounds: it is exceeded by at most the trial already running).
+    follow-up rounds: it is exceeded by at most the trial already running). ``give_up``: the
+    rule that stops running a benchmark × version whose first trials all failed; it learns the
+    statuses of ``finished`` trials from the log (a resumed run goes on counting), and a decision
+    reaches its ``on_record`` (meta.json) before the next trial starts.
     """
     stop = stop or StopFlag()
     total = len(schedule)
@@ -148,7 +155,12 @@ def run_schedule(
     position = {t.trial: i for i, t in enumerate(schedule, start=1)}
     todo = [t for t in schedule if t.trial not in finished]
     result = DriverResult(total=total, skipped_done=total - len(todo))
-    if not todo:
+    if give_up is not None:  # a resumed run: the finished trials count, in the order they ran
+        for t in schedule:
+            if t.trial in finished and t.trial in log.statuses:
+                give_up.observe(t, *log.statuses[t.trial], later=todo)
+        result.not_run = sum(give_up.skips(t) for t in todo)
+    if not todo or result.not_run == len(todo):
         return result
     started = time.monotonic()
     last_print = -math.inf
@@ -164,6 +176,8 @@ def run_schedule(
                 if stop.requested:
                     result.interrupted = True
                     break
+                if give_up is not None and give_up.skips(trial):
+                    continue  # counted in result.not_run
                 if may_start is not None and not may_start():
                     result.out_of_budget = True
                     break
@@ -204,6 +218,19 @@ def run_schedule(
                             print_untrusted(reason, stream=progress)
                 if status != TrialStatus.OK.value:
                     result.failed += 1
+                if give_up is not None:
+                    record = give_up.observe(trial, status, reason, later=todo[index + 1 :])
+                    if record is not None:
+                        result.not_run += record.not_run
+                        if progress is not None:
+                            print(
+                                f"ordertrap-gate run: giving up on {_clean(trial.benchmark)}@"
+                                f"{_clean(trial.version)}: its first {record.failed} trial(s) failed "
+                                f"({status}); its {record.not_run} remaining trial(s) are not run "
+                                "(set [suite] give_up_after = 0 to run them)",
+                                file=progress,
+                                flush=True,
+                            )
     except BaseException:
         if owns_log:
             with suppress(RunError):  # the error on its way out (a full disk, Ctrl-C) says more

@@ -8,20 +8,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
+from gate.engine.give_up import GiveUp, not_run_line
 from gate.engine.layout import Layout
 from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import AdaptiveConfig, BudgetClock, WallClock, prior_elapsed_s
 from gate.engine.schedule import LevelConfig, Trial
 from gate.errors import RunError
 from gate.files import run_meta
-from gate.files.run_meta import RunMeta
-from gate.files.trial_log import TrialLog
+from gate.files.run_meta import GiveUpRecord, RunMeta
+from gate.files.trial_log import TrialLog, _clean
 from gate.warning_codes import WarningCode
 
 Warn = Callable[[Mapping[str, str]], None]
@@ -41,6 +42,8 @@ class Session:
     log: TrialLog
     finished: set[int]
     layout: Layout
+    # set by :func:`measure` (docs/running.md "Giving up on a failing benchmark")
+    give_up: GiveUp | None = None
 
     def drive(self, trials: Sequence[Trial], may_start: Any = None) -> DriverResult:
         reset = None
@@ -66,18 +69,39 @@ class Session:
             stop=StopFlag(),
             layout=self.layout,
             may_start=may_start,
+            give_up=self.give_up,
         )
 
 
-def done_line(result: DriverResult, log_path: Path) -> str:
+class MetaFile:
+    """meta.json as last written. The follow-up rounds rewrite it from their own copy of the
+    document; the give-up records written meanwhile are kept in every later write."""
+
+    def __init__(self, path: Path, meta: RunMeta) -> None:
+        self.path, self.meta = path, meta
+
+    def write(self, meta: RunMeta) -> None:
+        meta = meta.with_given_up(self.meta.given_up)
+        run_meta.write(self.path, meta)
+        self.meta = meta
+
+    def add_given_up(self, record: GiveUpRecord) -> None:
+        """Written before the next trial starts: a resumed run does not run the given-up trials."""
+        meta = self.meta.with_given_up([*self.meta.given_up, record])
+        run_meta.write(self.path, meta)
+        self.meta = meta
+
+
+def done_line(result: DriverResult, log_path: Path, given_up: Sequence[GiveUpRecord] = ()) -> str:
     """The run's last progress line. The statuses and the time count only the trials of this
     invocation, so a resumed run says how many were in the log before: "ok 160" of 180 is then not
-    20 lost trials."""
+    20 lost trials. Trials of given-up benchmarks (``given_up``) are counted apart, as not run."""
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(result.statuses.items()))
-    done = f"{result.total} trials done"
+    done = f"{result.total - result.not_run} trials done"
     if result.skipped_done:
         done += f": {result.skipped_done} before the resume, {result.ran} now"
-    return f"ordertrap-gate run: {done} ({statuses}) in {result.elapsed_s:.1f} s; log: {log_path}"
+    not_run = f"; {not_run_line(given_up, result.not_run, _clean)}" if result.not_run else ""
+    return f"ordertrap-gate run: {done} ({statuses}) in {result.elapsed_s:.1f} s{not_run}; log: {log_path}"
 
 
 def measure(
@@ -94,12 +118,15 @@ def measure(
     """Run the planned trials, then the follow-up rounds within the budget (docs/running.md).
     False when interrupted (Ctrl-C/SIGTERM): every finished trial is in the log."""
     log_path = session.log.path
+    meta_file = MetaFile(meta_path, meta)
+    give_up = GiveUp(session.config.suite.give_up_after, list(meta.given_up), meta_file.add_given_up)
+    session = replace(session, give_up=give_up)
     if clock is None:  # the budget counts from the first planned trial (docs/running.md)
         clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, session.finished))
     result = session.drive(schedule)
     if result.interrupted:
         return False
-    print(done_line(result, log_path), file=sys.stderr)
+    print(done_line(result, log_path, give_up.records), file=sys.stderr)
     if result.ran and result.failed == result.ran:
         raise RunError(
             f"all {result.ran} trials failed",
@@ -111,8 +138,8 @@ def measure(
 
     assert meta.instance is not None and meta.seed is not None
     rounds = Rounds(
-        meta=_warn_planned_over_budget(meta, adaptive, clock, warn),
-        save_meta=lambda doc: run_meta.write(meta_path, doc),
+        meta=_warn_planned_over_budget(meta_file.meta, adaptive, clock, warn),
+        save_meta=meta_file.write,
         log_path=log_path,
         planned=schedule,
         levels=levels,

@@ -53,6 +53,7 @@ SUITE_KEYS: dict[str, str] = {
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
     "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
     "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/engine/layout.py)",
+    "give_up_after": "skip a benchmark's remaining trials in a version once its first N all failed (default 2; 0 = never)",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = (
@@ -147,6 +148,9 @@ class SuiteConfig:
     # Mytkowicz et al. (ASPLOS'09): environment size alone shifts timings; a random size per
     # trial turns that bias into noise (gate/engine/layout.py). On by default: it costs nothing.
     randomise_layout: bool = True
+    # gate/engine/give_up.py: a benchmark × version whose first N trials all failed (or whose
+    # first trial timed out) is not run further; 0 runs every planned trial whatever happens
+    give_up_after: int = 2
 
 
 @dataclass(frozen=True)
@@ -287,6 +291,16 @@ def _positive_int(value: Any, where: str) -> int:
     return value
 
 
+def _count(value: Any, where: str) -> int:
+    """A whole number ≥ 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(
+            f"{where} must be a whole number ≥ 0, got {value!r}",
+            f"set {where} = 2 (the default), or 0 to never give up (docs/running.md)",
+        )
+    return value
+
+
 def _positive_float(value: Any, where: str, default: int = 120) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
         raise ConfigError(
@@ -397,6 +411,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
         sandbox=sandbox,
         randomise_layout=_bool(table.get("randomise_layout", True), "[suite].randomise_layout"),
+        give_up_after=_count(table.get("give_up_after", 2), "[suite].give_up_after"),
     )
 
 

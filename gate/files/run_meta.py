@@ -246,6 +246,36 @@ class AdaptiveRecord:
 
 
 @dataclass(frozen=True)
+class GiveUpRecord:
+    """``given_up[]``: a benchmark whose remaining trials in one version were not run, because
+    its first trials there all failed (gate/engine/give_up.py; docs/running.md "Giving up on a
+    failing benchmark"). Written before the next trial starts, so a resumed run skips them too."""
+
+    benchmark: str
+    version: str
+    failed: int  # the failed trials it gave up after
+    status: str  # the status of the last of them: error | timeout | invalid
+    reason: str  # the reason of the last of them, as in the trial log
+    trial: int  # the trial number after which it gave up
+    at: str  # UTC time of the decision
+    not_run: int  # the trials of the schedule being run that were left out
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "version": self.version,
+            "failed": self.failed,
+            "status": self.status,
+            "reason": self.reason,
+            "trial": self.trial,
+            "at": self.at,
+            "not_run": self.not_run,
+            **plain(self.extra),
+        }
+
+
+@dataclass(frozen=True)
 class RunMeta:
     """meta.json; the field order is the key order of the file."""
 
@@ -274,6 +304,7 @@ class RunMeta:
     layout: Mapping[str, Any] | None = None
     warnings: Sequence[Mapping[str, str]] = ()
     adaptive: AdaptiveRecord | None = None  # null without a budget
+    given_up: Sequence[GiveUpRecord] = ()  # benchmark × version pairs whose remaining trials were not run
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys this gate does not know
     # the keys the file had (None: every field, as for a document ``run`` builds); see :meth:`has`
     read_keys: frozenset[str] | None = None
@@ -313,6 +344,9 @@ class RunMeta:
     def with_adaptive(self, adaptive: AdaptiveRecord | None) -> RunMeta:
         return replace(self, adaptive=adaptive)
 
+    def with_given_up(self, given_up: Sequence[GiveUpRecord]) -> RunMeta:
+        return replace(self, given_up=tuple(given_up))
+
     def with_warning(self, w: Mapping[str, str]) -> RunMeta:
         """This document with ``w`` added, unless a warning with its code is already there."""
         if any(x.get("code") == w["code"] for x in self.warnings):
@@ -347,6 +381,7 @@ class RunMeta:
             "layout": plain(self.layout),
             "warnings": [dict(w) for w in self.warnings],
             "adaptive": None if self.adaptive is None else self.adaptive.to_json(),
+            "given_up": [g.to_json() for g in self.given_up],
             **plain(self.extra),
         }
 
@@ -640,6 +675,30 @@ def _adaptive(value: Any, problems: list[str]) -> tuple[AdaptiveRecord | None, b
     return AdaptiveRecord(budget_s, max_rounds, rule, rounds, final, extra=o.rest()), True
 
 
+def _given_up(value: Any) -> tuple[GiveUpRecord, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _Invalid(f"given_up ({_kind(value)}, not a list)")
+    out = []
+    for i, doc in enumerate(value):
+        o = _Obj(f"given_up[{i}]", doc)
+        out.append(
+            GiveUpRecord(
+                benchmark=o.text("benchmark"),
+                version=o.text("version"),
+                failed=o.whole("failed", 1),
+                status=o.text("status"),
+                reason=o.text("reason"),
+                trial=o.whole("trial", 1),
+                at=o.text("at"),
+                not_run=o.whole("not_run"),
+                extra=o.rest(),
+            )
+        )
+    return tuple(out)
+
+
 _FIELDS: dict[str, Callable[[Any], Any]] = {
     "schema_version": lambda v: _int("schema_version", v) or 1,  # absent: 1, read below
     "tool_version": lambda v: _text("tool_version", v),
@@ -664,6 +723,7 @@ _FIELDS: dict[str, Callable[[Any], Any]] = {
     "environment": lambda v: _object("environment", v),
     "sandbox": lambda v: _object("sandbox", v),
     "layout": lambda v: _object("layout", v),
+    "given_up": _given_up,
 }
 
 

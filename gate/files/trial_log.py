@@ -119,6 +119,8 @@ class TrialLog:
         self.fsync_interval = fsync_interval
         self._fd: int | None = None
         self._last_sync = 0.0
+        # (status, reason) of each finished trial :meth:`recover` found (gate/engine/give_up.py)
+        self.statuses: dict[int, tuple[str, str]] = {}
 
     def recover(self, schedule: Sequence[Trial]) -> set[int]:
         """Finished trial numbers; truncates everything after the last complete trial."""
@@ -171,6 +173,7 @@ class TrialLog:
             needed = trial.measurements if ok else 1
             if count == needed:
                 finished.add(number)
+                self.statuses[number] = (status, row[_COLUMN["reason"]])
                 keep = pos
                 current = None
         if keep < len(data):

@@ -303,7 +303,8 @@ def test_failing_reset_stops_and_all_failed_trials_keep_the_worktrees(tmp_path, 
 
 
 def test_a_reason_repeated_by_every_failing_trial_is_printed_once_per_benchmark(tmp_path, capsys):
-    repo = make_repo(tmp_path, config(s=2, i=2))
+    # every planned trial runs (give_up_after = 0), so every one prints a progress line
+    repo = make_repo(tmp_path, config("give_up_after = 0", s=2, i=2))
     (repo / "bench.py").write_text("import sys\nsys.exit('no module named ' + sys.argv[1])\n")
     git(repo, "commit", "-qam", "broken")
     assert run_cli(repo, tmp_path / "out", base=None) == 2

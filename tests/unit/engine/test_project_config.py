@@ -95,6 +95,8 @@ higher_is_better = true
         ),
         (b"[suite]\ninclude=['(']\n", "regular expression", "pattern"),
         (b"[suite\n", "not valid TOML", "syntax"),
+        (b"[suite]\ngive_up_after=-1\n[[benchmark]]\nname='a'\ncommand='x'\n", "give_up_after", "0 to never"),
+        (b"[suite]\ngive_up_after=1.5\n[[benchmark]]\nname='a'\ncommand='x'\n", "whole number", "= 2"),
         (b"[suite]\nadapter='command'\n", "no benchmarks", "[[benchmark]]"),
     ],
 )

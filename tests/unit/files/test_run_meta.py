@@ -14,7 +14,14 @@ import pytest
 from gate.engine.rounds import look_rule
 from gate.errors import InputError, RunError
 from gate.files import run_meta
-from gate.files.run_meta import AdaptiveRecord, BenchmarkConfig, Levels, RunMeta, VersionRecord
+from gate.files.run_meta import (
+    AdaptiveRecord,
+    BenchmarkConfig,
+    GiveUpRecord,
+    Levels,
+    RunMeta,
+    VersionRecord,
+)
 from gate.model import TRIAL_LOG_SCHEMA
 from tests.conftest import REPO_ROOT
 
@@ -49,6 +56,7 @@ def a_run(**changes: Any) -> RunMeta:
         layout={"rule": "none"},
         warnings=[{"code": "governor", "message": "m", "action": "a"}],
         adaptive=None,
+        given_up=(GiveUpRecord("parse", "HEAD", 2, "error", "exit 1", 9, "2026-11-26T02:31:00Z", 13),),
     )
     return run_meta.RunMeta(**{**meta.__dict__, **changes})
 
@@ -60,6 +68,7 @@ def test_what_is_written_reads_back_the_same(tmp_path: Path) -> None:
     again = run_meta.read(path)
     assert again.to_json() == meta.to_json()
     assert again.benchmark_configs["parse"].calibrated and again.full == Levels(3, 5, 1)
+    assert again.given_up == meta.given_up  # what a resume skips
     # the keys in the order docs/contracts.md lists them
     assert list(json.loads(path.read_text())) == list(meta.to_json())[: len(json.loads(path.read_text()))]
     assert list(meta.to_json())[:4] == ["schema_version", "tool_version", "created_at", "seed"]
@@ -118,6 +127,8 @@ def test_a_newer_schema_is_refused_by_both_readers(tmp_path: Path) -> None:
             "schedule[0] (missing measurements",
         ),
         ({"schedule": [{**TRIAL, "position": "1"}]}, "schedule[0].position (str"),
+        ({"given_up": [{"benchmark": "parse", "version": "HEAD", "failed": 0}]}, "given_up"),
+        ({"given_up": {"parse": "HEAD"}}, "given_up"),
     ],
 )
 def test_a_field_of_another_type_stops_a_resume_and_is_dropped_by_analysis(
@@ -263,3 +274,10 @@ def test_a_malformed_adaptive_stops_a_resume_and_analysis_drops_the_smallest_par
         assert meta.confidence_per_look == 0.9975
     else:  # final is left out, as for a run stopped before its last look
         assert got is not None and len(got.rounds) == 1 and got.final is None
+
+
+def test_a_file_without_given_up_reads_as_nothing_given_up(tmp_path: Path) -> None:
+    doc = a_run().to_json()
+    del doc["given_up"]
+    (tmp_path / "meta.json").write_text(json.dumps(doc))
+    assert run_meta.read(tmp_path / "meta.json").given_up == ()
