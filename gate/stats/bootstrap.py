@@ -272,8 +272,8 @@ def two_level_replicates(
     sizes = np.array([m.size for m in members], dtype=np.int64)
     m_max = int(sizes.max())
     table = np.full((k, m_max + 1), n, dtype=np.int64)  # column m_max: always padding
-    for u, m in enumerate(members):
-        table[u, : m.size] = m
+    for row, m in enumerate(members):
+        table[row, : m.size] = m
     chosen = rng.integers(0, k, size=(resamples, k), dtype=np.int64)
     size_c = sizes[chosen]  # (R, k)
     u = rng.random((resamples, k, m_max))
