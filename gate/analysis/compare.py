@@ -105,7 +105,7 @@ class AnalysisSettings:
     threshold_pct: float = 3.0
     resamples: int = 10_000
     seed: int = 1
-    bootstrap: Bootstrap = "flat"
+    bootstrap: Bootstrap = "auto"
     pairing: Pairing = "independent"
     method: Literal["percentile", "bca"] = "percentile"
 
@@ -274,8 +274,10 @@ def _replicates(
     reps = []
     for s in (base, head):
         if two_level and _by_trial(s):
-            w = bs.hierarchical_weights(s.n, outer=s.unit_id, resamples=b, rng=rng)
-            reps.append(bs.weighted_statistic(s.values, w, stat))
+            assert s.unit_id is not None  # _by_trial checked it
+            reps.append(
+                bs.two_level_replicates(s.values, outer=s.unit_id, statistic=stat, resamples=b, rng=rng)
+            )
         else:
             reps.append(bs.flat_replicates_many(s.values[None, :], stat, b, rng)[0])
     return reps[0], reps[1], False, warnings

@@ -137,8 +137,8 @@ def audit(
             items.append(
                 (
                     name,
-                    Sample(s1.values(clip(v1, config_of(v1, name)))),
-                    Sample(s2.values(clip(v2, config_of(v2, name)))),
+                    Sample(s1.values(c1 := clip(v1, config_of(v1, name))), unit_id=s1.trials(c1)),
+                    Sample(s2.values(c2 := clip(v2, config_of(v2, name))), unit_id=s2.trials(c2)),
                     s1.higher_is_better,
                 )
             )

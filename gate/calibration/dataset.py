@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from gate.errors import ConfigError, InputError
 from gate.files.trial_log import parse_flags, parse_names, parse_numbers, parse_statuses, read_rows
@@ -48,6 +49,14 @@ class Series:
     def values(self, config: LevelCounts) -> FloatArray:
         block = self.cube[tuple(slice(0, c) for c in config)].ravel()
         return block[~np.isnan(block)]
+
+    def trials(self, config: LevelCounts) -> NDArray[np.int64]:
+        """The trial of each value of :meth:`values`: its position on every level but the
+        innermost (one process per trial, its measurements inside it), for the two-level and
+        ``auto`` bootstrap of the gate's rule."""
+        block = self.cube[tuple(slice(0, c) for c in config)]
+        ids = np.arange(block.size, dtype=np.int64) // max(1, block.shape[-1])
+        return ids[~np.isnan(block.ravel())]
 
 
 @dataclass

@@ -59,7 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bootstrap",
         choices=BOOTSTRAPS,
         default=DEFAULTS.bootstrap,
-        help=f"resampling scheme (default {DEFAULTS.bootstrap}; see docs/statistics.md 'How the gate decides')",
+        help=f"resampling scheme (default {DEFAULTS.bootstrap}: by trial where the trials of a version differ, "
+        "else flat; see docs/statistics.md 'How the gate decides')",
     )
     parser.add_argument(
         "--pairing",

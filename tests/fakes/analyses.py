@@ -43,7 +43,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "threshold_pct": 3.0,
     "resamples": 10000,
     "seed": 1,
-    "bootstrap": "flat",  # analyze's defaults (gate.analysis.compare.AnalysisSettings)
+    "bootstrap": "auto",  # analyze's defaults (gate.analysis.compare.AnalysisSettings)
     "pairing": "independent",
     "interval": "percentile",
     "compared_order": "all",

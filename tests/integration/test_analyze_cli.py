@@ -141,7 +141,7 @@ def test_planted_changes_get_the_right_verdicts_and_the_contract_shape(tmp_path:
     assert "iterations" in got["noisy"]["reason"] and any(
         w["code"] == "unstable" for w in got["noisy"]["warnings"]
     )
-    assert doc["settings"]["bootstrap"] == "flat" and doc["settings"]["resamples"] == 2000
+    assert doc["settings"]["bootstrap"] == "auto" and doc["settings"]["resamples"] == 2000
     time = doc["summary"]["time"]
     assert time["spent_s"] == pytest.approx(4 * 2 * 15 * 0.2)
     # it ran the full configuration: nothing to compare the time with, no saving claimed
@@ -287,8 +287,9 @@ def test_the_same_log_twice_is_counted_once(tmp_path: Path) -> None:
             assert any(w["code"] == "duplicate_trials" for w in doc["warnings"])
 
 
-def test_auto_bootstrap_records_per_benchmark_which_scheme_and_why(tmp_path: Path) -> None:
+def test_auto_bootstrap_is_the_default_and_records_per_benchmark_which_scheme_and_why(tmp_path: Path) -> None:
     # "load": every trial (process) at its own speed, ±20 %; "parse" keeps independent values.
+    # No --bootstrap: `auto` is the default.
     log = make_log(tmp_path / "run", {"load": (1.0, 0.002, False), "parse": (1.0, 0.005, False)})
     with log.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -301,7 +302,7 @@ def test_auto_bootstrap_records_per_benchmark_which_scheme_and_why(tmp_path: Pat
         writer.writeheader()
         writer.writerows(rows)
     out = tmp_path / "analysis.json"
-    proc = analyze(log, "--json", out, "--resamples", "1000", "--bootstrap", "auto")
+    proc = analyze(log, "--json", out, "--resamples", "1000")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(out.read_text())
     got = by_name(doc)

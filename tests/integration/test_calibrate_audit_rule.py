@@ -79,3 +79,44 @@ def test_the_audit_says_when_it_calibrated_on_another_version_than_version(tmp_p
     (w,) = [w for w in doc["warnings"] if w["code"] == "audit-calibrated-elsewhere"]
     assert "--version HEAD" in w["message"] and "--audit-versions HEAD," in w["action"]
     assert "the audit calibrated on main" in proc.stdout
+
+
+def process_level_log(path: Path) -> Path:
+    """'phases': a null pair whose values are close to their process's own level, where head's
+    processes happened to land in the slow phase more often than base's (6 trials × 5 values per
+    version): flat resampling calls it a regression, resampling by trial does not."""
+    rng = np.random.default_rng(1)
+    levels = {"main": [1.0, 1.02, 1.3, 0.99, 1.01, 0.98], "HEAD": [1.3, 1.28, 1.0, 1.31, 1.29, 1.32]}
+    rows = []
+    trial = 0
+    for version, speeds in levels.items():
+        for k, speed in enumerate(speeds):
+            trial += 1
+            for m in range(1, 6):
+                row = _row(
+                    trial,
+                    "phases",
+                    version,
+                    k // 3 + 1,
+                    k % 3 + 1,
+                    100.0 * speed * (1 + rng.normal(0, 0.002)),
+                )
+                rows.append({**row, "measurement": m})
+    pd.DataFrame(rows, columns=list(TRIAL_COLUMNS)).to_csv(path, index=False)
+    (path.parent / "meta.json").write_text(json.dumps({"schema_version": 1, "base": "main", "head": "HEAD"}))
+    return path
+
+
+def test_the_audit_resamples_by_trial_where_analyze_does(tmp_path: Path) -> None:
+    # analyze's default (`--bootstrap auto`) resamples a benchmark by trial where its trials
+    # differ; the audit must see the same trials to reach the same verdict.
+    log = process_level_log(tmp_path / "trials.csv")
+    expected = analyze_verdicts(log, tmp_path)
+    doc = json.loads((tmp_path / "analysis.json").read_text())
+    assert doc["benchmarks"][0]["bootstrap"]["scheme"] == "two-level"
+    assert expected == {"phases": "inconclusive"}
+    out = tmp_path / "c.json"
+    proc = gate(str(log), "--metric", "cv", "--audit", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    (pair,) = json.loads(out.read_text())["audit"]["pairs"]
+    assert {n: v["full"] for n, v in pair["verdicts"].items()} == expected

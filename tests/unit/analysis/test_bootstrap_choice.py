@@ -8,6 +8,7 @@ from gate.analysis.compare import AnalysisSettings, Sample, choose_bootstrap, co
 from gate.model import Verdict
 
 AUTO = AnalysisSettings(resamples=2000, seed=3, bootstrap="auto")
+FLAT = AnalysisSettings(resamples=2000, seed=3, bootstrap="flat")
 
 
 def trials(levels: list[float], per_trial: int = 5, sd: float = 0.002, seed: int = 0) -> Sample:
@@ -28,14 +29,7 @@ HEAD_PHASES = trials([1.3, 1.28, 1.0, 1.31, 1.29, 1.32], seed=2)
 
 
 def test_trials_that_differ_are_resampled_by_trial_and_the_chance_phase_is_no_regression() -> None:
-    flat = compare_one(
-        "b",
-        BASE_PHASES,
-        HEAD_PHASES,
-        False,
-        AnalysisSettings(resamples=2000, seed=3),
-        np.random.default_rng(0),
-    )
+    flat = compare_one("b", BASE_PHASES, HEAD_PHASES, False, FLAT, np.random.default_rng(0))
     auto = compare_one("b", BASE_PHASES, HEAD_PHASES, False, AUTO, np.random.default_rng(0))
     assert flat.verdict is Verdict.REGRESSION  # 30 "independent" values per version
     assert auto.verdict is Verdict.INCONCLUSIVE  # 6 processes per version
@@ -45,9 +39,7 @@ def test_trials_that_differ_are_resampled_by_trial_and_the_chance_phase_is_no_re
 
 def test_homogeneous_trials_keep_the_flat_interval() -> None:
     base, head = homogeneous(seed=1), homogeneous(seed=2)
-    flat = compare_one(
-        "b", base, head, False, AnalysisSettings(resamples=2000, seed=3), np.random.default_rng(0)
-    )
+    flat = compare_one("b", base, head, False, FLAT, np.random.default_rng(0))
     auto = compare_one("b", base, head, False, AUTO, np.random.default_rng(0))
     assert auto.bootstrap == "flat" and "agree" in auto.bootstrap_reason
     assert (auto.base.ci, auto.head.ci, auto.change_ci) == (flat.base.ci, flat.head.ci, flat.change_ci)
@@ -97,7 +89,7 @@ def test_an_explicit_two_level_without_trials_to_resample_is_recorded_as_flat() 
         unlabeled_b,
         unlabeled_h,
         False,
-        AnalysisSettings(resamples=2000, seed=3),
+        AnalysisSettings(resamples=2000, seed=3, bootstrap="flat"),
         np.random.default_rng(0),
     )
     for base, head, why in (
@@ -113,3 +105,17 @@ def test_an_explicit_two_level_without_trials_to_resample_is_recorded_as_flat() 
     # with trials to resample, two-level is done and recorded as given
     c = compare_one("b", BASE_PHASES, HEAD_PHASES, False, two_level, np.random.default_rng(0))
     assert (c.bootstrap, c.bootstrap_reason) == ("two-level", "")
+
+
+def test_auto_is_the_default_scheme() -> None:
+    # A false regression from process-level noise is what makes people switch a gate off; the
+    # default resamples by trial where the trials differ (docs/statistics.md "How the gate decides").
+    default = compare_one(
+        "b",
+        BASE_PHASES,
+        HEAD_PHASES,
+        False,
+        AnalysisSettings(resamples=2000, seed=3),
+        np.random.default_rng(0),
+    )
+    assert default.bootstrap == "two-level" and default.verdict is Verdict.INCONCLUSIVE

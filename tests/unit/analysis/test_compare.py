@@ -154,7 +154,9 @@ def test_two_level_is_wider_than_flat_when_trials_differ() -> None:
     rng = np.random.default_rng(8)
     levels = np.repeat(rng.normal(1.0, 0.03, size=15), 5) + rng.normal(0, 0.001, size=75)
     base, head = structured(levels, per_trial=5), structured(levels[::-1].copy(), per_trial=5)
-    flat = compare_one("b", base, head, False, AnalysisSettings(resamples=2000), np.random.default_rng(0))
+    flat = compare_one(
+        "b", base, head, False, AnalysisSettings(resamples=2000, bootstrap="flat"), np.random.default_rng(0)
+    )
     two = compare_one(
         "b",
         base,

@@ -71,6 +71,36 @@ def test_two_level_weights_only_touch_chosen_trials_and_keep_their_sizes() -> No
         assert (per_trial // sizes).sum() == 6  # 6 trials drawn with replacement
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=2, max_size=6),
+    equal=st.booleans(),
+    ties=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_two_level_replicates_equal_the_weights_of_the_same_draws(
+    sizes: list[int], equal: bool, ties: bool, seed: int
+) -> None:
+    # The vectorised two-level path draws the same units and values as hierarchical_weights, so
+    # its replicates are the statistic of exactly those multisets (units of equal and unequal
+    # sizes take different code paths; ties must not change which values are the median's).
+    sizes = [sizes[0]] * len(sizes) if equal else sizes
+    trials = np.repeat(np.arange(len(sizes))[::-1] * 3, sizes)  # labels neither 0-based nor sorted
+    data_rng = np.random.default_rng(seed)
+    x = (
+        data_rng.integers(1, 4, trials.size).astype(np.float64)
+        if ties
+        else data_rng.lognormal(0, 0.2, trials.size)
+    )
+    for statistic in ("median", "mean"):
+        w = bs.hierarchical_weights(trials.size, outer=trials, resamples=60, rng=np.random.default_rng(seed))
+        want = bs.weighted_statistic(x, w, statistic)
+        got = bs.two_level_replicates(
+            x, outer=trials, statistic=statistic, resamples=60, rng=np.random.default_rng(seed)
+        )
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_paired_draw_is_shared_between_versions() -> None:
     runs_b = np.repeat([1, 2, 3], 10)
     runs_h = np.repeat([1, 2, 3], 8)
