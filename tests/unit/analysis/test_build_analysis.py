@@ -3,7 +3,6 @@ warm-up discard, versions, benchmarks in one version only, suite-wide carry-over
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis, resolve_versions, time_summary
 from gate.errors import ConfigError
 from tests.fakes.metas import meta_of
+from tests.fakes.trial_logs import csv_log, csv_row
 
 
 def frame(rows: list[dict[str, object]]) -> pd.DataFrame:
@@ -199,23 +199,6 @@ def test_units_or_direction_that_differ_between_versions_are_not_compared(tmp_pa
     assert by["same"]["verdict"] == "unchanged"
 
 
-def _csv_log(tmp_path, rows, meta=None):
-    path = tmp_path / "trials.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    if meta is not None:
-        (tmp_path / "meta.json").write_text(json.dumps(meta))
-    return path
-
-
-def _csv_row(trial, bench, version, suite_run, position, iteration, measurement, value):
-    return {
-        "trial": trial, "benchmark": bench, "version": version, "instance": "h", "suite_run": suite_run,
-        "order_type": "random", "position": position, "iteration": iteration, "measurement": measurement,
-        "value": value, "unit": "s", "higher_is_better": False, "status": "ok", "reason": "",
-        "started_at": "", "elapsed_s": value, "config": "calibration",
-    }  # fmt: skip
-
-
 def test_iteration_level_warmup_is_dropped_before_comparing(tmp_path):
     # Iteration 1 of every suite run is a slow warm-up in head only; calibration said to drop one
     # iteration, so the comparison must see two identical distributions.
@@ -228,7 +211,7 @@ def test_iteration_level_warmup_is_dropped_before_comparing(tmp_path):
                 value = 1.0 + rng.normal(0, 0.002)
                 if it == 1 and version == "head":
                     value *= 3.0
-                rows.append(_csv_row(t, "b", version, run, t, it, 1, value))
+                rows.append(csv_row(t, "b", version, run, t, it, 1, value))
     meta = {
         "schema_version": 1,
         "base": "base",
@@ -238,7 +221,7 @@ def test_iteration_level_warmup_is_dropped_before_comparing(tmp_path):
     }  # fmt: skip
     settings = AnalysisSettings(resamples=2000, seed=1)
     dropped = build_analysis(
-        load_trials([_csv_log(tmp_path, rows, meta)]), base="base", head="head", settings=settings
+        load_trials([csv_log(tmp_path, rows, meta)]), base="base", head="head", settings=settings
     )
     entry = dropped["benchmarks"][0]
     assert entry["base"]["n"] == 15 and entry["head"]["n"] == 15
@@ -246,7 +229,7 @@ def test_iteration_level_warmup_is_dropped_before_comparing(tmp_path):
 
     meta["benchmark_configs"]["b"]["discard_warmup"] = 0
     kept = build_analysis(
-        load_trials([_csv_log(tmp_path, rows, meta)]), base="base", head="head", settings=settings
+        load_trials([csv_log(tmp_path, rows, meta)]), base="base", head="head", settings=settings
     )
     assert kept["benchmarks"][0]["head"]["n"] == 18
 
@@ -266,10 +249,10 @@ def test_suite_wide_carryover_reaches_top_level_warnings(tmp_path):
             value = 1.0 + rng.normal(0, 0.01)
             if previous == "leaker":
                 value *= 0.7
-            rows.append(_csv_row(t, name, version, run, position, 1, 1, value))
+            rows.append(csv_row(t, name, version, run, position, 1, 1, value))
             previous = name
     analysis = build_analysis(
-        load_trials([_csv_log(tmp_path, rows)]),
+        load_trials([csv_log(tmp_path, rows)]),
         base="base",
         head="head",
         settings=AnalysisSettings(resamples=1000, seed=1),
@@ -289,12 +272,12 @@ def test_a_version_with_only_non_positive_values_fails_instead_of_vanishing(tmp_
             for it in (1, 2, 3):
                 t += 1
                 rows.append(
-                    _csv_row(t, "tput", version, run, t, it, 1, 100.0 + it if version == "base" else 0.0)
+                    csv_row(t, "tput", version, run, t, it, 1, 100.0 + it if version == "base" else 0.0)
                 )
                 t += 1
-                rows.append(_csv_row(t, "ok", version, run, t, it, 1, 1.0 + it / 1000))
+                rows.append(csv_row(t, "ok", version, run, t, it, 1, 1.0 + it / 1000))
     analysis = build_analysis(
-        load_trials([_csv_log(tmp_path, rows)]),
+        load_trials([csv_log(tmp_path, rows)]),
         base="base",
         head="head",
         settings=AnalysisSettings(resamples=500, seed=1),
@@ -312,16 +295,16 @@ def test_a_benchmark_added_in_head_is_listed_not_failed(tmp_path):
         for version in ("base", "head"):
             for it in (1, 2):
                 t += 1
-                rows.append(_csv_row(t, "old", version, run, t, it, 1, 1.0 + it / 1000))
+                rows.append(csv_row(t, "old", version, run, t, it, 1, 1.0 + it / 1000))
                 t += 1
-                new = _csv_row(t, "new", version, run, t, it, 1, 2.0 + it / 1000)
+                new = csv_row(t, "new", version, run, t, it, 1, 2.0 + it / 1000)
                 if version == "base":
                     new.update(
                         value="", status="skipped", reason="benchmark new does not exist in version base"
                     )
                 rows.append(new)
     analysis = build_analysis(
-        load_trials([_csv_log(tmp_path, rows)]),
+        load_trials([csv_log(tmp_path, rows)]),
         base="base",
         head="head",
         settings=AnalysisSettings(resamples=500, seed=1),

@@ -10,6 +10,7 @@ import pytest
 
 from gate.analysis.load import load_trials
 from gate.errors import InputError
+from tests.fakes.trial_logs import csv_log, csv_row
 
 
 def write(path: Path, text: str) -> Path:
@@ -199,28 +200,11 @@ def test_a_quoted_multi_line_last_record_is_complete_and_a_cut_inside_quotes_is_
     assert (logs.frame["benchmark"] == "c").sum() == 0 and (logs.frame["benchmark"] == "b").sum() == 12
 
 
-def _csv_log(tmp_path, rows, meta=None):
-    path = tmp_path / "trials.csv"
-    pd.DataFrame(rows).to_csv(path, index=False)
-    if meta is not None:
-        (tmp_path / "meta.json").write_text(json.dumps(meta))
-    return path
-
-
-def _csv_row(trial, bench, version, suite_run, position, iteration, measurement, value):
-    return {
-        "trial": trial, "benchmark": bench, "version": version, "instance": "h", "suite_run": suite_run,
-        "order_type": "random", "position": position, "iteration": iteration, "measurement": measurement,
-        "value": value, "unit": "s", "higher_is_better": False, "status": "ok", "reason": "",
-        "started_at": "", "elapsed_s": value, "config": "calibration",
-    }  # fmt: skip
-
-
 def test_the_same_log_twice_counts_once(tmp_path):
     rows = [
-        _csv_row(t, "b", v, 1, t, t, 1, 1.0 + t / 100) for t, v in enumerate(["base", "head"] * 4, start=1)
+        csv_row(t, "b", v, 1, t, t, 1, 1.0 + t / 100) for t, v in enumerate(["base", "head"] * 4, start=1)
     ]
-    path = _csv_log(tmp_path, rows)
+    path = csv_log(tmp_path, rows)
     copy = tmp_path / "copy.csv"
     copy.write_text(path.read_text())
     logs = load_trials([path, copy])
@@ -233,8 +217,8 @@ def test_the_same_log_twice_counts_once(tmp_path):
 
 
 def test_one_unreadable_log_among_several_is_skipped_with_a_warning(tmp_path):
-    good = _csv_log(
-        tmp_path, [_csv_row(t, "b", v, 1, t, t, 1, 1.0) for t, v in enumerate(["base", "head"] * 3, 1)]
+    good = csv_log(
+        tmp_path, [csv_row(t, "b", v, 1, t, t, 1, 1.0) for t, v in enumerate(["base", "head"] * 3, 1)]
     )
     bad = tmp_path / "bad.csv"
     bad.write_text("benchmark,score\nb,1\n")
