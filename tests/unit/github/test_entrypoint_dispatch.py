@@ -13,9 +13,8 @@ import pytest
 import yaml
 
 from tests.conftest import REPO_ROOT
+from tests.workflow_files import ACTIONS, WORKFLOWS, step_scripts
 
-ACTIONS = [REPO_ROOT / "action.yml", REPO_ROOT / "run" / "action.yml", REPO_ROOT / "guard" / "action.yml"]
-WORKFLOWS = sorted((REPO_ROOT / "examples" / "workflows").glob("*.yml"))
 # `python -I -m MODULE VERB`, the console script `.../ordertrap-gate VERB` or `"$gate" VERB` (a
 # variable holding its path) in a step; run/action.yml builds `args=(run …)`
 MODULE_CALL = re.compile(r"python[0-9.]*[\"']?(?:\s+-[A-Za-z]+)*\s+-m\s+([\w.]+)(?:[ \t]+([a-z][\w-]*))?")
@@ -36,19 +35,6 @@ def image_command(*args: str) -> list[str]:
     """The image's ENTRYPOINT with this interpreter, and CMD unless arguments replace it."""
     entrypoint = dockerfile_instruction("ENTRYPOINT")
     return [sys.executable, *entrypoint[1:], *(args or dockerfile_instruction("CMD"))]
-
-
-def step_scripts(path: Path) -> list[str]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if "runs" in data:
-        steps = data["runs"].get("steps", [])
-    else:
-        steps = [step for job in data["jobs"].values() for step in job.get("steps", [])]
-    return [
-        "\n".join(line for line in str(step["run"]).splitlines() if not line.lstrip().startswith("#"))
-        for step in steps
-        if "run" in step
-    ]
 
 
 def called_verbs() -> dict[str, set[str]]:

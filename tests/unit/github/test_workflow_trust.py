@@ -17,24 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.conftest import REPO_ROOT
+from tests.workflow_files import ACTIONS, WORKFLOWS, load, step_scripts
 
-WORKFLOWS = sorted((REPO_ROOT / "examples" / "workflows").glob("*.yml"))
-ACTIONS = [REPO_ROOT / "action.yml", REPO_ROOT / "run" / "action.yml", REPO_ROOT / "guard" / "action.yml"]
 PR_EVENTS = {"pull_request", "pull_request_target"}
 GITHUB_HOSTED = re.compile(r"ubuntu-(latest|\d\d\.\d\d)")
 # a Python interpreter started with options and then -m/-c: `python3 -m`, `"$GATE_BIN/python" -I -m`, `"$PYTHON" -c`
 PYTHON_CALL = re.compile(
     r"""(?P<exe>["']?[^\s"']*python[0-9.]*["']?)(?P<opts>(?:\s+-[A-Za-z]+)*?)\s+-[mc]\b""", re.I
 )
-
-
-def load(path: Path) -> dict[str, Any]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
 
 
 def triggers(workflow: dict[str, Any]) -> set[str]:
@@ -96,23 +88,9 @@ def test_the_guard_decides_before_any_checkout_on_the_self_hosted_runner(path):
                 )
 
 
-def shell_scripts(path: Path) -> list[str]:
-    data = load(path)
-    if "runs" in data:
-        steps = data["runs"].get("steps", [])
-    else:
-        steps = [step for job in data["jobs"].values() for step in job.get("steps", [])]
-    # without comment lines, which may mention a call they warn against
-    return [
-        "\n".join(line for line in str(step["run"]).splitlines() if not line.lstrip().startswith("#"))
-        for step in steps
-        if "run" in step
-    ]
-
-
 @pytest.mark.parametrize("path", [*ACTIONS, *WORKFLOWS], ids=lambda p: str(p.relative_to(REPO_ROOT)))
 def test_every_python_a_step_starts_is_isolated_from_the_working_directory(path):
-    calls = [m for script in shell_scripts(path) for m in PYTHON_CALL.finditer(script)]
+    calls = [m for script in step_scripts(path) for m in PYTHON_CALL.finditer(script)]
     for call in calls:
         assert "-I" in call["opts"].split(), (
             f"{path.name}: `{call.group(0)}` can import from the working directory"
@@ -121,7 +99,7 @@ def test_every_python_a_step_starts_is_isolated_from_the_working_directory(path)
 
 def test_the_pattern_finds_python_calls():
     """The check above would pass vacuously if the pattern missed the calls it is meant to see."""
-    scripts = [s for p in ACTIONS for s in shell_scripts(p)]
+    scripts = [s for p in ACTIONS for s in step_scripts(p)]
     found = {m.group(0) for s in scripts for m in PYTHON_CALL.finditer(s)}
     assert {'"$PYTHON" -I -m', '"$GATE_BIN/python" -I -m', '"$GUARD_BIN/python" -I -m'} <= found
     bad = [m.group(0) for m in PYTHON_CALL.finditer('python3 -m venv x; "$GATE/python" -B -c pass')]
