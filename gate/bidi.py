@@ -49,15 +49,14 @@ def show_controls(text: str) -> str:
     return _TERMINAL.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
 
 
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+_LINE_BREAKS = {ord("\t"): "<U+0009>", ord("\n"): "<U+000A>"}
 
 
 def show_controls_on_one_line(text: str) -> str:
-    """``text`` on one line with nothing a terminal obeys: C0/C1 control characters (ESC starts
-    a colour or cursor sequence, a newline or carriage return would start a line a log reader
-    such as the GitHub runner parses as a command) and bidirectional controls are written as
-    ``<U+XXXX>``. For a short untrusted label printed within a line, e.g. a version name."""
-    return show_bidi(_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", text))
+    """:func:`show_controls`, with tabs and newlines shown too, so the text stays on one line (a
+    newline would start a line a log reader such as the GitHub runner parses as a command). For a
+    short untrusted label printed within a line, e.g. a version name."""
+    return show_controls(text.translate(_LINE_BREAKS))
 
 
 class VisibleText:
