@@ -110,6 +110,13 @@ def _trial_table(trials: pd.DataFrame) -> pd.DataFrame | None:
     return t
 
 
+def trial_predecessors(trials: pd.DataFrame) -> pd.DataFrame | None:
+    """``instance`` (as text), ``suite_run``, ``position`` and ``predecessor`` of every
+    random-order trial, as this check sees them (for gate.analysis.carryover_exclusion)."""
+    table = _trial_table(trials)
+    return None if table is None else table[["instance", "suite_run", "position", "predecessor"]]
+
+
 def _direction(effect_pct: float, higher_is_better: bool | None) -> str:
     if higher_is_better is None:
         return "higher" if effect_pct > 0 else "lower"

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from gate import __version__
-from gate.analysis import followup
+from gate.analysis import carryover_exclusion, followup
 from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.decision import default_decision, fails_in_head_only
@@ -352,9 +352,12 @@ def build_analysis(
     head: str | None,
     settings: AnalysisSettings,
     created_at: str | None = None,
+    carryover: str = "exclude",
 ) -> Analysis:
     """The analysis.json document for ``base`` vs ``head`` (defaults from meta.json), checked
-    as the writer checks it (:func:`gate.files.analysis_json.document`)."""
+    as the writer checks it (:func:`gate.files.analysis_json.document`). ``carryover``:
+    ``exclude`` leaves out the trials right after a disturbing predecessor where
+    :mod:`gate.analysis.carryover_exclusion` allows it, ``report`` only reports them."""
     base, head = resolve_versions(logs, base, head)
     frame = logs.frame
     top_warnings = list(logs.warnings)
@@ -443,7 +446,36 @@ def build_analysis(
     configs = logs.meta.benchmark_configs if logs.meta is not None else {}
     calibrated = {n for n, config in configs.items() if config.calibrated} & set(names)
     thresholds = _thresholds(logs.meta)
+    order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
     comparisons = compare_many(items, settings, calibrated, thresholds)
+    exclusions: dict[str, dict[str, Any]] = {}
+    if carryover == "exclude" and carry is not None:
+
+        def compare_rows(rows: pd.DataFrame, which: Sequence[str]) -> list[Comparison]:
+            sub = _Columns.of(rows)
+            sub_slices = sub.groups()
+            sub_items = [
+                (
+                    n,
+                    sub.sample(sub_slices.get((base, n), slice(0, 0)))[0],
+                    sub.sample(sub_slices.get((head, n), slice(0, 0)))[0],
+                    meta_rows[n][1],
+                )
+                for n in which
+            ]
+            return compare_many(sub_items, settings, calibrated, thresholds)
+
+        comparisons, exclusions = carryover_exclusion.take_out(
+            compared,
+            _extras_input(pair),
+            comparisons,
+            carry,
+            compare_rows,
+            base=base,
+            head=head,
+            thresholds={n: thresholds.get(n, settings.threshold_pct) for n in names},
+            higher_is_better={n: meta_rows[n][1] for n in names},
+        )
     mismatched = _version_mismatches(pair, base, head)
     if mismatched:
         fix = (
@@ -467,7 +499,6 @@ def build_analysis(
         ]
     comparisons = _given_up_reasons(comparisons, logs.metas, base, head)
 
-    order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
     top_warnings.extend(extra_warnings)
     # Suite-wide carry-over (every benchmark pooled by its predecessor): a leak that is too small
     # to reach significance per benchmark, like the demo's warm-start file, still shows here.
@@ -481,6 +512,8 @@ def build_analysis(
     for c in comparisons:
         entry = _benchmark_entry(c, meta_rows, samples, logs, order_map, carry, simil, settings)
         entry["followup"] = followups[c.benchmark]
+        if c.benchmark in exclusions:
+            entry["carryover_exclusion"] = exclusions[c.benchmark]
         benchmarks.append(entry)
     benchmarks.sort(
         key=lambda b: (VERDICT_ORDER[Verdict(b["verdict"])], -abs(b["change_pct"] or 0.0), b["benchmark"])
@@ -507,6 +540,7 @@ def build_analysis(
             "pairing": settings.pairing,
             "interval": settings.method,
             "compared_order": compared_order,
+            "carryover": carryover,
         },
         summary={
             "decision": str(

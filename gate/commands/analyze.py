@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from gate.analysis import carryover_exclusion
 from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import benchmark_table, build_analysis
@@ -70,6 +71,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--interval", choices=("percentile", "bca"), default=DEFAULTS.method, help="bootstrap interval method"
+    )
+    parser.add_argument(
+        "--carryover",
+        choices=carryover_exclusion.MODES,
+        default="exclude",
+        help="exclude (default): leave out the trials right after a predecessor the carry-over check names "
+        "at 1%% where enough trials remain and the full data does not contradict it; report: only warn "
+        "(docs/order-effects.md)",
     )
 
 
@@ -147,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     _settings(args)  # bad options are reported before any file is read
     logs = load_trials(args.trials)
     settings = _settings(args, per_look_confidence(logs.metas))
-    doc = build_analysis(logs, base=args.base, head=args.head, settings=settings)
+    doc = build_analysis(logs, base=args.base, head=args.head, settings=settings, carryover=args.carryover)
     try:
         analysis_json.write(args.json, doc)
     except OSError as exc:

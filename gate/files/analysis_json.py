@@ -128,6 +128,8 @@ class Benchmark(TypedDict):
     followup: Followup | None
     order: dict[str, Any] | None
     carryover: dict[str, Any] | None
+    # present when the carry-over check named a predecessor at 1 % (gate/analysis/carryover_exclusion.py)
+    carryover_exclusion: NotRequired[dict[str, Any]]
     similarity: dict[str, Any] | None
     warnings: list[WarningRecord]
     samples: dict[str, Samples]  # {"base": …, "head": …}
@@ -180,6 +182,7 @@ class SettingsRecord(TypedDict):
     pairing: str
     interval: NotRequired[str]  # percentile | bca
     compared_order: NotRequired[str]  # all | random
+    carryover: NotRequired[str]  # exclude | report (absent: older files, which only reported)
 
 
 class Analysis(TypedDict):

@@ -206,6 +206,7 @@ def benchmark_row(b: Benchmark, index: int) -> Row:
             "carryover_note": carryover_note(
                 [p for p in preds if type(p) is dict][:5], carry.get("predecessor_test")
             ),
+            "exclusion_note": exclusion_note(b),
             "position_p": position.get("p"),
             "position_significant": bool(position.get("significant")),
             "dissimilar": [str(d) for d in dissimilar],
@@ -463,7 +464,66 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "n_minimal": sum(1 for r in rows if r["minimal"]),
         "n_never_stable": sum(1 for r in rows if r["never_stable"]),
         "config_note": config_note(rows, n),
+        "carryover_taken_out": carryover_taken_out(analysis["benchmarks"]),
     }
+
+
+def carryover_taken_out(benchmarks: Sequence[Mapping[str, Any]]) -> str | None:
+    """One sentence for every format: which predecessors' followers were left out of how many
+    benchmarks, with the effect, and how many verdicts that changed (benchmarks[].carryover_exclusion,
+    gate/analysis/carryover_exclusion.py); None when nothing was left out."""
+    applied = [
+        e for b in benchmarks if type(e := b.get("carryover_exclusion")) is dict and e.get("applied") is True
+    ]
+    if not applied:
+        return None
+    preds: dict[str, Mapping[str, Any]] = {}
+    for e in applied:
+        for p in e.get("predecessors") or []:
+            if type(p) is dict:
+                preds.setdefault(str(p.get("predecessor")), p)
+    what = "; ".join(
+        f"after {name} ({_effect_words(p.get('effect_pct'))}, adjusted p = {_p(p.get('p_adj'))})"
+        for name, p in preds.items()
+    )
+    trials = sum(int(n) for e in applied for n in (e.get("excluded_trials") or {}).values())
+    changed = sum(
+        (e.get("all_trials") or {}).get("verdict") != (e.get("without") or {}).get("verdict") for e in applied
+    )
+    return (
+        f"Carry-over taken out: the trials right {what} were left out of {len(applied)} benchmark(s) "
+        f"({trials} trials); {changed} verdict(s) differ from the comparison with all trials."
+    )
+
+
+def _effect_words(effect: Any) -> str:
+    if not isinstance(effect, int | float) or isinstance(effect, bool):
+        return "effect unknown"
+    return f"{abs(effect):.1f}% {'faster' if effect < 0 else 'slower'}"
+
+
+def _p(p: Any) -> str:
+    return f"{p:.2g}" if isinstance(p, int | float) and not isinstance(p, bool) else "?"
+
+
+def exclusion_note(b: Mapping[str, Any]) -> str | None:
+    """The HTML report's line for one benchmark: what was left out and the other result."""
+    e = b.get("carryover_exclusion")
+    if type(e) is not dict:
+        return None
+    names = ", ".join(
+        dict.fromkeys(str(p.get("predecessor")) for p in e.get("predecessors") or [] if type(p) is dict)
+    )
+    gone = e.get("excluded_trials") or {}
+    other = (e.get("all_trials") if e.get("applied") else e.get("without")) or {}
+    ci = other.get("change_ci")
+    ci_text = f"[{ci[0]:+.1f}%, {ci[1]:+.1f}%]" if isinstance(ci, list) and len(ci) == 2 else "no CI"
+    head = "taken out" if e.get("applied") else "not taken out"
+    return (
+        f"Carry-over {head}: trials right after {names} (base {gone.get('base', 0)}, head "
+        f"{gone.get('head', 0)}); {e.get('reason', '')}. "
+        f"{'With all trials' if e.get('applied') else 'Without them'}: {other.get('verdict', '—')}, change CI {ci_text}."
+    )
 
 
 def config_note(rows: list[Row], n: int) -> str:
