@@ -9,6 +9,7 @@ to reproduce the published counts (tests/validation).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
@@ -17,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from gate.analysis.compare import AnalysisSettings, Sample, compare_many
+from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many
+from gate.calibration import audit_rounds
+from gate.calibration.audit_rounds import RoundsReplay
 from gate.calibration.dataset import Dataset, LevelCounts
 from gate.calibration.search import DEFAULT_SEED, json_number
 from gate.errors import ConfigError
@@ -81,6 +84,7 @@ def uoptime_verdict_and_change(
 
 
 AUDIT_RULES: tuple[str, ...] = ("gate", "uoptime")
+DECIDED = frozenset({"regression", "improvement", "unchanged"})
 
 
 def audit(
@@ -92,6 +96,7 @@ def audit(
     confidence: float = DEFAULT_CONFIDENCE,
     rule: str = "uoptime",
     seed: int = DEFAULT_SEED,
+    rounds: RoundsReplay | None = None,
 ) -> dict[str, Any]:
     """Replay consecutive version pairs: verdicts with each benchmark's minimal configuration
     (from the calibrated version, reused for the later ones — RQ4's forward setting) against the
@@ -103,9 +108,20 @@ def audit(
     guard, ``inconclusive`` when the evidence decides nothing), so the audit answers "would the
     gate's verdict change with the minimal configuration?". ``rule="uoptime"`` is the paper's
     §4.5 rule (the average and CI that go with ``metric``, AUDIT_ESTIMATOR), kept to reproduce
-    the published counts (tests/validation)."""
+    the published counts (tests/validation).
+
+    ``rounds`` (rule ``gate`` only): the minimal configuration is followed by the follow-up
+    rounds a pull request with that budget would run (gate/calibration/audit_rounds.py), so the
+    agreement describes the gate users get. Every pair reports its agreement over the benchmarks
+    the full configuration decides (``decided``, ``agreement_decided_pct``): two inconclusive
+    verdicts agree, but say nothing about the minimal configuration."""
     if rule not in AUDIT_RULES:
         raise ConfigError(f"unknown audit rule {rule!r}", f"use one of {', '.join(AUDIT_RULES)}")
+    if rounds is not None and rule != "gate":
+        raise ConfigError(
+            "follow-up rounds replay only with the gate's verdict rule",
+            "pass --audit-rule gate with --audit-budget (µOpTime's own rule has no rounds)",
+        )
     statistic, method = AUDIT_ESTIMATOR[metric]
     versions = list(datasets)
     cache: dict[tuple[str, str, LevelCounts], Estimate] = {}
@@ -128,8 +144,13 @@ def audit(
             confidence=confidence, threshold_pct=threshold_pct, resamples=plan.resamples, seed=seed
         )
 
-    def gate_verdicts(v1: str, v2: str, names: Sequence[str], config_of: Any) -> dict[str, tuple[str, float]]:
-        assert gate_settings is not None
+    def gate_compare(
+        v1: str,
+        v2: str,
+        names: Sequence[str],
+        config_of: Mapping[str, LevelCounts],
+        settings: AnalysisSettings,
+    ) -> list[Comparison]:
         items = []
         for name in names:
             s1 = datasets[v1].series[name]
@@ -137,15 +158,18 @@ def audit(
             items.append(
                 (
                     name,
-                    Sample(s1.values(c1 := clip(v1, config_of(v1, name))), unit_id=s1.trials(c1)),
-                    Sample(s2.values(c2 := clip(v2, config_of(v2, name))), unit_id=s2.trials(c2)),
+                    Sample(s1.values(c1 := clip(v1, config_of[name])), unit_id=s1.trials(c1)),
+                    Sample(s2.values(c2 := clip(v2, config_of[name])), unit_id=s2.trials(c2)),
                     s1.higher_is_better,
                 )
             )
-        out = {}
-        for c in compare_many(items, gate_settings):
-            out[c.benchmark] = (str(c.verdict), c.change_pct if c.change_pct is not None else math.nan)
-        return out
+        return compare_many(items, settings)
+
+    def verdicts_of(comparisons: Sequence[Comparison]) -> dict[str, tuple[str, float]]:
+        return {
+            c.benchmark: (str(c.verdict), c.change_pct if c.change_pct is not None else math.nan)
+            for c in comparisons
+        }
 
     pairs = []
     for v1, v2 in itertools.pairwise(versions):
@@ -153,9 +177,23 @@ def audit(
         names = [n for n in d1.series if n in d2.series and n in configs]
         full_v: dict[str, tuple[str, float]] = {}
         min_v: dict[str, tuple[str, float]] = {}
-        if rule == "gate":
-            full_v = gate_verdicts(v1, v2, names, lambda v, n: datasets[v].full)
-            min_v = gate_verdicts(v1, v2, names, lambda v, n: configs[n])
+        rounds_doc: dict[str, Any] | None = None
+        if gate_settings is not None:
+            full_of = dict.fromkeys(names, tuple(max(a, b) for a, b in zip(d1.full, d2.full, strict=True)))
+            full_v = verdicts_of(gate_compare(v1, v2, names, full_of, gate_settings))
+            if rounds is None:
+                min_v = verdicts_of(gate_compare(v1, v2, names, configs, gate_settings))
+            else:
+                final, rounds_doc = audit_rounds.replay(
+                    names,
+                    configs,
+                    tuple(min(a, b) for a, b in zip(d1.full, d2.full, strict=True)),
+                    {n: audit_rounds.value_s(d1, d2, n) for n in names},
+                    gate_settings,
+                    rounds,
+                    functools.partial(gate_compare, v1, v2),
+                )
+                min_v = verdicts_of(list(final.values()))
         else:
             for name in names:
                 hib = d1.series[name].higher_is_better
@@ -167,6 +205,7 @@ def audit(
                 min_v[name] = uoptime_verdict_and_change(m1, m2, threshold_pct, hib)
         counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
         agree = 0
+        decided = agree_decided = min_decided = 0
         full_changes = min_changes = 0
         differences = []
         verdicts: dict[str, dict[str, str]] = {}
@@ -180,6 +219,10 @@ def audit(
             min_changes += min_pos
             key = ("t" if full_pos == min_pos else "f") + ("p" if min_pos else "n")
             counts[key] += 1
+            full_decided = fv in DECIDED
+            decided += full_decided
+            min_decided += mv in DECIDED
+            agree_decided += full_decided and fv == mv
             if fv == mv:
                 agree += 1
             else:
@@ -207,6 +250,12 @@ def audit(
                 "fpr": counts["fp"] / neg if neg else 0.0,
                 "fnr": counts["fn"] / pos if pos else 0.0,
                 "agreement_pct": round(100.0 * agree / n, 2) if n else None,
+                # the full configuration's decided verdicts (regression, improvement, unchanged):
+                # the only ones an agreement can be checked against; None when there is none
+                "decided": decided,
+                "minimal_decided": min_decided,
+                "agreement_decided_pct": round(100.0 * agree_decided / decided, 2) if decided else None,
+                "rounds": rounds_doc,
                 "disagreements": differences,
                 "verdicts": verdicts,
             }
@@ -222,6 +271,9 @@ def audit(
             "seed": seed,
             "positive": "regression as `analyze` decides it (gate/analysis/compare.py); "
             "inconclusive and failed count as negatives and as disagreements when they differ",
+            "followup": None
+            if rounds is None
+            else {"budget_s": rounds.budget_s, "max_rounds": rounds.max_rounds},
         }
     else:
         rule_doc = {

@@ -11,8 +11,10 @@ from typing import Any
 from gate import __version__
 from gate.bidi import json_for_terminal
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
+from gate.calibration.audit_rounds import RoundsReplay
 from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
+from gate.engine.rounds import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
@@ -85,6 +87,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "configurations; uoptime is the paper's §4.5 rule (reproduces the published counts)",
     )
     parser.add_argument(
+        "--audit-budget",
+        metavar="DURATION",
+        help="replay what a pull request runs: the minimal configuration plus follow-up rounds within "
+        "this budget of benchmark time per version pair (e.g. 15m, as run --budget; each value costs its "
+        "recorded duration, 1 s without durations); needs --audit-rule gate (default: minimal alone)",
+    )
+    parser.add_argument(
+        "--audit-max-rounds",
+        type=int,
+        default=DEFAULT_MAX_ROUNDS,
+        help=f"most follow-up rounds the audit replays with --audit-budget (default {DEFAULT_MAX_ROUNDS})",
+    )
+    parser.add_argument(
         "--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level (default: 0.99)"
     )
     parser.add_argument(
@@ -147,6 +162,11 @@ def run(args: argparse.Namespace) -> int:
     if not math.isfinite(args.threshold) or args.threshold <= 0:
         raise ConfigError(f"--threshold {args.threshold} must be positive", "use e.g. --threshold 0.01")
     levels = _levels(args.levels)
+    rounds = None
+    if args.audit_budget is not None:
+        budget_s = parse_duration(args.audit_budget, "--audit-budget")
+        max_rounds = check_max_rounds(args.audit_max_rounds, "--audit-max-rounds")
+        rounds = RoundsReplay(budget_s, max_rounds) if budget_s > 0 else None
     table = normalise(read_tables(args.trials), levels, args.value)
     table = select(table, "instance", args.instance, "--instance")
     versions = _base_first(distinct(table, "version"), args.trials[0])
@@ -206,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         configs = {name: choice.config for name, choice in audited.choices.items()}
         audit_json = audit(
             datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence,
-            rule=args.audit_rule, seed=args.seed,
+            rule=args.audit_rule, seed=args.seed, rounds=rounds,
         )  # fmt: skip
         audit_json["calibrated_on"] = first
         if version != first:
@@ -240,6 +260,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def audit_pair_words(p: dict[str, Any]) -> str:
+    """One pair of the audit: agreement over the verdicts the full configuration decides (two
+    inconclusive verdicts agree but show nothing), how many it decided, then the counts."""
+    decided = p.get("decided")
+    if decided is None:  # an older file: agreement over every benchmark
+        agreement = "n/a" if p["agreement_pct"] is None else f"{p['agreement_pct']:.1f}%"
+        head = f"{p['n']} benchmarks, agreement {agreement}"
+    elif not decided:
+        head = (
+            f"{p['n']} benchmarks, none decided by the full configuration: no agreement to report "
+            "(the audit shows nothing about the minimal configurations here)"
+        )
+    else:
+        head = (
+            f"{p['n']} benchmarks, {decided} decided by the full configuration, minimal agrees on "
+            f"{p['agreement_decided_pct']:.1f}% of them (minimal decided {p.get('minimal_decided', '?')})"
+        )
+    rounds = p.get("rounds")
+    if rounds:
+        head += f", {rounds['rounds']} follow-up round(s) for {rounds['followed']} benchmark(s)"
+    return f"{head}, regressions full {p['full_changes']} / minimal {p['min_changes']}, FP {p['fp']}, FN {p['fn']}"
+
+
 def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
     s = doc["summary"]
     unit = s["cost_unit"]
@@ -271,13 +314,14 @@ def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
             f"{doc['audit']['calibrated_on']}):",
             file=stream,
         )
-        for p in doc["audit"]["pairs"]:
-            agreement = "n/a" if p["agreement_pct"] is None else f"{p['agreement_pct']:.1f}%"
+        followup = rule.get("followup")
+        if followup:
             print(
-                f"  {p['base']} -> {p['head']}: {p['n']} benchmarks, agreement {agreement}, "
-                f"regressions full {p['full_changes']} / minimal {p['min_changes']}, "
-                f"FP {p['fp']}, FN {p['fn']}",
+                f"  minimal = the minimal configuration plus follow-up rounds (budget "
+                f"{followup['budget_s']:g} s, at most {followup['max_rounds']} rounds), as a pull request runs",
                 file=stream,
             )
+        for p in doc["audit"]["pairs"]:
+            print(f"  {p['base']} -> {p['head']}: {audit_pair_words(p)}", file=stream)
     if out != "-":
         print(f"wrote {out}", file=stream)

@@ -58,7 +58,16 @@ def _audit_view(audit: Any) -> dict[str, Any] | None:
             "base": pair.get("base", "?"),
             "head": pair.get("head", "?"),
             "agreement_pct": _pct(pair.get("agreement_pct")),
-            **{key: _count(pair.get(key)) for key in ("n", "full_changes", "min_changes", "fp", "fn")},
+            # agreement over the full configuration's decided verdicts (absent from older files)
+            "has_decided": "decided" in pair,
+            "agreement_decided_pct": _pct(pair.get("agreement_decided_pct")),
+            "rounds": _count((pair.get("rounds") or {}).get("rounds"))
+            if isinstance(pair.get("rounds"), dict)
+            else None,
+            **{
+                key: _count(pair.get(key))
+                for key in ("n", "full_changes", "min_changes", "fp", "fn", "decided", "minimal_decided")
+            },
         }
         for pair in audit.get("pairs") or []
         if isinstance(pair, dict)

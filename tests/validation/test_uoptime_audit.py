@@ -8,6 +8,8 @@ the full configuration. Compared with expected_rq4_change_detection.csv.
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -109,3 +111,42 @@ def test_cli_audit_on_the_published_data(tmp_path, capsys) -> None:  # type: ign
     got = [{k: p[k] for k in COUNTS} for p in doc["audit"]["pairs"]]
     assert got == [{k: int(r[k]) for k in COUNTS} for _, r in expected.iterrows()]
     assert "agreement" in capsys.readouterr().out
+
+
+def _gate_audit(project: str, budget: str | None, tmp_path, capsys) -> tuple[list[dict], str]:  # type: ignore[no-untyped-def]
+    from gate.cli import main
+
+    root = require_shared_data("uoptime_go", project)
+    out = tmp_path / f"{project}-{budget}.json"
+    argv = [
+        "calibrate", str(root / "measurements.csv"), "--levels", "suite_run,iteration,second",
+        "--value", "ns_per_op", "--instance", "1", "--metric", "rmad", "--audit", "--out", str(out),
+    ]  # fmt: skip
+    if budget:
+        argv += ["--audit-budget", budget]
+    capsys.readouterr()
+    assert main(argv) == 0
+    return json.loads(out.read_text())["audit"]["pairs"], capsys.readouterr().out
+
+
+@pytest.mark.parametrize("project", ["prometheus-common", "toml"])
+def test_the_audit_with_follow_up_rounds_describes_what_a_pull_request_gets(
+    project, tmp_path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """docs/calibration.md "Audit": minimal + rounds within a 20-minute budget (what a pull request
+    with that budget runs) against the minimal configuration alone, analyze's rule."""
+    alone, _ = _gate_audit(project, None, tmp_path, capsys)
+    rounds, printed = _gate_audit(project, "20m", tmp_path, capsys)
+    assert "follow-up rounds (budget 1200 s" in printed and "decided by the full configuration" in printed
+    for a, r in zip(alone, rounds, strict=True):
+        assert a["decided"] == r["decided"] > 0  # the ground truth does not depend on the budget
+        assert r["rounds"]["rounds"] >= 1 and r["rounds"]["used_s"] <= 1200
+        assert r["fp"] == 0
+    decided = sum(p["decided"] for p in alone)
+
+    def agreeing(pairs: list[dict]) -> float:
+        return sum(p["agreement_decided_pct"] * p["decided"] / 100 for p in pairs)
+
+    # the rounds resolve what the minimal configuration left open, and agree more often overall
+    assert sum(p["minimal_decided"] for p in rounds) > sum(p["minimal_decided"] for p in alone)
+    assert agreeing(rounds) > agreeing(alone), (agreeing(rounds), agreeing(alone), decided)

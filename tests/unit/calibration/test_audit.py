@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from gate.calibration.audit import Estimate, audit, uoptime_verdict_and_change
+from gate.calibration.audit_rounds import RoundsReplay
 from gate.calibration.search import make_plan
 from tests.unit.calibration.frames import FULL, dataset
 
@@ -46,3 +47,61 @@ def test_audit_counts_false_positives_and_negatives() -> None:
     assert pair["agreement_pct"] == pytest.approx(200 / 3, abs=0.01)
     assert [d["benchmark"] for d in pair["disagreements"]] == ["noisy"]
     assert result["rule"]["statistic"] == "mean"
+
+
+def test_agreement_counts_only_the_verdicts_the_full_configuration_decides() -> None:
+    """Two inconclusive verdicts agree, but say nothing: the agreement over decided verdicts and
+    how many were decided are reported beside the plain agreement."""
+    rng = np.random.default_rng(5)
+    # "wild": 40 % noise, inconclusive with every configuration; "slower": a clear +10 %
+    base = {"wild": rng.lognormal(4.6, 0.4, FULL), "slower": rng.normal(100, 0.2, FULL)}
+    head = {"wild": rng.lognormal(4.6, 0.4, FULL), "slower": rng.normal(110, 0.2, FULL)}
+    configs = {"wild": (1, 2, 5), "slower": (1, 2, 5)}
+    plan = make_plan(FULL, 1, 2000)
+    (pair,) = audit({"v1": dataset(base), "v2": dataset(head)}, configs, "rmad", plan, rule="gate")["pairs"]
+    assert pair["verdicts"]["wild"] == {"full": "inconclusive", "minimal": "inconclusive"}
+    assert pair["agreement_pct"] == 100.0
+    assert (pair["decided"], pair["minimal_decided"], pair["agreement_decided_pct"]) == (1, 1, 100.0)
+    (none,) = audit({"v1": dataset({"wild": base["wild"]}), "v2": dataset({"wild": head["wild"]})},
+                    {"wild": (1, 2, 5)}, "rmad", plan, rule="gate")["pairs"]  # fmt: skip
+    assert none["agreement_pct"] == 100.0 and none["decided"] == 0 and none["agreement_decided_pct"] is None
+
+
+def test_the_audit_replays_follow_up_rounds_within_the_budget() -> None:
+    """A +5 % change under 2 % noise: 10 values per version cannot call it, the full 75 can; with
+    a budget the replayed rounds add suite runs as `run --budget` would and reach the full
+    configuration's verdict; without one, or with too small a budget, the minimal one stays
+    inconclusive."""
+    rng = np.random.default_rng(11)
+    names = [f"b{i}" for i in range(4)]
+    base = {n: rng.normal(100, 2.0, FULL) for n in names}
+    head = {n: rng.normal(105, 2.0, FULL) for n in names}
+    configs = dict.fromkeys(names, (1, 2, 5))
+    plan = make_plan(FULL, 1, 2000)
+    datasets = {"v1": dataset(base), "v2": dataset(head)}
+
+    def run(rounds: RoundsReplay | None) -> dict:  # type: ignore[type-arg]
+        (pair,) = audit(datasets, configs, "rmad", plan, rule="gate", rounds=rounds)["pairs"]
+        return pair
+
+    alone = run(None)
+    assert all(v["full"] == "regression" for v in alone["verdicts"].values())
+    assert alone["minimal_decided"] < 4 and alone["rounds"] is None
+    ample = run(RoundsReplay(budget_s=10_000, max_rounds=3))
+    assert ample["rounds"]["rounds"] >= 1 and ample["rounds"]["followed"] >= 1
+    assert ample["rounds"]["used_s"] <= 10_000
+    assert ample["rounds"]["confidence_per_look"] == pytest.approx(1 - 0.01 / 4)
+    assert ample["minimal_decided"] > alone["minimal_decided"]
+    assert ample["agreement_decided_pct"] > alone["agreement_decided_pct"]
+    assert ample["fp"] == 0
+    tiny = run(RoundsReplay(budget_s=1, max_rounds=3))
+    assert tiny["rounds"]["rounds"] == 0 and tiny["rounds"]["stop"] in ("budget_spent", "no_candidates")
+
+
+def test_rounds_need_the_gate_rule() -> None:
+    from gate.errors import ConfigError
+
+    plan = make_plan(FULL, 1, 2000)
+    ds = dataset({"a": np.full(FULL, 1.0)})
+    with pytest.raises(ConfigError, match="--audit-rule gate"):
+        audit({"v1": ds, "v2": ds}, {"a": (1, 1, 1)}, "cv", plan, rule="uoptime", rounds=RoundsReplay(60))

@@ -37,6 +37,23 @@ def _audited(calibration: dict[str, Any]) -> dict[str, Any]:
     return calibration
 
 
+def _audited_decided(calibration: dict[str, Any], decided: int) -> dict[str, Any]:
+    """An audit of today's shape: agreement over the full configuration's decided verdicts, and
+    the follow-up rounds the minimal configuration got."""
+    calibration = _audited(calibration)
+    pair = calibration["audit"]["pairs"][0]
+    pair.update(
+        decided=decided,
+        minimal_decided=decided and 4,
+        agreement_decided_pct=100.0 * 4 / decided if decided else None,
+        rounds={"rounds": 2, "followed": 3, "budget_s": 900.0, "used_s": 610.0, "capped": 0,
+                "stop": "all_resolved", "confidence_per_look": 0.9975},
+    )  # fmt: skip
+    if not decided:
+        pair.update(full_changes=0, min_changes=0, tp=0)
+    return calibration
+
+
 def _hostile() -> tuple[dict[str, Any], dict[str, Any]]:
     names = [
         "@octocat please look",
@@ -65,6 +82,8 @@ def _scenarios() -> dict[str, tuple[dict[str, Any] | None, dict[str, Any]]]:
         "unchanged": (old, copy.deepcopy(old)),
         "changed": (old, changed),
         "audited": (old, _audited(changed)),
+        "audited_decided": (old, _audited_decided(changed, 5)),
+        "audited_none_decided": (old, _audited_decided(changed, 0)),
         "hostile_names": _hostile(),
     }
 
