@@ -274,8 +274,8 @@ def audit_pair_words(p: dict[str, Any]) -> str:
         )
     else:
         head = (
-            f"{p['n']} benchmarks, {decided} decided by the full configuration, minimal agrees on "
-            f"{p['agreement_decided_pct']:.1f}% of them (minimal decided {p.get('minimal_decided', '?')})"
+            f"{p['n']} benchmarks, {decided} decided by the full configuration, agreement "
+            f"{p['agreement_decided_pct']:.1f}% on those (minimal decided {p.get('minimal_decided', '?')})"
         )
     rounds = p.get("rounds")
     if rounds:

@@ -105,3 +105,14 @@ def test_rounds_need_the_gate_rule() -> None:
     ds = dataset({"a": np.full(FULL, 1.0)})
     with pytest.raises(ConfigError, match="--audit-rule gate"):
         audit({"v1": ds, "v2": ds}, {"a": (1, 1, 1)}, "cv", plan, rule="uoptime", rounds=RoundsReplay(60))
+
+
+def test_the_printed_audit_leads_with_the_decided_agreement() -> None:
+    from gate.commands.calibrate import audit_pair_words
+
+    pair = {"n": 5, "agreement_pct": 100.0, "full_changes": 0, "min_changes": 0, "fp": 0, "fn": 0}
+    none = audit_pair_words({**pair, "decided": 0, "minimal_decided": 0, "agreement_decided_pct": None})
+    assert "none decided by the full configuration: no agreement to report" in none and "100" not in none
+    some = audit_pair_words({**pair, "decided": 4, "minimal_decided": 3, "agreement_decided_pct": 75.0})
+    assert some.startswith("5 benchmarks, 4 decided by the full configuration, agreement 75.0% on those")
+    assert audit_pair_words(pair).startswith("5 benchmarks, agreement 100.0%")  # an older file
