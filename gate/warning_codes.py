@@ -113,6 +113,10 @@ class WarningCode(StrEnum):
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE
     NOT_CALIBRATED = "not-calibrated", _C.NOISE
+    # calibrate found no stable configuration for any benchmark: it saves nothing (gate/commands/calibrate.py)
+    NOTHING_STABLE = "nothing-stable", _C.NOISE
+    # a chosen configuration is not stable on the log's later suite runs (gate/calibration/later_runs.py)
+    CALIBRATION_NOT_HOLDING = "calibration-not-holding", _C.NOISE
 
 
 _BY_VALUE: dict[str, WarningCode] = {m.value: m for m in WarningCode}
