@@ -10,11 +10,13 @@ the same configuration can be replayed on them: the suite runs ``s+1 … 2s``, `
 on (disjoint windows of the same size, each with the chosen iterations and measurements), each
 judged by the same metric. A configuration holds when every later window stays below
 :data:`HOLD_FACTOR` × the threshold. Not the threshold itself: the search picks the cheapest
-configuration whose metric came out below it, which favours one whose first suite runs happened
-to be low (a winner's curse), so a replay lands above the threshold about half the time even on
-a quiet machine (the µOpTime Go data: 33 of 60 chosen CV configurations, the worst at 2.2×;
-``python -m eval.eval_calibration_thresholds``), while a configuration that does not hold is off
-by far more (the issue's: RMAD 0.038 chosen, CV 0.43 over the run). It is a check, not a second search: the chosen configuration is kept, the file says whether
+configuration whose metric came out below it, which favours first suite runs that happened to be
+low, so a replay often lands a little above it (µOpTime Go data, RMAD < 0.01: 8 of 64 chosen
+configurations above the threshold on a later suite run, none at twice it); one that does not hold
+is off by far more (the same data with CV < 0.01: 28 of 60 at twice the threshold or more, up to
+12.7×, nearly all of prometheus-common, whose later suite runs are far noisier than its first; the
+issue's machine: RMAD 0.038 chosen, CV 0.43 over the run). Measured with
+``python -m eval.eval_calibration_thresholds`` (docs/calibration.md). It is a check, not a second search: the chosen configuration is kept, the file says whether
 it held (``later_suite_runs`` per benchmark) and a warning names those that did not.
 """
 
