@@ -393,6 +393,7 @@ def change_warnings(
     with its own warning, so a moved base branch is never presented as the pull request's doing."""
     out: list[dict[str, str]] = []
     changes_by_file: dict[str, list[str]] = {}
+    on_disk: list[str] = []  # --config-from worktree: the files that differ from base's, one note
     for used_pair in inputs.pairs:
         pair = used_pair
         if used_pair.origin is not None:
@@ -424,6 +425,8 @@ def change_warnings(
                     "request, computed from a full run)"
                 )
             out.append(warning(code, message, action))
+        elif inputs.mode == "worktree":
+            on_disk.append(f"{pair.path}: {listed}")
         else:
             flag = inputs.mode
             message = (
@@ -438,6 +441,19 @@ def change_warnings(
                     "(as in the action)",
                 )
             )
+    if on_disk:
+        # The operator asked for the files on disk (comparing two releases that predate the file,
+        # trying the gate: README "Use it on your own project"): the measured code did not choose
+        # them, so it is said once, for every file, as a note rather than a trust alarm.
+        out.append(
+            warning(
+                WarningCode.CONFIG_FROM_WORKTREE,
+                "both versions were measured with the files on disk, as --config-from worktree asks, "
+                f"not with base's ({' — '.join(on_disk)})",
+                "nothing when comparing releases or trying the gate; a pull-request gate reads base's "
+                "files (the default with --base, as in the action)",
+            )
+        )
     return out, changes_by_file
 
 

@@ -73,9 +73,11 @@ def load_warning(record: LoadRecord | None, cores: int, at_start: float | None) 
         else ""
     )
     start = f"; {at_start:.2f} at the start, before the builds" if at_start is not None else ""
+    low, high = record.overall.min, record.overall.max
+    shown = f"{high:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
     return {
         "code": WarningCode.LOAD.value,
-        "message": f"system load was {record.overall.min:.2f}–{record.overall.max:.2f} on {cores} cores while "
+        "message": f"system load was {shown} on {cores} cores while "
         f"the trials ran ({record.overall.samples} samples, one per trial){where}{start}: other processes "
         "competed with the benchmarks",
         "action": "run on an idle (self-hosted, bare-metal) runner; stop other jobs on this machine",

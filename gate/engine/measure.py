@@ -184,6 +184,26 @@ def _measure(
     return rounds.run(session.finished)
 
 
+def planned_over_budget_action(meta: RunMeta) -> str:
+    """What to change when the planned trials used the budget. A calibration is the fix only
+    where it shortens the planned part: when the one in use saves nothing (every benchmark
+    never stable, docs/calibration.md "When nothing is stable"), it is not offered again."""
+    raise_budget = (
+        "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's time line)"
+    )
+    if meta.calibration is None:
+        return (
+            f"{raise_budget}, or measure fewer values per benchmark with a calibration (docs/calibration.md)"
+        )
+    if not any(c.calibrated for c in meta.benchmark_configs.values()):
+        return (
+            f"{raise_budget}: the calibration in use saves nothing here (every benchmark runs the full "
+            "configuration, never stable), so quiet the machine or see docs/calibration.md, 'When nothing "
+            "is stable'"
+        )
+    return f"{raise_budget}, or recalibrate: the planned part is what the calibrated configurations cost"
+
+
 def _warn_planned_over_budget(
     meta: RunMeta, adaptive: AdaptiveConfig, clock: BudgetClock, warn: Warn
 ) -> RunMeta:
@@ -196,8 +216,7 @@ def _warn_planned_over_budget(
         "code": WarningCode.PLANNED_OVER_BUDGET.value,
         "message": f"the planned trials alone took {used:.0f} s, more than the follow-up budget of "
         f"{adaptive.budget_s:.0f} s, so no follow-up round can run",
-        "action": "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's "
-        "time line), or measure fewer values per benchmark with a calibration",
+        "action": planned_over_budget_action(meta),
     }
     warn(w)
     return meta.with_warning(w)

@@ -69,3 +69,15 @@ def test_without_a_load_average_nothing_is_recorded_and_the_start_warning_stays(
     sampler.sample(_trial(1))
     assert sampler.record() is None
     assert with_measured_load([START_WARNING], None, ENV) == [START_WARNING]
+
+
+def test_the_planned_over_budget_advice_does_not_offer_a_calibration_that_saves_nothing() -> None:
+    # docs/running.md "Choosing a budget": with every benchmark never stable, a calibration is no fix
+    from gate.engine.measure import planned_over_budget_action
+    from gate.files.run_meta import BenchmarkConfig
+
+    never = BenchmarkConfig(1, 5, 1, "calibration", never_stable=True)
+    meta = RunMeta(seed=1, calibration={"path": "c.json"}, benchmark_configs={"a": never, "b": never})
+    action = planned_over_budget_action(meta)
+    assert "saves nothing here" in action and "with a calibration" not in action
+    assert "with a calibration" in planned_over_budget_action(RunMeta(seed=1))
