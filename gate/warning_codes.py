@@ -56,8 +56,8 @@ class WarningCode(StrEnum):
     HEAD_CONFIG_CHANGE = "head_config_change", _C.CONFIG
     HEAD_CALIBRATION_CHANGE = "head_calibration_change", _C.CONFIG
     CONFIG_CHOSEN_BY_HEAD = "config_chosen_by_head", _C.CONFIG
-    # --config-from worktree, asked for by the operator: a note, not a trust alarm
-    CONFIG_FROM_WORKTREE = "config_from_worktree", _C.OTHER
+    # --config-from worktree, asked for by the operator: one note with a neutral action
+    CONFIG_FROM_WORKTREE = "config_from_worktree", _C.CONFIG
     # the base branch changed the file since the pull request branched (run --config-rev)
     BASE_CONFIG_MOVED = "base_config_moved", _C.CONFIG
     BASE_CALIBRATION_MOVED = "base_calibration_moved", _C.CONFIG

@@ -195,7 +195,7 @@ def test_two_releases_measured_with_files_on_disk_get_one_note_not_an_alarm(tmp_
         cwd=REPO_ROOT, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert comment.count("--config-from worktree") == 1
-    assert "**Configuration**" not in comment  # not filed with base/head trust differences
+    assert "measured code chose" not in comment and "instead of base's" not in comment
 
 
 def test_a_resumed_run_keeps_base_config(tmp_path):
