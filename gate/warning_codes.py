@@ -56,6 +56,8 @@ class WarningCode(StrEnum):
     HEAD_CONFIG_CHANGE = "head_config_change", _C.CONFIG
     HEAD_CALIBRATION_CHANGE = "head_calibration_change", _C.CONFIG
     CONFIG_CHOSEN_BY_HEAD = "config_chosen_by_head", _C.CONFIG
+    # --config-from worktree, asked for by the operator: one note with a neutral action
+    CONFIG_FROM_WORKTREE = "config_from_worktree", _C.CONFIG
     # the base branch changed the file since the pull request branched (run --config-rev)
     BASE_CONFIG_MOVED = "base_config_moved", _C.CONFIG
     BASE_CALIBRATION_MOVED = "base_calibration_moved", _C.CONFIG
@@ -113,6 +115,10 @@ class WarningCode(StrEnum):
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE
     NOT_CALIBRATED = "not-calibrated", _C.NOISE
+    # calibrate found no stable configuration for any benchmark: it saves nothing (gate/commands/calibrate.py)
+    NOTHING_STABLE = "nothing-stable", _C.NOISE
+    # a chosen configuration is not stable on the log's later suite runs (gate/calibration/later_runs.py)
+    CALIBRATION_NOT_HOLDING = "calibration-not-holding", _C.NOISE
 
 
 _BY_VALUE: dict[str, WarningCode] = {m.value: m for m in WarningCode}

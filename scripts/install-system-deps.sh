@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite needs, only those missing. Run as root (CI is root);
 # without root it says what to install instead of failing later with a confusing error.
+# With command names as arguments (`install-system-deps.sh bwrap`, as `make demo` does), only the
+# packages of those commands.
 set -euo pipefail
 declare -A need=(
   [go]=golang-go
@@ -20,11 +22,19 @@ declare -A need=(
   [bwrap]=bubblewrap
 )
 missing=()
-for cmd in "${!need[@]}"; do
+wanted=("$@")
+if [ ${#wanted[@]} -eq 0 ]; then
+  wanted=("${!need[@]}")
+  # Google Benchmark has no command of its own: look for its header.
+  [ -f /usr/include/benchmark/benchmark.h ] || missing+=(libbenchmark-dev)
+fi
+for cmd in "${wanted[@]}"; do
+  if [ -z "${need[$cmd]:-}" ]; then
+    echo "unknown command $cmd; fix: name one of: ${!need[*]}" >&2
+    exit 2
+  fi
   command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
 done
-# Google Benchmark has no command of its own: look for its header.
-[ -f /usr/include/benchmark/benchmark.h ] || missing+=(libbenchmark-dev)
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -504,7 +504,7 @@ def _compare_estimates(
             f"[{change_ci[0]:+.1f}%, {change_ci[1]:+.1f}%] does not rule out {thr:g}%"
         )
     elif abs(change) >= thr:
-        why = f"the change ({_pct(change)}) is large but the {conf_pct} CIs overlap"
+        why = f"the change ({_pct(change)}) is beyond ±{thr:g}% but the {conf_pct} CIs overlap"
     else:
         why = (
             f"the {conf_pct} CI of the change [{change_ci[0]:+.1f}%, {change_ci[1]:+.1f}%] is too wide "

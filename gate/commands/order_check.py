@@ -22,6 +22,7 @@ from gate.analysis.order import TIDY_COLUMNS, check_tidy_columns, order_check_fr
 from gate.analysis.pipeline import order_check_of_logs
 from gate.errors import InputError
 from gate.files import trial_log
+from gate.render.filters import distinct_width, shorten_middle
 
 NAME = "order-check"
 HELP = "test whether running benchmarks in a fixed order changes their results (OrderSage)"
@@ -105,6 +106,9 @@ def _print_warnings(warnings: list[dict[str, str]]) -> None:
         print(f"  action{f' (for these {len(messages)})' if len(messages) > 1 else ''}: {action}")
 
 
+NAME_WIDTH = 60  # the name column's width beyond which names are cut in the middle
+
+
 def _print_table(result: dict[str, Any]) -> None:
     _print_warnings(result.get("warnings", []))
     for exp in result["experiments"]:
@@ -112,10 +116,17 @@ def _print_table(result: dict[str, Any]) -> None:
         print(
             f"\nexperiment {exp['experiment']}: {verdict} (alpha {exp['alpha']}, Bonferroni {exp['alpha_bc']:.3g})"
         )
-        print(f"{'test':<24} {'n_f':>4} {'n_r':>4} {'H':>9} {'p':>10} {'eta2':>7} {'delta%':>8} case sig")
+        names = [str(t["test"]) for t in exp["tests"]]
+        # the column fits the longest name (Go and JMH names are long); past NAME_WIDTH names are
+        # cut in the middle, where names of one suite agree, at a width that keeps them apart
+        longest = max((len(n) for n in names), default=0)
+        width = max(24, longest) if longest <= NAME_WIDTH else distinct_width(names, NAME_WIDTH)
+        print(
+            f"{'test':<{width}} {'n_f':>4} {'n_r':>4} {'H':>9} {'p':>10} {'eta2':>7} {'delta%':>8} case sig"
+        )
         for t in exp["tests"]:
             print(
-                f"{t['test']:<24} {t['n_fixed']:>4} {t['n_random']:>4} {_fmt(t['kw_h'], '9.3f')} "
+                f"{shorten_middle(t['test'], width):<{width}} {t['n_fixed']:>4} {t['n_random']:>4} {_fmt(t['kw_h'], '9.3f')} "
                 f"{_fmt(t['kw_p'], '10.3g')} {_fmt(t['eta2'], '7.4f')} {_fmt(t['delta_pct'], '8.3f')} "
                 f"{_fmt(t['ci_case'], '>4')} {'yes' if t['significant'] else 'no'}"
             )

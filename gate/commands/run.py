@@ -275,6 +275,9 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     )
     for w in run_plan.warnings:
         _warn_and_record(w, warnings)
+    calibrated = plan.calibration_line(calibration, run_plan.levels)
+    if calibrated is not None:
+        print(f"ordertrap-gate run: {calibrated}", file=sys.stderr)
     layout = Layout(seed, enabled=config.suite.randomise_layout)
     meta = record.new_meta(
         fresh,

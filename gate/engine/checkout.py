@@ -5,6 +5,7 @@ resumed run neither checks out nor builds again.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import shutil
 import sys
@@ -86,6 +87,11 @@ def remove(repo: Path, out: Path, versions: Sequence[Version]) -> None:
             worktree.remove(repo, wt)
         _marker(out, v).unlink(missing_ok=True)
         shutil.rmtree(out / "scratch" / v.dirname, ignore_errors=True)
+    # the parent folders, when nothing else is left in them: an empty worktrees/ after a complete
+    # run looks like a failed clean-up (another run's or the user's files are never removed)
+    for folder in (out / "worktrees", out / "scratch"):
+        with contextlib.suppress(OSError):  # absent, or not empty
+            folder.rmdir()
 
 
 def _marker(out: Path, v: Version) -> Path:

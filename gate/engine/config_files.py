@@ -393,6 +393,7 @@ def change_warnings(
     with its own warning, so a moved base branch is never presented as the pull request's doing."""
     out: list[dict[str, str]] = []
     changes_by_file: dict[str, list[str]] = {}
+    on_disk: list[str] = []  # --config-from worktree: the files that differ from base's, one note
     for used_pair in inputs.pairs:
         pair = used_pair
         if used_pair.origin is not None:
@@ -424,6 +425,8 @@ def change_warnings(
                     "request, computed from a full run)"
                 )
             out.append(warning(code, message, action))
+        elif inputs.mode == "worktree":
+            on_disk.append(f"{pair.path}: {listed}")
         else:
             flag = inputs.mode
             message = (
@@ -438,6 +441,19 @@ def change_warnings(
                     "(as in the action)",
                 )
             )
+    if on_disk:
+        # The operator asked for the files on disk (comparing two releases that predate the file,
+        # trying the gate: README "Use it on your own project"): the measured code did not choose
+        # them, so it is said once, for every file, as a note rather than a trust alarm.
+        out.append(
+            warning(
+                WarningCode.CONFIG_FROM_WORKTREE,
+                "both versions were measured with the files on disk, as --config-from worktree asks, "
+                f"not with base's ({' — '.join(on_disk)})",
+                "nothing when comparing releases or trying the gate; a pull-request gate reads base's "
+                "files (the default with --base, as in the action)",
+            )
+        )
     return out, changes_by_file
 
 
@@ -522,8 +538,7 @@ def _calibration_pair_changes(pair: _Pair) -> list[str]:
     new, new_error = _raw_calibration(pair.other)
     changes = [] if new_error is None else [f"its file would be refused by run: {_short(new_error, 160)}"]
     if pair.base.data is None:
-        calibrated = len(_configs(new)) if new is not None else 0
-        return [f"adds the file ({calibrated} benchmark(s) calibrated; base has none)", *changes]
+        return [f"adds the file ({_calibrated_count(new)}; base has none)", *changes]
     old, old_error = _raw_calibration(pair.base)
     if old is None:
         return [*changes, f"base's file cannot be read ({old_error})"]
@@ -691,6 +706,19 @@ def _warmup(value: Any) -> str:
         shown = _short(level) if isinstance(level, str) else _value(level)
         return f"{_value(value.get('count'))} × {shown}"
     return _value(value)
+
+
+def _calibrated_count(raw: Mapping[str, Any] | None) -> str:
+    """'12 benchmark(s) calibrated, 12 of them never stable (they run the full configuration)':
+    a never-stable benchmark is in the file but saves nothing (µOpTime §5), so the count says it."""
+    benchmarks = raw.get("benchmarks") if raw is not None else None
+    if not isinstance(benchmarks, Mapping):
+        return "0 benchmark(s) calibrated"
+    never = sum(1 for e in benchmarks.values() if isinstance(e, Mapping) and e.get("never_stable") is True)
+    text = f"{len(benchmarks)} benchmark(s) calibrated"
+    if never:
+        text += f", {'all' if never == len(benchmarks) else never} of them never stable (they run the full configuration)"
+    return text
 
 
 def _configs(raw: Mapping[str, Any]) -> dict[str, Any]:

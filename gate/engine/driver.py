@@ -136,6 +136,7 @@ def run_schedule(
     layout: Layout | None = None,
     may_start: Callable[[], bool] | None = None,
     give_up: GiveUp | None = None,
+    on_trial_end: Callable[[Trial], None] | None = None,
 ) -> DriverResult:
     """Run every trial of ``schedule`` not in ``finished``, appending its rows to ``log``.
 
@@ -146,7 +147,8 @@ def run_schedule(
     follow-up rounds: it is exceeded by at most the trial already running). ``give_up``: the
     rule that stops running a benchmark × version whose first trials all failed; it learns the
     statuses of ``finished`` trials from the log (a resumed run goes on counting), and a decision
-    reaches its ``on_record`` (meta.json) before the next trial starts.
+    reaches its ``on_record`` (meta.json) before the next trial starts. ``on_trial_end`` is called
+    after each trial's rows are logged (the load sampler, gate/engine/load.py).
     """
     stop = stop or StopFlag()
     total = len(schedule)
@@ -195,6 +197,8 @@ def run_schedule(
                 if status not in (TrialStatus.OK.value, TrialStatus.SKIPPED.value):
                     _stop_if_disk_full(trial, reason, log, versions)
                 log.append(rows)
+                if on_trial_end is not None:
+                    on_trial_end(trial)
                 result.ran += 1
                 result.statuses[status] = result.statuses.get(status, 0) + 1
                 now = time.monotonic()

@@ -16,6 +16,7 @@ from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionCon
 from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
 from gate.engine.give_up import GiveUp, not_run_line
 from gate.engine.layout import Layout
+from gate.engine.load import LoadSampler, with_measured_load
 from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import AdaptiveConfig, BudgetClock, WallClock, prior_elapsed_s
 from gate.engine.schedule import LevelConfig, Trial
@@ -44,6 +45,7 @@ class Session:
     layout: Layout
     # set by :func:`measure` (docs/running.md "Giving up on a failing benchmark")
     give_up: GiveUp | None = None
+    load: LoadSampler | None = None  # set by :func:`measure`: the load at every trial end
 
     def drive(self, trials: Sequence[Trial], may_start: Any = None) -> DriverResult:
         reset = None
@@ -70,6 +72,7 @@ class Session:
             layout=self.layout,
             may_start=may_start,
             give_up=self.give_up,
+            on_trial_end=None if self.load is None else self.load.sample,
         )
 
 
@@ -82,6 +85,15 @@ class MetaFile:
 
     def write(self, meta: RunMeta) -> None:
         meta = meta.with_given_up(self.meta.given_up)
+        run_meta.write(self.path, meta)
+        self.meta = meta
+
+    def add_load(self, sampler: LoadSampler) -> None:
+        """The load measured while the trials ran, and the load warning made from it (replacing
+        the one taken before the builds)."""
+        record = sampler.record()
+        warnings = with_measured_load(self.meta.warnings, record, self.meta.environment)
+        meta = self.meta.with_load(record, warnings)
         run_meta.write(self.path, meta)
         self.meta = meta
 
@@ -120,9 +132,29 @@ def measure(
     log_path = session.log.path
     meta_file = MetaFile(meta_path, meta)
     give_up = GiveUp(session.config.suite.give_up_after, list(meta.given_up), meta_file.add_given_up)
-    session = replace(session, give_up=give_up)
+    load = LoadSampler(meta.load)
+    session = replace(session, give_up=give_up, load=load)
     if clock is None:  # the budget counts from the first planned trial (docs/running.md)
         clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, session.finished))
+    try:
+        return _measure(session, meta_file, schedule, levels, adaptive, clock, warn)
+    finally:  # also when interrupted: the trials that ran were measured under that load
+        meta_file.add_load(load)
+
+
+def _measure(
+    session: Session,
+    meta_file: MetaFile,
+    schedule: Sequence[Trial],
+    levels: Mapping[str, LevelConfig],
+    adaptive: AdaptiveConfig,
+    clock: BudgetClock,
+    warn: Warn,
+) -> bool:
+    log_path = session.log.path
+    give_up = session.give_up
+    assert give_up is not None
+    meta = meta_file.meta
     result = session.drive(schedule)
     if result.interrupted:
         return False
@@ -152,6 +184,26 @@ def measure(
     return rounds.run(session.finished)
 
 
+def planned_over_budget_action(meta: RunMeta) -> str:
+    """What to change when the planned trials used the budget. A calibration is the fix only
+    where it shortens the planned part: when the one in use saves nothing (every benchmark
+    never stable, docs/calibration.md "When nothing is stable"), it is not offered again."""
+    raise_budget = (
+        "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's time line)"
+    )
+    if meta.calibration is None:
+        return (
+            f"{raise_budget}, or measure fewer values per benchmark with a calibration (docs/calibration.md)"
+        )
+    if not any(c.calibrated for c in meta.benchmark_configs.values()):
+        return (
+            f"{raise_budget}: the calibration in use saves nothing here (every benchmark runs the full "
+            "configuration, never stable), so quiet the machine or see docs/calibration.md, 'When nothing "
+            "is stable'"
+        )
+    return f"{raise_budget}, or recalibrate: the planned part is what the calibrated configurations cost"
+
+
 def _warn_planned_over_budget(
     meta: RunMeta, adaptive: AdaptiveConfig, clock: BudgetClock, warn: Warn
 ) -> RunMeta:
@@ -164,8 +216,7 @@ def _warn_planned_over_budget(
         "code": WarningCode.PLANNED_OVER_BUDGET.value,
         "message": f"the planned trials alone took {used:.0f} s, more than the follow-up budget of "
         f"{adaptive.budget_s:.0f} s, so no follow-up round can run",
-        "action": "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's "
-        "time line), or measure fewer values per benchmark with a calibration",
+        "action": planned_over_budget_action(meta),
     }
     warn(w)
     return meta.with_warning(w)

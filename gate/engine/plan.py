@@ -133,6 +133,29 @@ def never_stable(calibration: Calibration | None, name: str) -> bool:
     return calibration is not None and calibration.never_stable(name)
 
 
+def calibration_line(calibration: Calibration | None, levels: Mapping[str, LevelConfig]) -> str | None:
+    """What the calibration changes in this run, counted from what each benchmark will run:
+    '3 of 12 benchmark(s) run a calibrated minimal configuration; 9 are never stable in
+    calibration.json and run the full configuration (the calibration saves nothing for them)'.
+    A never-stable benchmark is in the file but runs [full] (µOpTime §5): counting it as
+    calibrated would hide a calibration that saves nothing."""
+    if calibration is None:
+        return None
+    minimal = sum(1 for c in levels.values() if c.config_source == ConfigSource.CALIBRATION.value)
+    never = sum(1 for n in levels if never_stable(calibration, n))
+    missing = len(levels) - minimal - never
+    text = f"{minimal} of {len(levels)} benchmark(s) run a calibrated minimal configuration"
+    if never:
+        text += (
+            f"; {never} {'is' if never == 1 else 'are'} never stable in {calibration.path} and run the full "
+            "configuration (the calibration saves nothing for them"
+            + (": see docs/calibration.md, 'When nothing is stable')" if minimal == 0 else ")")
+        )
+    if missing:
+        text += f"; {missing} not in the file run the full configuration"
+    return text
+
+
 def check_calibration(
     calibration: Calibration, config: ProjectConfig, names: Sequence[str]
 ) -> list[dict[str, str]]:

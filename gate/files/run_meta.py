@@ -276,6 +276,28 @@ class GiveUpRecord:
 
 
 @dataclass(frozen=True)
+class LoadRange:
+    samples: int
+    min: float
+    max: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"samples": self.samples, "min": self.min, "max": self.max}
+
+
+@dataclass(frozen=True)
+class LoadRecord:
+    """``load``: the 1-minute load average read at every trial end (gate/engine/load.py), as
+    min–max over the run and per suite run (keys: the suite run number as text)."""
+
+    overall: LoadRange
+    suite_runs: Mapping[str, LoadRange] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.overall.to_json(), "suite_runs": {k: r.to_json() for k, r in self.suite_runs.items()}}
+
+
+@dataclass(frozen=True)
 class RunMeta:
     """meta.json; the field order is the key order of the file."""
 
@@ -305,6 +327,7 @@ class RunMeta:
     warnings: Sequence[Mapping[str, str]] = ()
     adaptive: AdaptiveRecord | None = None  # null without a budget
     given_up: Sequence[GiveUpRecord] = ()  # benchmark × version pairs whose remaining trials were not run
+    load: LoadRecord | None = None  # the load while the trials ran (absent in older files)
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys this gate does not know
     # the keys the file had (None: every field, as for a document ``run`` builds); see :meth:`has`
     read_keys: frozenset[str] | None = None
@@ -347,6 +370,9 @@ class RunMeta:
     def with_given_up(self, given_up: Sequence[GiveUpRecord]) -> RunMeta:
         return replace(self, given_up=tuple(given_up))
 
+    def with_load(self, load: LoadRecord | None, warnings: Sequence[Mapping[str, str]]) -> RunMeta:
+        return replace(self, load=load, warnings=tuple(warnings))
+
     def with_warning(self, w: Mapping[str, str]) -> RunMeta:
         """This document with ``w`` added, unless a warning with its code is already there."""
         if any(x.get("code") == w["code"] for x in self.warnings):
@@ -382,6 +408,7 @@ class RunMeta:
             "warnings": [dict(w) for w in self.warnings],
             "adaptive": None if self.adaptive is None else self.adaptive.to_json(),
             "given_up": [g.to_json() for g in self.given_up],
+            **({} if self.load is None else {"load": self.load.to_json()}),
             **plain(self.extra),
         }
 
@@ -699,6 +726,17 @@ def _given_up(value: Any) -> tuple[GiveUpRecord, ...]:
     return tuple(out)
 
 
+def _load_range(o: _Obj) -> LoadRange:
+    return LoadRange(o.whole("samples", 1), o.number("min"), o.number("max"))
+
+
+def _load_record(value: Any) -> LoadRecord | None:
+    if value is None:
+        return None
+    o = _Obj("load", value)
+    return LoadRecord(_load_range(o), {k: _load_range(r) for k, r in o.entries("suite_runs").items()})
+
+
 _FIELDS: dict[str, Callable[[Any], Any]] = {
     "schema_version": lambda v: _int("schema_version", v) or 1,  # absent: 1, read below
     "tool_version": lambda v: _text("tool_version", v),
@@ -724,6 +762,7 @@ _FIELDS: dict[str, Callable[[Any], Any]] = {
     "sandbox": lambda v: _object("sandbox", v),
     "layout": lambda v: _object("layout", v),
     "given_up": _given_up,
+    "load": _load_record,
 }
 
 

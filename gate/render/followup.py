@@ -108,16 +108,12 @@ def unresolved(
         # says more values will not resolve it, so no budget is offered as if they would.
         why = (
             f"{after}not followed{' further' if done else ''}: too noisy (about {values} values per "
-            f"version would be needed, more than the {MAX_VALUES:,} one run may collect); make the "
-            "benchmark stabler"
+            f"version would be needed, more than the {MAX_VALUES:,} one run may collect)"
         )
         more = None
     elif kind == "hopeless":
         need = f"about {values} values per version" if isinstance(values, int) else "more values than that"
-        why = (
-            f"{after}not followed{' further' if done else ''}: too noisy for the time left ({need} would be "
-            "needed; making the benchmark stabler is likely cheaper)"
-        )
+        why = f"{after}not followed{' further' if done else ''}: {need} would take longer than the time left"
         # Hopeless means the values it needs would take longer than the time left when it was
         # judged, so the run may stop with budget unspent: the budget that resolves it is the time
         # this run used plus what it needs, the "more" said beside it (the unspent rest is no part
@@ -160,14 +156,41 @@ def timeline(adaptive: Adaptive) -> str:
     return text
 
 
-def stop(adaptive: Adaptive) -> str:
-    """'2 of at most 3 follow-up rounds; stopped: the budget was spent'."""
+def stop(adaptive: Adaptive, unresolved: Sequence[Mapping[str, Any]] = ()) -> str:
+    """'2 of at most 3 follow-up rounds; stopped: the budget was spent'. ``unresolved``: the
+    ``followup.unresolved`` entries of the benchmarks left inconclusive. The planner stops with
+    "no_candidates" both when more values would not resolve the rest and when what they need is
+    more than the time left (gate/engine/rounds.py ``plan_round``): the entries tell which, so the
+    one reason given is the one the per-benchmark lines agree with."""
     n, cap = adaptive["rounds"], adaptive["max_rounds"] or None
     text = f"{n} of at most {cap} follow-up rounds" if cap is not None else _plural(n, "follow-up round")
     reason = adaptive["stop_reason"]
+    if reason == "no_candidates":
+        return f"{text}; stopped: {_no_candidates(adaptive, unresolved)}"
     if reason in STOP:
         return f"{text}; stopped: {STOP[reason]}"
     return f"{text}; the run stopped before its last analysis (run it again to finish)"
+
+
+def _no_candidates(adaptive: Adaptive, unresolved: Sequence[Mapping[str, Any]]) -> str:
+    too_long = [u for u in unresolved if u.get("reason") == "hopeless"]
+    not_data = len(unresolved) - len(too_long)
+    if not too_long:
+        return STOP["no_candidates"]
+    needs = [s for u in too_long if (s := _num(u.get("needs_s"))) is not None]
+    budget, used = _num(adaptive["budget_s"]), _num(adaptive["used_s"])
+    left = (
+        f"the {rough_duration(max(budget - used, 0.0))} left of the budget"
+        if budget is not None and used is not None
+        else "the time left"
+    )
+    need = (
+        f"what the rest need (at least {rough_duration(min(needs))} more)" if needs else "what the rest need"
+    )
+    text = f"{need} is more than {left}"
+    if not_data:
+        text += f", and more values would not resolve {_plural(not_data, 'other')}"
+    return text
 
 
 def rule(adaptive: Adaptive) -> str | None:

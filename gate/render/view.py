@@ -14,6 +14,7 @@ from typing import Any
 
 from gate.decision import Decision
 from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats
+from gate.render import advice
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
@@ -217,9 +218,12 @@ def benchmark_row(b: Benchmark, index: int) -> Row:
             "n_warnings": len(warnings),
             "n_label": _n_label(base, head),
             # inconclusive for lack of data: more values would resolve it (a budget's hint)
-            "lacks_data": verdict == "inconclusive" and b["samples_needed"] is not None,
+            "samples_needed": b["samples_needed"],
+            # what happened, without the reason's own fix: the reports give one next step instead
+            "why": advice.short_why(b["reason"]),
             "followup_resolved": followup_words.resolved(verdict, b["followup"]),
             "followup_unresolved": None,  # set by build(): its words need the run's budget
+            "next_step": None,  # set by build(), from the follow-up words (gate/render/advice.py)
         }
     )
 
@@ -460,7 +464,7 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
             if not isinstance(v, Mapping | list)
         },
         "adaptive": adaptive_view(analysis, rows),
-        "budget_hint": budget_hint(analysis, rows, decision),
+        "budget_hint": budget_hint(rows, decision),
         "n_minimal": sum(1 for r in rows if r["minimal"]),
         "n_never_stable": sum(1 for r in rows if r["never_stable"]),
         "config_note": config_note(rows, n),
@@ -547,27 +551,45 @@ def adaptive_view(analysis: Analysis, rows: list[Row]) -> dict[str, Any] | None:
     resolve it); ``followed`` lists the other benchmarks that had follow-up rounds, in the
     table's order, with how they were resolved."""
     adaptive = analysis["adaptive"]
+    benchmarks = analysis["benchmarks"]
+    if adaptive is not None:
+        for r in rows:
+            if r["verdict"] == "inconclusive":
+                b = benchmarks[r["index"]]
+                r["followup_unresolved"] = followup_words.unresolved(
+                    b["followup"], adaptive, r["reason"], r["warnings"]
+                )
+    for r in rows:
+        r["next_step"] = advice.next_step(
+            r["verdict"], r["reason"], r["samples_needed"], r["warnings"], r["followup_unresolved"]
+        )
     if adaptive is None:
         return None
-    benchmarks = analysis["benchmarks"]
-    for r in rows:
-        if r["verdict"] == "inconclusive":
-            b = benchmarks[r["index"]]
-            r["followup_unresolved"] = followup_words.unresolved(
-                b["followup"], adaptive, r["reason"], r["warnings"]
-            )
+    left = [
+        f["unresolved"]
+        for r in rows
+        if r["followup_unresolved"] is not None
+        and (f := benchmarks[r["index"]]["followup"]) is not None
+        and f["unresolved"] is not None
+    ]
     return {
         "timeline": followup_words.timeline(adaptive),
-        "stop": followup_words.stop(adaptive),
+        "stop": followup_words.stop(adaptive, left),
         "rule": followup_words.rule(adaptive),
         "followed": [r for r in rows if r["followup_resolved"] and not r["followup_unresolved"]],
         "unresolved": [r for r in rows if r["followup_unresolved"]],
     }
 
 
-def budget_hint(analysis: Analysis, rows: list[Row], decision: str) -> int:
-    """Inconclusive benchmarks that more values would resolve, on an inconclusive run without a
-    budget (0 otherwise): the reports then mention ``run --budget``."""
-    if decision != Decision.INCONCLUSIVE or analysis["adaptive"] is not None:
+def budget_hint(rows: list[Row], decision: str) -> int:
+    """On an inconclusive run, the inconclusive benchmarks whose one next step is more values
+    (gate/render/advice.py) and that no follow-up round priced already: the reports then say how
+    to get them (``run --budget``). Counted from the same steps the per-benchmark lines show, so
+    the two agree."""
+    if decision != Decision.INCONCLUSIVE:
         return 0
-    return sum(1 for r in rows if r["lacks_data"])
+    return sum(
+        1
+        for r in rows
+        if r["next_step"] is not None and r["next_step"].more_values and r["next_step"].code is None
+    )

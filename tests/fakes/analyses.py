@@ -150,9 +150,9 @@ def benchmark(
             if change is not None
             else "improvement",
             "unchanged": "the change's 99% CI lies within ±3%",
-            "inconclusive": "the change's 99% CI straddles the 3% threshold; run more suite runs "
-            "(--suite-runs) or stabilise the machine",
-            "failed": "every trial of head failed (error: exit status 1); fix the benchmark or check its log",
+            "inconclusive": "the 99% CI of the change is too wide to rule out a 3% change — raise "
+            "[full].iterations or [full].suite_runs in .ordertrap.toml",
+            "failed": "every trial of head failed (error: exit status 1) — fix the benchmark or check its log",
         }[verdict]
     return {
         "benchmark": name,
@@ -318,8 +318,8 @@ def mixed() -> dict[str, Any]:
             change_pct=3.4,
             base_estimate=0.22,
             noise=0.04,
-            reason="the change's 99% CI [-1.2%, +8.0%] straddles the 3% threshold; run more suite runs "
-            "(--suite-runs 6) to resolve it",
+            reason="the 99% CI of the change [-1.2%, +8.0%] is too wide to rule out a 3% change — raise "
+            "[full].iterations or [full].suite_runs in .ordertrap.toml",
         ),
     ]
     matrix = {
@@ -385,21 +385,21 @@ def failures() -> dict[str, Any]:
             "crashes_in_head",
             "failed",
             n_failed_head=15,
-            reason="every trial of head failed (error: exit status 1: KeyError 'x'); fix the benchmark "
+            reason="every trial of head failed (error: exit status 1: KeyError 'x') — fix the benchmark "
             "in head or check the trial log",
         ),
         benchmark(
             "timeout_in_base",
             "failed",
             n_failed_base=15,
-            reason="every trial of main timed out after 60 s; raise [suite].timeout or fix the benchmark",
+            reason="every trial of main timed out after 60 s — raise [suite].timeout or fix the benchmark",
         ),
         benchmark(
             "flaky",
             "inconclusive",
             change_pct=1.0,
             n_failed_head=6,
-            reason="6 of 15 head trials failed (error); too few values for a 99% CI; fix the flaky failure",
+            reason="6 of 15 head trials failed (error); too few values for a 99% CI — fix the flaky failure",
         ),
         benchmark("parse", "unchanged", change_pct=0.3),
         benchmark("render", "regression", change_pct=9.5, base_estimate=0.051),

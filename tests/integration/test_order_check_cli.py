@@ -139,3 +139,28 @@ def test_a_trial_log_is_read_as_analyze_reads_it(tmp_path: Path, capsys: pytest.
     expected = json.loads(analysis.read_text())["order_check"]
     assert order["experiments"] == expected["experiments"]
     assert "cut_off_row" in {w["code"] for w in order["warnings"]}
+
+
+def test_the_table_stays_aligned_with_names_over_24_characters(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long = {
+        "a": "BenchmarkUnmarshalDataset/canada",  # 32 characters
+        "b": "BenchmarkParseLiteralStringValid/1kValid",
+        "c": "c",
+        "d": "BenchmarkMarshal/ReferenceFile/struct/" + "x" * 60 + "/end",  # cut in the middle
+    }
+    frame = tidy_frame(7)
+    frame["test"] = frame["test"].map(long)
+    src = tmp_path / "trials.csv"
+    frame.to_csv(src, index=False)
+    code, out, err = cli(capsys, str(src))
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("test "))
+    rows = lines[header : header + 5]
+    # the n_f column (right-aligned) ends at the header's offset on every row
+    width = rows[0].index("n_f") + 3
+    assert all(len(r) >= width and r[width - 1].isdigit() and r[width] == " " for r in rows[1:]), rows
+    assert any("BenchmarkUnmarshalDataset/canada " in r for r in rows)
+    assert any("…" in r and r.split()[0].endswith("/end") for r in rows)

@@ -175,6 +175,29 @@ def test_config_from_head_uses_head_files_and_says_so(tmp_path):
     assert "--config-from head" in w["message"] and "hot" in w["message"]
 
 
+def test_two_releases_measured_with_files_on_disk_get_one_note_not_an_alarm(tmp_path):
+    # README: to compare two revisions that predate the file, leave it uncommitted and pass
+    # --config-from worktree; the config and the calibration on disk get one note together
+    repo = make_repo(tmp_path, {"README": "r\n"}, {})
+    (repo / ".ordertrap.toml").write_text(toml())
+    (repo / ".ordertrap").mkdir()
+    (repo / CAL).write_text(calibration())
+    out = tmp_path / "out"
+    assert run(repo, out, "--config-from", "worktree", "--calibration", str(repo / CAL)) == 0
+    _, meta = load(out)
+    assert not warnings_with(meta, "config_chosen_by_head")  # not "the measured code chose"
+    (w,) = warnings_with(meta, "config_from_worktree")
+    assert ".ordertrap.toml: adds the file" in w["message"] and f"{CAL}: adds the file" in w["message"]
+    assert w["action"].startswith("nothing when comparing releases")
+    analyze(out)
+    comment = subprocess.run(
+        [PY, "-m", "gate", "report", str(out / "analysis.json"), "--format", "comment"],
+        cwd=REPO_ROOT, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert comment.count("--config-from worktree") == 1
+    assert "measured code chose" not in comment and "instead of base's" not in comment
+
+
 def test_a_resumed_run_keeps_base_config(tmp_path):
     repo = make_repo(
         tmp_path,
@@ -219,7 +242,7 @@ def test_a_calibration_added_by_head_is_not_applied_before_it_is_merged(tmp_path
         meta["sources"]["calibration"]["from"] == "base" and meta["sources"]["calibration"]["sha256"] is None
     )
     (w,) = warnings_with(meta, "head_calibration_change")
-    assert "adds the file (2 benchmark(s) calibrated; base has none)" in w["message"]
+    assert "adds the file (2 benchmark(s) calibrated" in w["message"] and "; base has none)" in w["message"]
 
 
 def test_a_config_outside_the_repository_is_the_operators_and_used_as_given(tmp_path, capsys):

@@ -47,6 +47,10 @@ def test_lint_actions_refuses_an_unknown_flag() -> None:
             "njapke/uoptime-replication-package",
         ),
         (["-m", "eval.report_icpe_similarity", "/nonexistent"], "SEALABQualityGroup/icpe-data-challenge-jmh"),
+        (
+            ["-m", "eval.eval_calibration_thresholds", "--data", "/nonexistent"],
+            "njapke/uoptime-replication-package",
+        ),
     ],
 )
 def test_validation_scripts_without_their_data_fail_and_say_where_it_comes_from(

@@ -76,6 +76,14 @@ def test_large_change_with_overlapping_cis_is_inconclusive_with_a_sample_size() 
     assert "[full]" in c.reason  # names the option to change
 
 
+def test_a_change_beyond_the_threshold_with_overlapping_cis_is_not_called_large() -> None:
+    # -3.2% is just past a 3% threshold: the reason names the threshold, not a size judgement
+    c = one(noise(30, 0.3, 1), noise(30, 0.3, 2) * 0.968)
+    assert c.verdict is Verdict.INCONCLUSIVE and c.change_pct is not None and abs(c.change_pct) >= 3
+    assert "is large" not in c.reason
+    assert f"the change ({c.change_pct:+.1f}%) is beyond ±3% but the 99% CIs overlap" in c.reason
+
+
 def test_too_few_samples_is_inconclusive() -> None:
     c = one(np.array([1.0, 1.1]), np.array([2.0, 2.1, 2.2]))
     assert c.verdict is Verdict.INCONCLUSIVE

@@ -3,11 +3,16 @@ the calibration, the seed and the instance; its warnings are data for the caller
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from gate.adapters.base import BenchmarkSpec
-from gate.engine.plan import plan_run
+from gate.engine import config_files
+from gate.engine.plan import calibration_line, plan_run
 from gate.engine.project_config import ProjectConfig, parse_config
+from gate.files import calibration_json
+from gate.files.calibration_json import Calibration
+from tests.fakes import analyses
 
 
 def _config(tmp_path: Path, s: int, i: int) -> ProjectConfig:
@@ -61,3 +66,46 @@ def test_the_order_check_measures_one_iteration_of_the_full_measurements(tmp_pat
     )  # fmt: skip
     assert {(c.suite_runs, c.iterations, c.measurements) for c in p.levels.values()} == {(1, 1, 1)}
     assert {t.order_type for t in p.schedule} == {"fixed", "random"} and p.warnings == []
+
+
+def _calibration(never: dict[str, bool]) -> Calibration:
+    doc = analyses.calibration_document(tuple(never))
+    for name, flag in never.items():
+        doc["benchmarks"][name].update(never_stable=flag, stable=not flag)
+        doc["benchmarks"][name]["config"] = {"suite_run": 1, "iteration": 5, "measurement": 1}
+    return calibration_json.from_document(doc, ".ordertrap/calibration.json")
+
+
+def test_a_calibration_that_saves_nothing_is_not_counted_as_calibrated(tmp_path: Path) -> None:
+    # issue: all 12 benchmarks "never stable", yet the run said "12 benchmark(s) calibrated"
+    config = _config(tmp_path, 3, 5)
+    kwargs = {"order_check": False, "revisions": ["main", "HEAD"], "instance": "h", "order_pairs": None}
+    nothing = _calibration({"a": True, "b": True})
+    levels = plan_run(_found("main", "HEAD"), config, nothing, seed=7, **kwargs).levels
+    line = calibration_line(nothing, levels)
+    assert line is not None
+    assert line.startswith("0 of 2 benchmark(s) run a calibrated minimal configuration; 2 are never stable")
+    assert "saves nothing for them: see docs/calibration.md, 'When nothing is stable'" in line
+    partly = _calibration({"a": False})  # b is not in the file
+    line = calibration_line(partly, plan_run(_found("main", "HEAD"), config, partly, seed=7, **kwargs).levels)
+    assert line == (
+        "1 of 2 benchmark(s) run a calibrated minimal configuration; 1 not in the file run the full configuration"
+    )
+    assert calibration_line(None, levels) is None
+
+
+def test_a_calibration_pull_request_counts_its_never_stable_benchmarks() -> None:
+    doc = analyses.calibration_document(("a", "b", "compress"))  # compress is never stable
+    path = ".ordertrap/calibration.json"
+    pair = config_files._Pair(
+        "calibration",
+        path,
+        config_files.Source("base", path, "main", data=None),
+        config_files.Source("head", path, "HEAD", data=json.dumps(doc).encode()),
+        "base",
+    )
+    added = config_files._calibration_pair_changes(pair)
+    assert (
+        "adds the file (3 benchmark(s) calibrated, 1 of them never stable (they run the full configuration)"
+        in added[0]
+    )

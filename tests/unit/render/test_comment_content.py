@@ -120,6 +120,7 @@ def test_a_long_reason_keeps_its_fix_whole(fmt: str, limit: int) -> None:
         [analyses.benchmark("crashes", "failed", n_failed_head=15, reason=f"{message} — {fix}")]
     )
     line = next(x for x in render(a, fmt).splitlines() if "`crashes`" in x and "panic" in x)
-    assert line.endswith(" — " + md_escape(fix))  # the fix, whole
+    arrow = " → " if fmt == "comment" else " → **next:** "
+    assert line.endswith(arrow + md_escape(fix))  # the fix, whole, as the one next step
     assert "every trial failed (error: panic: frame" in line and "the change cannot be told" in line
     assert "…" in line and len(line) < limit + len(md_escape(fix)) + 40

@@ -19,35 +19,60 @@ TIMELINE = "planned 3 min + follow-up 12 min of a 15 min budget; the full config
 STOPPED = "2 of at most 3 follow-up rounds; stopped: the budget was spent"
 
 
-@pytest.mark.parametrize("fmt", ["comment", "summary"])
-def test_markdown_says_how_each_benchmark_was_resolved(fmt: str) -> None:
-    text = render(analyses.followup_rounds(), fmt)  # type: ignore[arg-type]
+def test_comment_gives_one_line_and_one_next_step_per_unresolved_benchmark() -> None:
+    text = render(analyses.followup_rounds(), "comment")
     assert text.count(TIMELINE) == 1  # once, near the decision (before the tables)
     assert text.index(TIMELINE) < text.index("| Benchmark")
+    assert STOPPED in text
+    assert "⏱️ Measured in" not in text  # the run's time is the time line above, not a second one
+    # how the rounds resolved a benchmark, and the error rule, are in the summary and the HTML report
+    assert "unchanged after 2 follow-up rounds" not in text and "Bonferroni" not in text
+    query = next(x for x in text.splitlines() if x.startswith("- 🟡 `query`"))
+    assert query.endswith(
+        "→ about 25 min more would resolve it (about 90 values per version): `--budget 40m`"
+    )
+    flaky = next(x for x in text.splitlines() if x.startswith("- 🟡 `flaky_io`"))
+    assert flaky.endswith(
+        "→ about 90 min more would resolve it (about 4,000 values per version): `--budget 1h45m`"
+    )
+    # one piece of advice each: no second remedy from the reason or the follow-up words
+    for line in (query, flaky):
+        assert line.count("→") == 1 and "[full]" not in line and "stabler" not in line
+    # an order effect: more values do not remove it, so no budget and no [full] beside it
+    sorted_insert = next(x for x in text.splitlines() if x.startswith("- 🟡 `sorted_insert`"))
+    assert (
+        "→ its values depend on when it ran, which more values do not remove: keep RMIT's random order"
+        in sorted_insert
+    )
+    assert "--budget" not in sorted_insert
+
+
+def test_summary_says_how_each_benchmark_was_resolved() -> None:
+    text = render(analyses.followup_rounds(), "summary")
+    assert text.count(TIMELINE) == 1 and text.index(TIMELINE) < text.index("| Benchmark")
     assert STOPPED.capitalize() in text
     assert "Each of the 4 looks (the planned one and every round) used a 99.75% CI" in text
-    assert "⏱️ Measured in" not in text  # the run's time is the time line above, not a second one
     assert "`parse`: unchanged after 2 follow-up rounds, +40 values per version" in text
     assert "`alloc`: regression after 1 follow-up round, +10 values per version" in text
     assert "`render`:" not in text  # no follow-up round: nothing to say
-    query = text[text.index("`query`") :]
-    assert (
-        "After 2 follow-up rounds (+40 values per version) the budget ran out; about 25 min more would "
-        "resolve it: `--budget 40m`" in query
+    query = next(x for x in text.splitlines() if x.startswith("- 🟡 `query`"))
+    assert "follow-up: after 2 follow-up rounds (+40 values per version) the budget ran out" in query
+    assert query.endswith(
+        "→ **next:** about 25 min more would resolve it (about 90 values per version): `--budget 40m`"
     )
-    assert (
-        "Not followed: too noisy for the time left (about 4000 values per version would be needed; making "
-        "the benchmark stabler is likely cheaper); about 90 min more would resolve it: `--budget 1h45m`"
-    ) in text
-    assert "More values would not resolve it (an order effect: see the warnings)" in text
+    flaky = next(x for x in text.splitlines() if x.startswith("- 🟡 `flaky_io`"))
+    assert "not followed: about 4000 values per version would take longer than the time left" in flaky
+    assert "stabler" not in flaky and flaky.count("**next:**") == 1
 
 
 @pytest.mark.parametrize("fmt", ["comment", "summary"])
 def test_markdown_escapes_names_and_reasons_of_follow_ups(fmt: str) -> None:
     text = render(analyses.followup_rounds(), fmt)  # type: ignore[arg-type]
-    line = next(x for x in text.splitlines() if "more values would not resolve it: " in x)
-    assert "&lt;/details&gt; \\*\\*bold\\*\\* @&#8203;octocat #&#8203;12 \\|pipe\\|" in line
-    assert "\\[x\\](javascript" in line  # not a link
+    line = next(x for x in text.splitlines() if "&lt;script&gt;" in x)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; @&#8203;team" in line
+    if fmt == "summary":  # the follow-up's own words are in the summary and the HTML report
+        assert "&lt;/details&gt; \\*\\*bold\\*\\* @&#8203;octocat #&#8203;12 \\|pipe\\|" in line
+        assert "\\[x\\](javascript" in line  # not a link
     # raw, the detail would close the <details> block, mention a user and link an issue
     assert "</details> **bold**" not in text and "@octocat #12" not in text and "<script>" not in text
     # the name is a code span, where nothing is markup (as every benchmark name)
@@ -74,12 +99,17 @@ def test_html_report_has_the_time_line_and_a_follow_up_table() -> None:
         "query",
     ]
     assert "Unchanged after 2 follow-up rounds, +40 values per version" in table
-    assert "about 25 min more would resolve it: <code>--budget 40m</code>" in table
+    assert (
+        "the budget ran out; next step: about 25 min more would resolve it (about 90 values per version): "
+        "<code>--budget 40m</code>"
+    ) in table
     assert "&lt;/details&gt; **bold**" in table and "</details> **bold**" not in page
     assert "<b>x</b>" not in page
     details = re.findall(r'<p class="followup">(.*)</p>', page)
     assert "Follow-up: unchanged after 2 follow-up rounds, +40 values per version." in details
-    assert len(details) == 6
+    # a follow-up line each, and a next step for the three whose reason or rounds give one (the
+    # hostile one's reason has no fix)
+    assert len(details) == 6 + 3
 
 
 def _without_budget(doc: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +144,7 @@ def test_budget_hint_only_where_more_values_would_resolve(fmt: str) -> None:
     assert "More values?" not in render(passed, fmt)  # type: ignore[arg-type]
 
 
-def test_comment_caps_the_resolved_list() -> None:
+def test_comment_leaves_the_resolved_list_to_the_summary() -> None:
     doc = analyses.followup_rounds()
     for i in range(14):
         doc["benchmarks"].append(
@@ -127,8 +157,7 @@ def test_comment_caps_the_resolved_list() -> None:
     doc["summary"]["counts"]["unchanged"] += 14
     doc["summary"]["n_benchmarks"] += 14
     comment = render(doc, "comment")
-    assert comment.count(": unchanged after 1 follow-up round, +5 values per version") == 8  # 10 in all
-    assert "- … and 6 more in the job summary." in comment
+    assert ": unchanged after 1 follow-up round" not in comment  # not a finding: the summary lists it
     assert render(doc, "summary").count(": unchanged after 1 follow-up round, +5 values per version") == 14
 
 
@@ -159,9 +188,8 @@ def test_hopeless_suggests_the_time_used_plus_the_time_needed() -> None:
     # needed resolves it, as "7 min more" says; the budget plus the need (22m) would overstate it
     u = words.unresolved(_fu("hopeless", rounds=1), ADAPTIVE, "", [])
     assert u == {
-        "why": "after 1 follow-up round (+30 values per version) not followed further: too noisy for the "
-        "time left (about 60 values per version would be needed; making the benchmark stabler is likely "
-        "cheaper)",
+        "why": "after 1 follow-up round (+30 values per version) not followed further: about 60 values per "
+        "version would take longer than the time left",
         "more": "about 7 min more would resolve it",
         "suggest": "--budget 17m",
     }
@@ -179,7 +207,7 @@ def test_hopeless_beyond_what_one_run_may_collect_offers_no_budget() -> None:
     assert u == {
         "why": "after 1 follow-up round (+30 values per version) not followed further: too noisy (about "
         f"{MAX_VALUES + 1} values per version would be needed, more than the {MAX_VALUES:,} one run may "
-        "collect); make the benchmark stabler",
+        "collect)",
         "more": None,
         "suggest": None,
     }
@@ -230,6 +258,26 @@ def test_time_line_and_stop_without_optional_parts() -> None:
         "1 follow-up round; the run stopped before its last analysis (run it again to finish)"
     )
     assert words.rule({"rule": None}) is None
+
+
+def test_one_stop_reason_when_the_rest_need_more_time_than_was_left() -> None:
+    # The planner stops with "no_candidates" when every benchmark left needs more time than the
+    # budget has left: "more values would not resolve the rest" would contradict the lines that
+    # price the budget which resolves them.
+    a = {**ADAPTIVE, "rounds": 1, "stop_reason": "no_candidates"}
+    hopeless = {"reason": "hopeless", "needs_s": 5160.0}
+    not_data = {"reason": "not_lack_of_data", "needs_s": None}
+    assert words.stop(a, [hopeless, {**hopeless, "needs_s": 6660.0}]) == (
+        "1 of at most 3 follow-up rounds; stopped: what the rest need (at least 86 min more) is more "
+        "than the 5 min left of the budget"
+    )
+    assert (
+        words.stop(a, [not_data])
+        == "1 of at most 3 follow-up rounds; stopped: more values would not resolve the rest"
+    )
+    assert words.stop(a, [hopeless, not_data]).endswith(
+        "is more than the 5 min left of the budget, and more values would not resolve 1 other"
+    )
 
 
 def test_junk_in_the_rule_renders_without_the_rule() -> None:

@@ -1,0 +1,95 @@
+"""The one next step the reports give for a benchmark that is inconclusive or failed.
+
+A verdict's reason (gate/analysis/compare.py) says what happened and what to do in general; the
+follow-up rounds (gate/render/followup.py) say why they left it unresolved and what budget would
+resolve it; the warnings say what disturbed it. Shown side by side these gave up to three pieces
+of advice for one benchmark, some contradicting each other ("raise [full].iterations" beside "more
+values will not resolve it"). :func:`next_step` chooses one, the cheapest that would resolve it:
+
+1. an order effect or a drift with the position in the run (:data:`BIAS_CODES`): more values of
+   a biased measurement keep the bias, so that warning's own action;
+2. more values than one run may collect (``MAX_VALUES``): quieter values or a larger threshold;
+3. a budget the follow-up rounds computed (their ``suggest``): the measured cost of more values;
+4. more values, when the analysis says how many (``samples_needed``): the reports' "More values?"
+   line says how to get them (a budget measures only those benchmarks again);
+5. otherwise the fix of the reason itself (after its " — "), if it has one.
+
+``NextStep.more_values`` is what the footer counts, so its count and the lines agree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gate.engine.project_config import MAX_VALUES
+from gate.render.filters import FIX_SEPARATOR
+from gate.warning_codes import WarningCode, canonical
+
+# The warnings that say the values are biased by when a benchmark ran (gate/analysis/pipeline.py,
+# gate/analysis/carryover.py): more values of a biased measurement keep the bias.
+BIAS_CODES = frozenset({WarningCode.ORDER_EFFECT.value, WarningCode.POSITION_DRIFT.value})
+
+
+@dataclass(frozen=True)
+class NextStep:
+    text: str  # plain text (escaped by the template)
+    code: str | None = None  # a command-line option, shown as code after the text
+    more_values: bool = False  # more values of this benchmark would resolve it
+
+
+# compare's "; about N values per version (now a/b) would resolve a 3% change at this noise":
+# the next step says what more values would cost, so the short form leaves the count out
+_VALUES_NEEDED = re.compile(r"; about [\d,]+ values per version \(now \d+/\d+\) would resolve [^;]*$")
+
+
+def split_reason(reason: str) -> tuple[str, str]:
+    """(what happened, the reason's own fix): compare writes "what happened — what to do"."""
+    message, sep, fix = reason.rpartition(FIX_SEPARATOR)
+    return (message, fix) if sep else (reason, "")
+
+
+def short_why(reason: str) -> str:
+    """What happened, without the reason's fix and without the values-needed clause."""
+    return _VALUES_NEEDED.sub("", split_reason(reason)[0])
+
+
+def _bias_action(warnings: Sequence[Mapping[str, Any]]) -> str | None:
+    for w in warnings:
+        if canonical(str(w.get("code") or "")) in BIAS_CODES and w.get("action"):
+            return str(w["action"])
+    return None
+
+
+def next_step(
+    verdict: str,
+    reason: str,
+    samples_needed: int | None,
+    warnings: Sequence[Mapping[str, Any]],
+    unresolved: Mapping[str, Any] | None,
+) -> NextStep | None:
+    """The one action to show for a benchmark (module doc); None for a decided verdict."""
+    if verdict == "failed":
+        fix = split_reason(reason)[1]
+        return NextStep(fix) if fix else None
+    if verdict != "inconclusive":
+        return None
+    bias = _bias_action(warnings)
+    if bias is not None:
+        return NextStep(f"its values depend on when it ran, which more values do not remove: {bias}")
+    if samples_needed is not None and samples_needed > MAX_VALUES:
+        return NextStep(
+            f"it needs about {samples_needed:,} values per version, more than one run may collect "
+            f"({MAX_VALUES:,}): reduce the noise, or give it a larger [[benchmark]] threshold_pct"
+        )
+    if unresolved is not None and unresolved.get("suggest"):
+        more = str(unresolved.get("more") or "more values would resolve it")
+        if samples_needed is not None:
+            more = f"{more} (about {samples_needed:,} values per version)"
+        return NextStep(more, str(unresolved["suggest"]), True)
+    if samples_needed is not None:
+        return NextStep(f"about {samples_needed:,} values per version would resolve it", None, True)
+    fix = split_reason(reason)[1]
+    return NextStep(fix) if fix else None
