@@ -330,6 +330,16 @@ def _start(
             "pass a new --out to start a new run",
         )
     done = log.recover([*schedule, *existing.round_trials()])
+    if existing.adaptive is None and meta.adaptive is not None:
+        # a budget added to a run made without one (record.check_adaptive_resume): its rounds follow
+        # the planned trials already in the log
+        existing = existing.with_adaptive(meta.adaptive)
+        run_meta.write(out / run_meta.FILE_NAME, existing)
+        print(
+            f"ordertrap-gate run: adding follow-up rounds (budget {meta.adaptive.budget_s:g} s, counted from "
+            f"the first planned trial) to the run in {out}",
+            file=sys.stderr,
+        )
     if done:
         print(
             f"ordertrap-gate run: resuming, {len(done)}/{len(schedule) + len(existing.round_trials())} "
