@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     if not math.isfinite(args.threshold) or args.threshold <= 0:
         raise ConfigError(f"--threshold {args.threshold} must be positive", "use e.g. --threshold 0.01")
     levels = _levels(args.levels)
-    table = normalise(read_tables(args.trials), levels, args.value)
+    table = normalise(read_tables(args.trials, [*(levels or ()), args.value or "value"]), levels, args.value)
     table = select(table, "instance", args.instance, "--instance")
     versions = _base_first(distinct(table, "version"), args.trials[0])
     audit_versions: list[str] = []
