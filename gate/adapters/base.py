@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -65,7 +65,9 @@ class ProcessResult:
 
 class ProcessRunner(Protocol):
     """Runs one process for an adapter. ``argv`` is a list (no shell) or a string (run by
-    ``/bin/sh -c``, for user commands from the config file)."""
+    ``/bin/sh -c``, for user commands from the config file). ``progress``, when given, is called
+    with the process's output (stdout and stderr, as it arrives, in pieces of no particular size)
+    while it runs: long steps (builds) show what they are doing (:class:`gate.adapters._common.StepProgress`)."""
 
     def __call__(
         self,
@@ -74,6 +76,7 @@ class ProcessRunner(Protocol):
         cwd: Path,
         timeout: float,
         env: Mapping[str, str] | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> ProcessResult: ...
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
+    StepProgress,
     anchored,
     benchmark_missing,
     filter_discovered,
@@ -106,7 +107,13 @@ class CriterionAdapter:
         if s["bench"]:
             argv += ["--bench", s["bench"]]
         argv += s["cargo_args"]
-        result = run(argv, cwd=version.workdir, timeout=3600)
+        # cargo's stdout is its JSON messages (read below), its stderr the "Compiling ..." lines
+        progress = StepProgress(
+            f"building the criterion benchmarks of {version.name} (cargo bench --no-run)",
+            hide=lambda line: line.startswith("{"),
+        )
+        result = run(argv, cwd=version.workdir, timeout=3600, progress=progress)
+        progress.done("built" if result.returncode == 0 and not result.timed_out else "failed")
         if result.returncode != 0 or result.timed_out:
             raise RunError(
                 f"`cargo bench --no-run` failed in {version.name}: {_last_error(result.stdout, result.stderr)}",

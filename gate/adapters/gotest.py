@@ -32,6 +32,7 @@ from typing import Any
 
 from gate.adapters._common import (
     NoBenchmarkMatched,
+    StepProgress,
     benchmark_missing,
     configured_specs,
     escape_regex,
@@ -395,7 +396,9 @@ class GoTestAdapter:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.unlink(missing_ok=True)
         argv = [*version.prefix, "go", "test", "-c", "-o", str(path), *s.build_args, s.package]
-        result = run(argv, cwd=version.workdir, timeout=1800)
+        progress = StepProgress(f"building the Go test binary of {version.name} (go test -c {s.package})")
+        result = run(argv, cwd=version.workdir, timeout=1800, progress=progress)
+        progress.done("built" if result.returncode == 0 and not result.timed_out else "failed")
         if result.returncode != 0 or result.timed_out:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
             raise RunError(
