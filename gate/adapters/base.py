@@ -89,6 +89,19 @@ class TrialRequest:
     options: Mapping[str, Any] = field(default_factory=dict)  # the [suite] table + adapter keys
 
 
+@dataclass(frozen=True)
+class SourceHint:
+    """Where a benchmark is defined, as far as its adapter can tell from its name: a changed file
+    (``git diff --name-only`` of base and head) is its source when its path equals ``path`` or
+    ends with ``suffix``, and, with ``needles``, base's or head's text of it holds one of them
+    (``func BenchmarkX(``, a Criterion id in quotes). Adapters offer it as ``source_hint(name)``
+    (optional: without it no source change is reported)."""
+
+    path: str | None = None
+    suffix: str = ""
+    needles: tuple[str, ...] = ()
+
+
 class TrialFailure(Exception):
     """The trial did not yield clean values. ``reason`` is short and names the fix."""
 

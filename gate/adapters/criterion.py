@@ -42,6 +42,7 @@ from gate.adapters._common import (
 from gate.adapters.base import (
     BenchmarkSpec,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -77,6 +78,10 @@ def _seconds(value: Any, key: str) -> str:
 
 class CriterionAdapter:
     name = "criterion"
+
+    def source_hint(self, name: str) -> SourceHint:
+        """A Rust file naming the id's first part (its group or function) in quotes."""
+        return SourceHint(suffix=".rs", needles=(f'"{name.split("/")[0]}"',))
 
     def __init__(self) -> None:
         # bench executable per worktree, found by discover (one cargo call per version)

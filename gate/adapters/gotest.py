@@ -48,6 +48,7 @@ from gate.adapters.base import (
     BenchmarkSpec,
     ProcessResult,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -370,6 +371,10 @@ def _file_digest(path: Path | None) -> str | None:
 
 class GoTestAdapter:
     name = "go"
+
+    def source_hint(self, name: str) -> SourceHint:
+        """The ``_test.go`` file declaring the top-level benchmark function."""
+        return SourceHint(suffix="_test.go", needles=(f"func {name.split('/')[0]}(",))
 
     def _options(self, options: Mapping[str, Any]) -> GoOptions:
         prebuild = options.get("prebuild", True)

@@ -38,6 +38,7 @@ from gate.adapters._common import (
 from gate.adapters.base import (
     BenchmarkSpec,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -60,6 +61,14 @@ def expected_unit(mode: str, time_unit: str) -> str:
 
 class JmhAdapter:
     name = "jmh"
+
+    def source_hint(self, name: str) -> SourceHint | None:
+        """The class's ``.java`` file declaring the method (``pkg.Outer.method``; a nested class's
+        benchmarks live in the outer class's file, which the name does not tell)."""
+        method_path = split_params(name)[0].split(".")
+        if len(method_path) < 2:
+            return None
+        return SourceHint(suffix=f"/{method_path[-2]}.java", needles=(f" {method_path[-1]}(",))
 
     def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         mode = string_option(options, "mode", self.name, "avgt")

@@ -25,6 +25,7 @@ from gate.engine import (
     process,
     record,
     sandbox,
+    source_changes,
     worktree,
 )
 from gate.engine.layout import Layout
@@ -261,6 +262,12 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
 
     adapter = get_adapter(config.suite.adapter)
     per_version, found = plan.discover(adapter, runner, contexts, config)
+    if args.base is not None:
+        in_both = set(per_version.get(args.base, {})) & set(per_version.get(args.head, {}))
+        edited = source_changes.changed_benchmarks(adapter, repo, versions[0].sha, versions[-1].sha, in_both)
+        edited_warning = source_changes.source_changed_warning(edited, args.base, args.head)
+        if edited_warning is not None:
+            _warn_and_record(edited_warning, warnings)
     if discovers:
         changes_by_file = _report_changes(inputs, found.get(args.head), warnings)
     run_plan = plan.plan_run(
