@@ -106,7 +106,8 @@ def main() -> int:
     fast: dict[tuple[str, ...], tuple[tuple[int, ...], float]] = {}
     evaluated = total = 0
     for f in files:
-        table = select(normalise(read_tables([f]), LEVELS, "ns_per_op"), "instance", "1", "--instance")
+        table = normalise(read_tables([f], [*LEVELS, "ns_per_op"]), LEVELS, "ns_per_op")
+        table = select(table, "instance", "1", "--instance")
         for version in dict.fromkeys(table.frame["version"]):
             ds = build_dataset(select(table, "version", version, "--version"))
             plan = make_plan(ds.full, args.seed, args.resamples)

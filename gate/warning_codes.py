@@ -83,6 +83,8 @@ class WarningCode(StrEnum):
     # benchmarks left out of the comparison, or whose values or configuration are not as intended
     ONE_VERSION_ONLY = "one_version_only", _C.BENCHMARKS
     IN_NO_VERSION = "in_no_version", _C.BENCHMARKS
+    LIKELY_RENAME = "likely_rename", _C.BENCHMARKS
+    BENCHMARK_SOURCE_CHANGED = "benchmark_source_changed", _C.BENCHMARKS
     VERSION_MISMATCH = "version_mismatch", _C.BENCHMARKS
     IDENTICAL_VALUES = "identical_values", _C.BENCHMARKS
     CALIBRATION_COVERAGE = "calibration_coverage", _C.BENCHMARKS

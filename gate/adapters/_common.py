@@ -11,13 +11,15 @@ Conventions every adapter follows (see docs/frameworks.md "Benchmark frameworks 
 
 from __future__ import annotations
 
+import math
 import os
 import re
+import sys
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from gate import safe_regex
 from gate.adapters.base import (
@@ -27,6 +29,7 @@ from gate.adapters.base import (
     TrialFailure,
     VersionContext,
 )
+from gate.bidi import show_controls_on_one_line
 from gate.errors import ConfigError
 from gate.model import TrialStatus
 
@@ -442,3 +445,47 @@ def missing_binary(
         f"build it in [suite] build, or correct [{table}] binary (a relative path is relative to "
         "the worktree, an absolute path is used as is)",
     )
+
+
+class StepProgress:
+    """What a long step (a build, a discovery that compiles) is doing, on stderr: one line when it
+    starts, then the step's own output as it runs — the latest complete line at most once every
+    ``interval`` seconds, so a build printing thousands of lines shows a few — and its time at the
+    end. Pass it as the runner's ``progress``. The lines are the build's untrusted output: shown
+    with control characters made visible, on one line each, cut to 160 characters (on GitHub
+    Actions every line also goes through the gate's inert output: no workflow command)."""
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        interval: float = 5.0,
+        hide: Callable[[str], bool] = lambda line: False,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.what, self.interval, self.hide, self.clock = what, interval, hide, clock
+        self.stream = stream
+        self._partial = ""
+        self._start = clock()
+        self._last_shown = -math.inf
+        self.shown = 0
+        self._say(f"{what} …")
+
+    def _say(self, text: str) -> None:
+        print(f"ordertrap-gate run: {text}", file=self.stream or sys.stderr, flush=True)
+
+    def __call__(self, chunk: str) -> None:
+        lines = re.split(r"[\r\n]", self._partial + chunk)
+        self._partial = lines.pop()[-4096:]  # the start of a line still being written
+        complete = [ln.strip() for ln in lines if ln.strip() and not self.hide(ln.strip())]
+        now = self.clock()
+        if complete and now - self._last_shown >= self.interval:
+            self._last_shown = now
+            self.shown += 1
+            line = show_controls_on_one_line(complete[-1])
+            line = line if len(line) <= 160 else line[:157] + "..."
+            self._say(f"  {self.what} [{now - self._start:.0f} s]: {line}")
+
+    def done(self, outcome: str = "done") -> None:
+        self._say(f"{self.what}: {outcome} in {self.clock() - self._start:.1f} s")

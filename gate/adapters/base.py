@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -65,7 +65,9 @@ class ProcessResult:
 
 class ProcessRunner(Protocol):
     """Runs one process for an adapter. ``argv`` is a list (no shell) or a string (run by
-    ``/bin/sh -c``, for user commands from the config file)."""
+    ``/bin/sh -c``, for user commands from the config file). ``progress``, when given, is called
+    with the process's output (stdout and stderr, as it arrives, in pieces of no particular size)
+    while it runs: long steps (builds) show what they are doing (:class:`gate.adapters._common.StepProgress`)."""
 
     def __call__(
         self,
@@ -74,6 +76,7 @@ class ProcessRunner(Protocol):
         cwd: Path,
         timeout: float,
         env: Mapping[str, str] | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> ProcessResult: ...
 
 
@@ -84,6 +87,19 @@ class TrialRequest:
     measurements: int  # values wanted from this trial (go -count, pytest-benchmark rounds, ...)
     timeout: float  # seconds for the whole trial
     options: Mapping[str, Any] = field(default_factory=dict)  # the [suite] table + adapter keys
+
+
+@dataclass(frozen=True)
+class SourceHint:
+    """Where a benchmark is defined, as far as its adapter can tell from its name: a changed file
+    (``git diff --name-only`` of base and head) is its source when its path equals ``path`` or
+    ends with ``suffix``, and, with ``needles``, base's or head's text of it holds one of them
+    (``func BenchmarkX(``, a Criterion id in quotes). Adapters offer it as ``source_hint(name)``
+    (optional: without it no source change is reported)."""
+
+    path: str | None = None
+    suffix: str = ""
+    needles: tuple[str, ...] = ()
 
 
 class TrialFailure(Exception):

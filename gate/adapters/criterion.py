@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gate.adapters._common import (
+    StepProgress,
     anchored,
     benchmark_missing,
     filter_discovered,
@@ -41,6 +42,7 @@ from gate.adapters._common import (
 from gate.adapters.base import (
     BenchmarkSpec,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -77,6 +79,10 @@ def _seconds(value: Any, key: str) -> str:
 class CriterionAdapter:
     name = "criterion"
 
+    def source_hint(self, name: str) -> SourceHint:
+        """A Rust file naming the id's first part (its group or function) in quotes."""
+        return SourceHint(suffix=".rs", needles=(f'"{name.split("/")[0]}"',))
+
     def __init__(self) -> None:
         # bench executable per worktree, found by discover (one cargo call per version)
         self._executables: dict[Path, str] = {}
@@ -106,7 +112,13 @@ class CriterionAdapter:
         if s["bench"]:
             argv += ["--bench", s["bench"]]
         argv += s["cargo_args"]
-        result = run(argv, cwd=version.workdir, timeout=3600)
+        # cargo's stdout is its JSON messages (read below), its stderr the "Compiling ..." lines
+        progress = StepProgress(
+            f"building the criterion benchmarks of {version.name} (cargo bench --no-run)",
+            hide=lambda line: line.startswith("{"),
+        )
+        result = run(argv, cwd=version.workdir, timeout=3600, progress=progress)
+        progress.done("built" if result.returncode == 0 and not result.timed_out else "failed")
         if result.returncode != 0 or result.timed_out:
             raise RunError(
                 f"`cargo bench --no-run` failed in {version.name}: {_last_error(result.stdout, result.stderr)}",

@@ -32,6 +32,7 @@ from typing import Any
 
 from gate.adapters._common import (
     NoBenchmarkMatched,
+    StepProgress,
     benchmark_missing,
     configured_specs,
     escape_regex,
@@ -47,6 +48,7 @@ from gate.adapters.base import (
     BenchmarkSpec,
     ProcessResult,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -370,6 +372,10 @@ def _file_digest(path: Path | None) -> str | None:
 class GoTestAdapter:
     name = "go"
 
+    def source_hint(self, name: str) -> SourceHint:
+        """The ``_test.go`` file declaring the top-level benchmark function."""
+        return SourceHint(suffix="_test.go", needles=(f"func {name.split('/')[0]}(",))
+
     def _options(self, options: Mapping[str, Any]) -> GoOptions:
         prebuild = options.get("prebuild", True)
         if not isinstance(prebuild, bool):
@@ -395,7 +401,9 @@ class GoTestAdapter:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.unlink(missing_ok=True)
         argv = [*version.prefix, "go", "test", "-c", "-o", str(path), *s.build_args, s.package]
-        result = run(argv, cwd=version.workdir, timeout=1800)
+        progress = StepProgress(f"building the Go test binary of {version.name} (go test -c {s.package})")
+        result = run(argv, cwd=version.workdir, timeout=1800, progress=progress)
+        progress.done("built" if result.returncode == 0 and not result.timed_out else "failed")
         if result.returncode != 0 or result.timed_out:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
             raise RunError(

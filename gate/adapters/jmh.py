@@ -1,16 +1,23 @@
-"""``jmh``: a JMH uber-jar (``mvn package`` output, e.g. ``target/benchmarks.jar``).
+"""``jmh``: a JMH uber-jar (``mvn package`` output, e.g. ``target/benchmarks.jar``) or a classpath
+(``[jmh] classpath`` / ``classpath_file``, e.g. what ``mvn dependency:build-classpath`` writes, for
+projects such as Apache Commons whose benchmark profile builds no uber-jar).
 
 One trial = ``java -jar JAR '^Class\\.method$' -f 1 -wi W -i N -bm MODE -tu UNIT -foe true -rf json
--rff FILE``;
+-rff FILE`` (with a classpath: ``java -cp CP org.openjdk.jmh.Main ...``, JMH's own entry point);
 the values are ``primaryMetric.rawData`` (one score per measurement iteration, per fork) of the
 single result in the JSON (JMH ``-h``; ``org.openjdk.jmh.results.format.JSONResultFormat``).
+A benchmark with ``@Param`` is one benchmark per parameter combination, named
+``Class.method:a=1,b=x`` (keys sorted, as the JSON's ``params``): discovery lists them with
+``-lp``, and a trial passes each as ``-p key=value``.
 The mode and time unit are passed explicitly so that the unit and its direction are known
 before the run (``thrpt`` = ops per time unit, higher is better; ``avgt``/``ss`` = time per op).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +38,7 @@ from gate.adapters._common import (
 from gate.adapters.base import (
     BenchmarkSpec,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -54,6 +62,14 @@ def expected_unit(mode: str, time_unit: str) -> str:
 class JmhAdapter:
     name = "jmh"
 
+    def source_hint(self, name: str) -> SourceHint | None:
+        """The class's ``.java`` file declaring the method (``pkg.Outer.method``; a nested class's
+        benchmarks live in the outer class's file, which the name does not tell)."""
+        method_path = split_params(name)[0].split(".")
+        if len(method_path) < 2:
+            return None
+        return SourceHint(suffix=f"/{method_path[-2]}.java", needles=(f" {method_path[-1]}(",))
+
     def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         mode = string_option(options, "mode", self.name, "avgt")
         if mode not in MODES:
@@ -70,6 +86,8 @@ class JmhAdapter:
             )
         return {
             "jar": string_option(options, "jar", self.name, "target/benchmarks.jar"),
+            "classpath": string_option(options, "classpath", self.name, ""),
+            "classpath_file": string_option(options, "classpath_file", self.name, ""),
             "java": string_option(options, "java", self.name, "java"),
             "java_args": string_list(options, "java_args", self.name),
             "mode": mode,
@@ -81,7 +99,9 @@ class JmhAdapter:
         }
 
     def _java(self, version: VersionContext, s: Mapping[str, Any]) -> list[str]:
-        return [*version.prefix, s["java"], *s["java_args"], "-jar", s["jar"]]
+        if not (s["classpath"] or s["classpath_file"]):
+            return [*version.prefix, s["java"], *s["java_args"], "-jar", s["jar"]]
+        return [*version.prefix, s["java"], *s["java_args"], "-cp", _classpath(version, s), JMH_MAIN]
 
     def discover(
         self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]
@@ -89,18 +109,22 @@ class JmhAdapter:
         s = self._options(options)
         unit = expected_unit(s["mode"], s["time_unit"])
         higher = s["mode"] == "thrpt"
-        result = run([*self._java(version, s), "-l"], cwd=version.workdir, timeout=300)
+        where = (
+            (s["classpath_file"] or s["classpath"]) if (s["classpath"] or s["classpath_file"]) else s["jar"]
+        )
+        result = run([*self._java(version, s), "-lp"], cwd=version.workdir, timeout=300)
         if result.returncode != 0 or result.timed_out:
             tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
             raise RunError(
-                f"listing JMH benchmarks of {s['jar']!r} failed in {version.name} ({tail[0][:200]})",
-                "check [jmh] jar (relative to the worktree; build it in [suite] build) and [jmh] java",
+                f"listing JMH benchmarks of {where!r} failed in {version.name} ({tail[0][:200]})",
+                "check [jmh] jar or classpath/classpath_file (relative to the worktree; build them in "
+                "[suite] build) and [jmh] java",
             )
         names = parse_list(result.stdout)
         names = filter_discovered(names, options, self.name)
         found = [BenchmarkSpec(name=n, unit=unit, higher_is_better=higher) for n in names]
         specs = with_configured(found, options, self.name, unit=unit, higher=higher)
-        require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s['jar']})")
+        require_nonempty([x.name for x in specs], self.name, f"{version.name} ({where})")
         return specs
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:
@@ -108,7 +132,8 @@ class JmhAdapter:
         spec = request.benchmark
         n = positive_int({"i": request.measurements}, "i", self.name, None)
         out = scratch_file(request.version, spec.name, ".json")
-        argv = [*self._java(request.version, s), anchored(spec.name)]
+        method, combination = split_params(spec.name)
+        argv = [*self._java(request.version, s), anchored(method)]
         # -f 1: one forked JVM per trial (JMH's isolation); -wi: no warmup unless configured.
         argv += ["-f", "1", "-wi", str(s["warmup"]), "-i", str(n), "-bm", s["mode"], "-tu", s["time_unit"]]
         if s["iteration_time"]:
@@ -120,7 +145,7 @@ class JmhAdapter:
             raise TrialFailure(
                 TrialStatus.ERROR, f"[[benchmark]] {spec.name!r}: params must be a table of strings"
             )
-        for key, value in sorted(params.items()):
+        for key, value in sorted({**params, **combination}.items()):
             argv += ["-p", f"{key}={value}"]
         # -foe true: an exception in the benchmark fails the run (JMH's default carries on and
         # writes no result, which would read as "no benchmark matched").
@@ -142,12 +167,70 @@ class JmhAdapter:
         return values
 
 
+JMH_MAIN = "org.openjdk.jmh.Main"
+_PARAM = re.compile(r'^\s+param "([^"]+)" = \{(.*)\}\s*$')
+_CLASSPATH_FILE_LIMIT = 1 << 20  # mvn dependency:build-classpath of a large project: ~100 kB
+
+
+def _classpath(version: VersionContext, s: Mapping[str, Any]) -> str:
+    """``[jmh] classpath`` followed by the entries of ``classpath_file`` (one line, ``:``-separated,
+    as ``mvn dependency:build-classpath -Dmdep.outputFile=FILE`` writes it); java resolves
+    relative entries against the worktree (the process's directory). The file is written by the
+    version's build (PR code): read only as a regular file under 1 MiB."""
+    parts = [s["classpath"]] if s["classpath"] else []
+    if s["classpath_file"]:
+        path = version.workdir / s["classpath_file"]
+        fix = (
+            "write it in [suite] build, e.g. `mvn -q test-compile dependency:build-classpath "
+            f"-Dmdep.outputFile={s['classpath_file']}`, or fix [jmh] classpath_file (relative to the worktree)"
+        )
+        try:
+            if path.is_symlink() or not path.is_file() or path.stat().st_size > _CLASSPATH_FILE_LIMIT:
+                raise RunError(f"[jmh] classpath_file {path} is not a regular file under 1 MiB", fix)
+            text = path.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError as exc:
+            raise RunError(f"[jmh] classpath_file {path} cannot be read ({exc.strerror})", fix) from None
+        if text:
+            parts.append(text)
+    return ":".join(parts)
+
+
+def split_params(name: str) -> tuple[str, dict[str, str]]:
+    """``Class.method:a=1,b=x`` -> (``Class.method``, {a: 1, b: x}); a name without ``:`` has none."""
+    method, sep, rest = name.partition(":")
+    if not sep:
+        return name, {}
+    pairs = [pair.partition("=") for pair in rest.split(",")]
+    return method, {key: value for key, _, value in pairs}
+
+
 def parse_list(stdout: str) -> list[str]:
-    """``java -jar JAR -l`` prints ``Benchmarks:`` then one fully qualified name per line."""
-    lines = [ln.strip() for ln in stdout.splitlines()]
-    if "Benchmarks:" in lines:
-        lines = lines[lines.index("Benchmarks:") + 1 :]
-    return [ln for ln in lines if ln and " " not in ln and not ln.endswith(":")]
+    """``-l`` prints ``Benchmarks:`` then one fully qualified name per line; ``-lp`` adds, below a
+    benchmark with ``@Param``, one line per parameter (``  param "size" = {10, 100}``), and each
+    combination of their values becomes a name of its own (``Class.method:size=10``, keys sorted)."""
+    lines = stdout.splitlines()
+    stripped = [ln.strip() for ln in lines]
+    if "Benchmarks:" in stripped:
+        lines = lines[stripped.index("Benchmarks:") + 1 :]
+    names: list[str] = []
+    params: dict[str, dict[str, list[str]]] = {}
+    for line in lines:
+        match = _PARAM.match(line)
+        if match and names:
+            params.setdefault(names[-1], {})[match[1]] = [v.strip() for v in match[2].split(",")]
+            continue
+        text = line.strip()
+        if text and " " not in text and not text.endswith(":"):
+            names.append(text)
+    out: list[str] = []
+    for name in names:
+        keys = sorted(params.get(name, {}))
+        if not keys:
+            out.append(name)
+            continue
+        for values in itertools.product(*(params[name][k] for k in keys)):
+            out.append(name + ":" + ",".join(f"{k}={v}" for k, v in zip(keys, values, strict=True)))
+    return out
 
 
 def _score(value: Any) -> float:
@@ -173,13 +256,17 @@ def parse_json(text: str, requested: str, unit: str, what: str) -> list[float]:
             keys.append(str(r["benchmark"]) + suffix)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise TrialFailure(TrialStatus.INVALID, f"{what}: output is not JMH JSON ({exc!s:.80})") from None
-    if len(set(keys)) > 1 and all(k.split(":")[0] == requested for k in keys):
+    if ":" in requested:  # one parameter combination (discovered with -lp): its own result
+        one_match([k for k in keys if k == requested], requested, what)
+        results = [r for r, k in zip(results, keys, strict=True) if k == requested]
+    elif len(set(keys)) > 1 and all(k.split(":")[0] == requested for k in keys):
         raise TrialFailure(
             TrialStatus.INVALID,
             f"{what}: ran for {len(keys)} @Param combinations ({', '.join(keys[:3])}); "
             'pick one with params = {name = "value"} in its [[benchmark]] entry',
         )
-    one_match([k.split(":")[0] for k in keys], requested, what)
+    else:
+        one_match([k.split(":")[0] for k in keys], requested, what)
     metric = results[0].get("primaryMetric") or {}
     score_unit = metric.get("scoreUnit")
     if score_unit != unit:

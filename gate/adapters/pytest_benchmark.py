@@ -43,6 +43,7 @@ from gate.adapters.base import (
     BenchmarkSpec,
     ProcessResult,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -137,6 +138,10 @@ def _failure(result: ProcessResult, what: str) -> TrialFailure:
 
 class PytestBenchmarkAdapter:
     name = "pytest-benchmark"
+
+    def source_hint(self, name: str) -> SourceHint:
+        """The test file of the node id (``bench/test_x.py::test_y[param]``)."""
+        return SourceHint(path=name.split("::")[0])
 
     def discover(
         self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]

@@ -38,6 +38,7 @@ from gate.adapters._common import (
 from gate.adapters.base import (
     BenchmarkSpec,
     ProcessRunner,
+    SourceHint,
     TrialFailure,
     TrialRequest,
     VersionContext,
@@ -75,6 +76,10 @@ def _warmup(options: Mapping[str, Any]) -> list[str]:
 
 class TinybenchAdapter:
     name = "tinybench"
+
+    def source_hint(self, name: str) -> SourceHint:
+        """A JavaScript file naming the task in quotes (``bench.add("name", ...)``)."""
+        return SourceHint(suffix="js", needles=(f'"{name}"', f"'{name}'", f"`{name}`"))
 
     def _options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return {

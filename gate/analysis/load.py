@@ -30,7 +30,7 @@ import pandas as pd
 from gate.errors import InputError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
-from gate.files.trial_log import parse_columns, parse_names, parse_numbers, read_rows
+from gate.files.trial_log import fill_blanks, parse_columns, parse_names, parse_numbers, read_rows
 from gate.model import TrialStatus, warning
 from gate.warning_codes import WarningCode
 
@@ -257,7 +257,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
             "run `ordertrap-gate run` to completion (or let it resume) before analyzing",
         )
     frame = pd.concat(frames, ignore_index=True, sort=False)
-    frame = frame.fillna("") if frame.isna().to_numpy().any() else frame
+    frame = fill_blanks(frame)
     frame = _drop_duplicate_trials(frame, names, warnings)
     frame = _classify(frame, names, warnings)
     if not (frame["kind"] == "ok").any() and not (frame["kind"] == "failed").any():

@@ -399,6 +399,17 @@ def build_analysis(
                     action,
                 )
             )
+    renames = likely_renames(only_base, only_head)
+    if renames:
+        shown = ", ".join(f"{old} → {new}" for old, new in renames[:10])
+        top_warnings.append(
+            warning(
+                WarningCode.LIKELY_RENAME,
+                f"{len(renames)} benchmark(s) of {base} look renamed in {head}, so neither was compared: {shown}",
+                "if the workload is the same, keep the old name until this change is merged (it is compared "
+                "under the new name from the next pull request on); if it changed, nothing to do",
+            )
+        )
     # Skipped in both versions: a configured name that exists in neither (a typo, or a benchmark
     # removed long ago). Not a change, so not counted; but it must not vanish without a word.
     skipped_rows = frame.loc[(frame["kind"] == "absent") & frame["version"].isin([base, head])]
@@ -724,3 +735,34 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     ]
     rows.append(f"decision: {s['decision']} ({'; '.join([counts or 'no benchmark compared', *extra])})")
     return "\n".join(rows)
+
+
+RENAME_SIMILARITY = 0.75  # difflib ratio above which two names are called alike
+
+
+def likely_renames(only_base: Sequence[str], only_head: Sequence[str]) -> list[tuple[str, str]]:
+    """Pairs (name in base only, name in head only) that look like one benchmark renamed: one
+    name extends the other by a level (``nth`` → ``nth/8``, ``Bench.m`` → ``Bench.m:size=10``), or
+    the names are alike (difflib's ratio at least :data:`RENAME_SIMILARITY`, e.g. ``parse_json`` →
+    ``parse_json_fast``). Each name is used once, closest pairs first. A hint for the reader, not a
+    comparison: a renamed benchmark has no baseline either way."""
+    import difflib
+
+    candidates = []
+    for old in only_base:
+        for new in only_head:
+            extends = any(
+                longer.startswith(shorter) and longer[len(shorter)] in "/:_-. "
+                for shorter, longer in ((old, new), (new, old))
+                if len(longer) > len(shorter)
+            )
+            ratio = difflib.SequenceMatcher(None, old, new).ratio()
+            if extends or ratio >= RENAME_SIMILARITY:
+                candidates.append((not extends, -ratio, old, new))
+    pairs: list[tuple[str, str]] = []
+    used: set[str] = set()
+    for _, _, old, new in sorted(candidates):
+        if old not in used and new not in used:
+            pairs.append((old, new))
+            used |= {old, new}
+    return sorted(pairs)

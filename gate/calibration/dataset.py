@@ -23,7 +23,14 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from gate.errors import ConfigError, InputError
-from gate.files.trial_log import parse_flags, parse_names, parse_numbers, parse_statuses, read_rows
+from gate.files.trial_log import (
+    fill_blanks,
+    parse_flags,
+    parse_names,
+    parse_numbers,
+    parse_statuses,
+    read_rows,
+)
 from gate.model import LEVELS, TRIAL_COLUMNS_V1, TrialStatus, warning
 from gate.stats.stability import FloatArray
 from gate.warning_codes import WarningCode
@@ -87,9 +94,10 @@ class Table:
 SOURCE = "_source"  # index of the input file a row came from (read_tables)
 
 
-def read_tables(paths: Sequence[str | Path]) -> pd.DataFrame:
-    """All input files as one frame of text cells (the trial log's reader,
-    :func:`gate.files.trial_log.read_rows`) with the column ``_source``; ``attrs["paths"]`` names
+def read_tables(paths: Sequence[str | Path], numbers: Sequence[str] = ()) -> pd.DataFrame:
+    """All input files as one frame (the trial log's reader, :func:`gate.files.trial_log.read_rows`;
+    ``numbers``: the level and value columns a tidy file names, read as numbers like the trial
+    log's own) with the column ``_source``; ``attrs["paths"]`` names
     the files and ``attrs["warnings"]`` reports what the reader left out (a cut-off last line, an
     empty file), which :func:`normalise` adds to its warnings."""
     if not paths:
@@ -97,7 +105,7 @@ def read_tables(paths: Sequence[str | Path]) -> pd.DataFrame:
     frames = []
     warnings: list[dict[str, str]] = []
     for i, p in enumerate(paths):
-        frame = read_rows(Path(p), warnings)
+        frame = read_rows(Path(p), warnings, numbers)
         if frame is not None:
             frames.append(frame.assign(**{SOURCE: i}))
     if not frames:
@@ -105,7 +113,7 @@ def read_tables(paths: Sequence[str | Path]) -> pd.DataFrame:
             f"every input file is empty: {', '.join(map(str, paths))}",
             "pass the trials.csv of a full-configuration run that finished some trials",
         )
-    out = pd.concat(frames, ignore_index=True).fillna("") if len(frames) > 1 else frames[0]
+    out = fill_blanks(pd.concat(frames, ignore_index=True)) if len(frames) > 1 else frames[0]
     out.attrs["paths"] = [str(p) for p in paths]
     out.attrs["warnings"] = warnings
     return out

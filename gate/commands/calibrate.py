@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         budget_s = parse_duration(args.audit_budget, "--audit-budget")
         max_rounds = check_max_rounds(args.audit_max_rounds, "--audit-max-rounds")
         rounds = RoundsReplay(budget_s, max_rounds) if budget_s > 0 else None
-    table = normalise(read_tables(args.trials), levels, args.value)
+    table = normalise(read_tables(args.trials, [*(levels or ()), args.value or "value"]), levels, args.value)
     table = select(table, "instance", args.instance, "--instance")
     versions = _base_first(distinct(table, "version"), args.trials[0])
     audit_versions: list[str] = []

@@ -25,6 +25,7 @@ from gate.engine import (
     process,
     record,
     sandbox,
+    source_changes,
     worktree,
 )
 from gate.engine.layout import Layout
@@ -261,6 +262,12 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
 
     adapter = get_adapter(config.suite.adapter)
     per_version, found = plan.discover(adapter, runner, contexts, config)
+    if args.base is not None:
+        in_both = set(per_version.get(args.base, {})) & set(per_version.get(args.head, {}))
+        edited = source_changes.changed_benchmarks(adapter, repo, versions[0].sha, versions[-1].sha, in_both)
+        edited_warning = source_changes.source_changed_warning(edited, args.base, args.head)
+        if edited_warning is not None:
+            _warn_and_record(edited_warning, warnings)
     if discovers:
         changes_by_file = _report_changes(inputs, found.get(args.head), warnings)
     run_plan = plan.plan_run(
@@ -333,6 +340,16 @@ def _start(
             "pass a new --out to start a new run",
         )
     done = log.recover([*schedule, *existing.round_trials()])
+    if existing.adaptive is None and meta.adaptive is not None:
+        # a budget added to a run made without one (record.check_adaptive_resume): its rounds follow
+        # the planned trials already in the log
+        existing = existing.with_adaptive(meta.adaptive)
+        run_meta.write(out / run_meta.FILE_NAME, existing)
+        print(
+            f"ordertrap-gate run: adding follow-up rounds (budget {meta.adaptive.budget_s:g} s, counted from "
+            f"the first planned trial) to the run in {out}",
+            file=sys.stderr,
+        )
     if done:
         print(
             f"ordertrap-gate run: resuming, {len(done)}/{len(schedule) + len(existing.round_trials())} "

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate.adapters._common import StepProgress
 from gate.adapters.base import ProcessRunner, VersionContext
+from gate.bidi import show_controls_on_one_line
 from gate.engine import worktree
 from gate.engine.project_config import ProjectConfig, substitute_worktree
 from gate.errors import RunError
@@ -107,8 +109,9 @@ def build(
     marker = _marker(out, v)
     if marker.exists() and marker.read_text(encoding="utf-8").strip() == v.sha:
         return
-    print(f"ordertrap-gate run: building {v.revision} ({v.sha[:12]}) in {wt}", file=sys.stderr)
-    result = runner(config.suite.build, cwd=wt, timeout=config.suite.build_timeout)
+    progress = StepProgress(f"building {show_controls_on_one_line(v.revision)} ({v.sha[:12]}) in {wt}")
+    result = runner(config.suite.build, cwd=wt, timeout=config.suite.build_timeout, progress=progress)
+    progress.done("built" if result.returncode == 0 and not result.timed_out else "failed")
     if result.timed_out or result.returncode != 0:
         print_untrusted((result.stdout + result.stderr)[-4000:], stream=sys.stderr)
         what = "timed out" if result.timed_out else f"exited with status {result.returncode}"

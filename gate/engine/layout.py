@@ -35,7 +35,7 @@ What it does not randomise, and why:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,5 +96,8 @@ class PaddedRunner:
         cwd: Path,
         timeout: float,
         env: Mapping[str, str] | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> ProcessResult:
-        return self.inner(argv, cwd=cwd, timeout=timeout, env={**(env or {}), PAD_VARIABLE: self.value})
+        return self.inner(
+            argv, cwd=cwd, timeout=timeout, env={**(env or {}), PAD_VARIABLE: self.value}, progress=progress
+        )

@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gate.adapters._common import StepProgress
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
+from gate.bidi import show_controls_on_one_line
 from gate.engine.project_config import ProjectConfig
 from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.errors import ConfigError, InputError
@@ -86,7 +88,10 @@ def discover(
     found: dict[str, list[str]] = {}
     produced: set[str] = set()  # names found, and the [[benchmark]] patterns they were expanded from
     for revision, ctx in contexts.items():
+        # discovery may build (cargo, go test -c, a JVM listing): say so, and how long it took
+        step = StepProgress(f"finding the {adapter.name} benchmarks of {show_controls_on_one_line(revision)}")
         specs = adapter.discover(ctx, runner, settings)
+        step.done(f"{len(specs)} found")
         found[revision] = [s.name for s in specs]
         produced.update(n for s in specs for n in (s.name, s.options.get("pattern")) if isinstance(n, str))
         per_version[revision] = {s.name: config.override(s) for s in specs if config.selects(s.name)}

@@ -314,6 +314,7 @@ class SubprocessRunner:
         cwd: Path,
         timeout: float,
         env: Mapping[str, str] | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> ProcessResult:
         args: Sequence[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
         if self.sandbox is not None:
@@ -382,7 +383,7 @@ class SubprocessRunner:
                 os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
             signals.release()  # a stop signal held during the spawn raises here, where proc is known
             out, err, timed_out = _collect(
-                proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup, marks
+                proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup, marks, progress
             )
             if timed_out:
                 _kill_group(proc.pid)
@@ -530,6 +531,7 @@ def _collect(
     deadline: float,
     wakeup: int = -1,
     marks: _Marks | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[bytes, bytes, bool]:
     """Read the child's stdout and stderr (``out_fd``, ``err_fd``) to EOF and reap the process,
     or give up at ``deadline``.
@@ -538,7 +540,9 @@ def _collect(
     costs ~0.2 ms per trivial trial; polling the pipes and then a pidfd waits exactly as long as
     needed. ``wakeup`` (see :class:`_SpawnSignals`) is polled too: a signal wakes the wait, its
     handler runs (and raises to abort) as soon as ``poll`` returns. ``marks``, the sandbox's
-    timing socket, is read as its datagrams arrive. Returns (stdout, stderr, timed_out).
+    timing socket, is read as its datagrams arrive. ``progress`` gets each piece of output as it is read
+    (for display only: a character split between two reads shows as a replacement character).
+    Returns (stdout, stderr, timed_out).
     """
     stdout, stderr = _Capture(), _Capture()
     captures = {out_fd: stdout, err_fd: stderr}
@@ -568,6 +572,8 @@ def _collect(
             data = os.read(fd, 65536)
             if data:
                 captures[fd].add(data)
+                if progress is not None:
+                    progress(data.decode("utf-8", "replace"))
             else:
                 poller.unregister(fd)
                 open_fds -= 1

@@ -82,6 +82,8 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
     "hyperfine": ("binary", "shell", "warmup", "args"),
     "jmh": (
         "jar",
+        "classpath",
+        "classpath_file",
         "java",
         "java_args",
         "mode",

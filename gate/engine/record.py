@@ -99,10 +99,13 @@ def check_resume(meta: RunMeta, fresh: RunMeta, out: Path) -> None:
 
 def check_adaptive_resume(meta: RunMeta, adaptive: AdaptiveConfig, out: Path) -> None:
     old = meta.adaptive
-    was = (float(old.budget_s), old.max_rounds) if old is not None else (0.0, adaptive.max_rounds)
-    now = (adaptive.budget_s, adaptive.max_rounds if adaptive.on else was[1])
-    if old is None and not adaptive.on:
+    if old is None:
+        # A run without a budget made no look of its own: a budget given now adds follow-up rounds
+        # after its planned trials, finished or not (the budget counts from its first planned
+        # trial, as in a run started with it; docs/running.md "Follow-up rounds").
         return
+    was = (float(old.budget_s), old.max_rounds)
+    now = (adaptive.budget_s, adaptive.max_rounds if adaptive.on else was[1])
     if was != now:
         raise InputError(
             f"{out} holds a run with follow-up budget {was[0]:g} s and at most {was[1]} rounds, now "

@@ -178,3 +178,23 @@ def remove(repo: Path, path: Path) -> None:
 
         shutil.rmtree(path, ignore_errors=True)
     _git(repo, "worktree", "prune")
+
+
+def changed_files(repo: Path, base_sha: str, head_sha: str) -> list[str]:
+    """Paths that differ between two commits (``git diff --name-only``, renames as delete + add);
+    empty when git cannot tell (a shallow clone without base)."""
+    result = _git(repo, "diff", "--name-only", "--no-renames", "-z", base_sha, head_sha)
+    return [p for p in result.stdout.split("\0") if p] if result.returncode == 0 else []
+
+
+def blob_text(repo: Path, sha: str, path: str, limit: int = 1 << 20) -> str:
+    """The file ``path`` at ``sha`` as text, "" when it is absent there or larger than ``limit``
+    (the committed content, read from git's objects, never from a worktree)."""
+    try:
+        size = _git(repo, "cat-file", "-s", f"{sha}:{path}")
+        if size.returncode != 0 or not size.stdout.strip().isdigit() or int(size.stdout) > limit:
+            return ""
+        shown = _git(repo, "cat-file", "blob", f"{sha}:{path}")
+    except UnicodeDecodeError:  # not text: no benchmark source
+        return ""
+    return shown.stdout if shown.returncode == 0 else ""

@@ -6,10 +6,12 @@ every trial (hyperfine's "persist after every trial"), fsync rate-limited. On re
 row cut by SIGKILL, or the first rows of a trial whose other rows never made it), so a resumed run
 neither repeats nor loses a trial.
 
-:func:`read_rows` is the one reader (``analyze`` and ``calibrate`` alike): every cell as text, a
-last line cut off by a kill left out with a warning, columns the reader does not know (a newer
-writer's, a tidy file's own) passed through. The ``parse_*`` functions are the one set of rules
-by which those texts become statuses, flags and numbers (docs/contracts.md, trials.csv).
+:func:`read_rows` is the one reader (``analyze`` and ``calibrate`` alike): every cell as text
+except the number columns, which pandas' C parser reads as numbers where every cell of the column
+is a number by :func:`parse_numbers`' rule (else as text, and the rule converts them); a last line
+cut off by a kill left out with a warning, columns the reader does not know (a newer writer's, a
+tidy file's own) passed through as text. The ``parse_*`` functions are the one set of rules by
+which cells become statuses, flags and numbers (docs/contracts.md, trials.csv).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import csv
 import io
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -372,11 +374,29 @@ def header(path: Path) -> list[str] | None:
         ) from None
 
 
-def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None:
-    """The rows of one trial log (or tidy CSV file) with every cell as text (blank cells as ``""``,
-    blanks after a comma skipped) and the header names stripped; every column is kept, known or
-    not. ``None`` for an empty file (with an ``empty_log`` warning); a cut-off last line is left
-    out with a ``cut_off_row`` warning. Raises :class:`InputError` naming the file when it is
+def _raw_names(path: Path) -> list[str] | None:
+    """The header's names as pandas sees them with ``skipinitialspace`` (not stripped at the end),
+    or ``None`` when a name repeats (pandas renames the repeats) or the header is not CSV."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as fh:
+            names = next(csv.reader([fh.readline().rstrip("\r\n")], skipinitialspace=True), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return names if len(set(names)) == len(names) else None
+
+
+def read_rows(
+    path: Path, warnings: list[dict[str, str]], numbers: Collection[str] = ()
+) -> pd.DataFrame | None:
+    """The rows of one trial log (or tidy CSV file) with the header names stripped; every column is
+    kept, known or not. The number columns (:data:`NUMBER_COLUMNS`, ``value`` and the names in
+    ``numbers``, e.g. calibrate's ``--levels`` and ``--value``) are read by pandas' C parser as
+    int64/float64 when every cell of the column is a number (an empty cell is NaN), which gives
+    the numbers :func:`parse_numbers`' rule gives for their text (tests/unit/files pin it); a
+    column with any other cell (``x``, ``nan``, ``1_0``) is read as text like every other column
+    (blank cells as ``""``, blanks after a comma skipped), and :func:`parse_numbers` converts it
+    by the rule. ``None`` for an empty file (with an ``empty_log`` warning); a cut-off last line is
+    left out with a ``cut_off_row`` warning. Raises :class:`InputError` naming the file when it is
     missing or is not CSV. Callers check the columns they need: which those are depends on them."""
     if not path.is_file():
         raise InputError(
@@ -399,17 +419,52 @@ def read_rows(path: Path, warnings: list[dict[str, str]]) -> pd.DataFrame | None
         )
     import pandas as pd
 
+    # Reading every cell as text and converting the numbers afterwards took 3-4x one plain
+    # pd.read_csv (docs/performance.md "Reading trial logs"): the C parser converts the number
+    # columns at a fraction of that. The text columns are named, so nothing else is guessed.
+    wanted = {*NUMBER_COLUMNS, "value", *numbers}
+    names = _raw_names(path)
+    df = None
+    if names is not None:
+        number_names = [n for n in names if n.strip() in wanted]
+        df = _read(
+            path,
+            cut,
+            dtype={n: str for n in names if n.strip() not in wanted},
+            na_values={n: [""] for n in number_names},
+            low_memory=False,  # one type per column, not one per chunk
+        )
+        if not all(
+            df[n].dtype.kind in "iuf" or isinstance(df[n].dtype, pd.StringDtype) for n in number_names
+        ):
+            # a column of true/false only (bool) or of integers beyond 64 bits (Python ints): not
+            # numbers the C parser and the rule agree on, so the whole log is read as text
+            df = None
+    if df is None:
+        df = _read(path, cut, dtype=str)
+    df.columns = [str(c).strip() for c in df.columns]
+    if "round" not in df.columns and _RUN_COLUMNS.issubset(df.columns):
+        df["round"] = "0"  # a schema-1 log of `run`: every trial was planned
+    return df
+
+
+def fill_blanks(frame: pd.DataFrame) -> pd.DataFrame:
+    """Logs of :func:`read_rows` concatenated: a cell of a column another log lacks becomes what
+    an empty cell reads as, ``""`` in a text column and NaN (left as it is) in a number column."""
+    blanks = {c: "" for c in frame.columns if frame[c].dtype.kind not in "iuf" and frame[c].isna().any()}
+    return frame.fillna(blanks) if blanks else frame
+
+
+def _read(path: Path, cut: CutLine | None, **kwargs: Any) -> pd.DataFrame:
+    import pandas as pd
+
     try:
-        df = read_csv_without_cut_line(path, cut, dtype=str, keep_default_na=False, skipinitialspace=True)
+        return read_csv_without_cut_line(path, cut, keep_default_na=False, skipinitialspace=True, **kwargs)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
         raise InputError(
             f"{path} is not a readable CSV trial log ({exc})",
             "pass the trials.csv written by `ordertrap-gate run` (comma-separated, header row)",
         ) from exc
-    df.columns = [str(c).strip() for c in df.columns]
-    if "round" not in df.columns and _RUN_COLUMNS.issubset(df.columns):
-        df["round"] = "0"  # a schema-1 log of `run`: every trial was planned
-    return df
 
 
 def elapsed_by_trial(path: Path) -> dict[int, float]:
@@ -435,13 +490,15 @@ def elapsed_by_trial(path: Path) -> dict[int, float]:
     return dict(zip(trial[keep].astype(np.int64).tolist(), elapsed[keep].tolist(), strict=True))
 
 
-def _text(column: pd.Series) -> pd.Series:
-    """The cells as stripped text. Names, statuses and flags repeat: each distinct cell is
-    stripped once (stripping 40,000 cells one by one costs 0.2 s per column)."""
+def _text(column: pd.Series, lower: bool = False) -> pd.Series:
+    """The cells as stripped text (in lower case with ``lower``). Names, statuses and flags repeat:
+    each distinct cell is converted once (stripping 40,000 cells one by one costs 0.2 s per column)."""
     import pandas as pd
 
     codes, uniques = pd.factorize(column, use_na_sentinel=False)
     stripped = pd.Index(uniques).astype(str).str.strip()
+    if lower:
+        stripped = stripped.str.lower()
     return pd.Series(stripped.to_numpy()[codes], index=column.index, dtype=object)
 
 
@@ -463,6 +520,8 @@ def parse_numbers(column: pd.Series) -> pd.Series:
     cell is a whole number), since the dtype depends only on the set of cells."""
     import pandas as pd
 
+    if column.dtype.kind in "iuf":  # read as numbers by the C parser (read_rows): the same numbers
+        return column
     head = column.iloc[:_SAMPLE]
     if len(column) <= _SAMPLE or head.nunique(dropna=False) > len(head) // 2:
         return pd.to_numeric(column, errors="coerce")
@@ -473,13 +532,13 @@ def parse_numbers(column: pd.Series) -> pd.Series:
 
 def parse_flags(column: pd.Series) -> pd.Series:
     """``higher_is_better``: true for the spellings in :data:`TRUE_SPELLINGS`, else false."""
-    return _text(column).str.lower().isin(TRUE_SPELLINGS)
+    return _text(column, lower=True).isin(TRUE_SPELLINGS)
 
 
 def parse_statuses(column: pd.Series) -> pd.Series:
     """Trial statuses in lower case, surrounding blanks ignored; an empty status is ``ok`` (a
     minimal log without one lists measurements)."""
-    return _text(column).str.lower().replace("", TrialStatus.OK.value)
+    return _text(column, lower=True).replace("", TrialStatus.OK.value)
 
 
 def parse_columns(frame: pd.DataFrame) -> pd.DataFrame:

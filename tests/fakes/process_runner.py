@@ -35,13 +35,18 @@ class FakeRunner:
         cwd: Path,
         timeout: float,
         env: Mapping[str, str] | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> ProcessResult:
         call = Call(argv=argv if isinstance(argv, str) else list(argv), cwd=cwd, timeout=timeout, env=env)
         self.calls.append(call)
         if not self.script:
             raise AssertionError(f"unexpected extra process: {argv!r}")
         step = self.script.pop(0)
-        return step if isinstance(step, ProcessResult) else step(call)
+        result = step if isinstance(step, ProcessResult) else step(call)
+        if progress is not None:  # as the real runner shows it while the process runs
+            progress(result.stderr)
+            progress(result.stdout)
+        return result
 
 
 def ok(stdout: str = "", stderr: str = "", elapsed_s: float = 0.01) -> ProcessResult:

@@ -17,8 +17,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from gate.adapters.registry import get_adapter
 from gate.cli import main
 from tests.conftest import require_tool
+from tests.integration.adapter_helpers import context, real_runner, trial
 from tests.integration.toolchains import maven_repo, run_checked
 from tests.integration.two_versions import make_repo
 
@@ -153,3 +155,20 @@ def test_planted_slowdown_is_a_regression_and_the_unchanged_benchmark_is_not(
     assert verdicts["bench.Work.slow"] == "regression", verdicts
     # the noise of a shared 2-core machine may leave the unchanged one unresolved, never changed
     assert verdicts["bench.Work.steady"] in {"unchanged", "inconclusive"}, verdicts
+
+
+def test_a_classpath_instead_of_the_uber_jar_lists_and_runs_through_jmh_main(
+    jmh_repo: Path, tmp_path: Path
+) -> None:
+    """``[jmh] classpath_file`` (as `mvn dependency:build-classpath` writes it) runs
+    ``java -cp ... org.openjdk.jmh.Main``: here the classpath is the jar the module's build made,
+    read as a plain classpath (its manifest's Main-Class unused)."""
+    warm = jmh_repo.parent / "warm"  # built by the fixture
+    (warm / "target" / "cp.txt").write_text("target/benchmarks.jar\n")
+    adapter = get_adapter("jmh")
+    version = context(warm, tmp_path / "scratch")
+    settings = {"classpath_file": "target/cp.txt", "time_unit": "us", "iteration_time": "100ms"}
+    specs = adapter.discover(version, real_runner(), settings)
+    assert [s.name for s in specs] == ["bench.Work.slow", "bench.Work.steady"]
+    values = adapter.run_trial(trial(specs[1], version, 2, settings), real_runner())
+    assert len(values) == 2 and all(v > 0 for v in values)

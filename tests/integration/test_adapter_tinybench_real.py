@@ -142,3 +142,33 @@ def test_listing_samples_errors_and_missing_tasks(js_repo: Path, tmp_path: Path)
     assert "exports no tinybench Bench" in str(setup.value) and "export default bench" in setup.value.fix
     with pytest.raises(ConfigError):
         adapter.discover(version, real_runner(), {"warmup_time": "250ms"})
+
+
+SELF_RUNNING = """import { Bench } from "tinybench";
+
+const bench = new Bench({ name: "runs on import", time: 100 });
+bench.add("sum", () => { let s = 0; for (let i = 0; i < 10000; i++) s += i; return s; });
+bench.add("join", () => Array.from({ length: 200 }, (_, i) => i).join(","));
+await bench.run();
+console.table(bench.table());
+"""
+
+
+def test_the_documented_wrapper_runs_a_suite_that_runs_itself_on_import(
+    js_repo: Path, tmp_path: Path
+) -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "adapters.md").read_text(encoding="utf-8")
+    section = docs.split("## A tinybench suite that runs itself on import", 1)[1]
+    wrapper = section.split("```js\n", 1)[1].split("```", 1)[0]
+    checkout = tmp_path / "checkout"
+    run_checked(["git", "clone", "-q", str(js_repo), str(checkout)], cwd=tmp_path)
+    run_checked(npm_ci().split(), cwd=checkout)
+    (checkout / "bench.mjs").write_text(SELF_RUNNING)
+    (checkout / "bench.gate.mjs").write_text(wrapper)
+    adapter = get_adapter("tinybench")
+    version = context(checkout, tmp_path / "scratch")
+    settings = {"file": "bench.gate.mjs", "warmup_iterations": 2}
+    specs = adapter.discover(version, real_runner(), settings)
+    assert [s.name for s in specs] == ["sum", "join"]
+    values = adapter.run_trial(trial(specs[1], version, 5, settings), real_runner())
+    assert len(values) == 5 and all(v > 0 for v in values)

@@ -181,6 +181,31 @@ def test_without_a_budget_nothing_changes_but_the_round_column(tmp_path, looks):
     assert analyze(out)["settings"]["confidence"] == 0.99
 
 
+def test_a_budget_added_to_a_finished_run_adds_rounds_and_keeps_its_trials(tmp_path, looks, capsys):
+    repo = suite(tmp_path)
+    out = tmp_path / "out"
+    assert main(argv(repo, out)) == 0  # no budget: the planned trials only
+    planned_rows = (out / "trials.csv").read_bytes()
+    assert json.loads((out / "meta.json").read_text())["adaptive"] is None
+    capsys.readouterr()
+    assert main(argv(repo, out, "--budget", "1h", "--max-rounds", "3")) == 0
+    assert "adding follow-up rounds" in capsys.readouterr().err
+    df, meta = load(out)
+    # the planned trials were not measured again: the log grew only by round rows
+    assert (out / "trials.csv").read_bytes().startswith(planned_rows)
+    assert set(df.loc[df["round"] == 0].trial) == set(range(1, len(meta["schedule"]) + 1))
+    assert set(df.loc[df["round"] > 0].benchmark) == {"noisy"}
+    ad = meta["adaptive"]
+    assert ad["budget_s"] == 3600 and ad["rounds"] and ad["final"]["stop_reason"] == "all_resolved"
+    assert looks[0]["noisy"] == "inconclusive" and looks[-1]["noisy"] == "unchanged"
+    assert verdicts(analyze(out)) == looks[-1]
+    # the same command again finds it complete; another budget is still refused
+    assert main(argv(repo, out, "--budget", "1h", "--max-rounds", "3")) == 0
+    assert "already in" in capsys.readouterr().err
+    assert main(argv(repo, out, "--budget", "2h", "--max-rounds", "3")) != 0
+    assert "resume with --budget 3600s" in capsys.readouterr().err
+
+
 class SimClock:
     """Simulated time: every logged trial took ``cost`` seconds; the planner is told ``guess``."""
 

@@ -19,13 +19,27 @@ EXAMPLES = re.findall(r"```toml\n(.*?)```", README, re.S)
 COMMENTED_OPTION = re.compile(r"^# ?(\w+ = .*|\[[\w-]+\])$", re.M)
 
 
-def test_the_readme_shows_the_three_shapes():
-    assert len(EXAMPLES) >= 3
+def test_the_readme_shows_the_common_shapes():
+    assert len(EXAMPLES) >= 5
     assert {re.search(r'adapter = "([\w-]+)"', e)[1] for e in EXAMPLES} >= {
         "go",
         "pytest-benchmark",
         "command",
+        "criterion",
+        "jmh",
     }
+
+
+def test_the_criterion_and_jmh_examples_are_complete_and_use_their_adapter_keys():
+    from gate.adapters.jmh import JmhAdapter
+
+    by_adapter = {re.search(r'adapter = "([\w-]+)"', e)[1]: e for e in EXAMPLES}
+    jmh = parse_config(COMMENTED_OPTION.sub(r"\1", by_adapter["jmh"]).encode(), Path(".ordertrap.toml"))
+    options = jmh.adapter_options()
+    assert JmhAdapter()._options(options)["classpath_file"] == "target/cp.txt"
+    assert "dependency:build-classpath" in jmh.suite.build
+    criterion = parse_config(by_adapter["criterion"].encode(), Path(".ordertrap.toml"))
+    assert criterion.full.measurements >= 10  # Criterion's minimum sample count
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: re.search(r'adapter = "([\w-]+)"', e)[1])

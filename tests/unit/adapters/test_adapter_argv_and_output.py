@@ -647,3 +647,60 @@ def test_plugin_replaces_pytest_benchmark_timer_precision(monkeypatch: pytest.Mo
     assert fixture.compute_timer_precision is plugin._bounded_timer_precision  # type: ignore[attr-defined]
     info = plugin.pytest_benchmark_generate_machine_info(None)  # type: ignore[attr-defined]
     assert "ordertrap-gate" in info["cpu"]["note"] and info["python_version"]
+
+
+def test_jmh_each_param_combination_is_a_benchmark_of_its_own(tmp_path: Path) -> None:
+    listing = (
+        "Benchmarks: \norg.example.A.x\norg.example.bench.ListBench.add\n"
+        '  param "size" = {10, 100}\n  param "kind" = {array, linked}\n'
+    )
+    runner = FakeRunner([ok(listing)])
+    specs = get_adapter("jmh").discover(version(tmp_path), runner, {})
+    assert runner.calls[0].argv[-1] == "-lp"
+    assert [s.name for s in specs] == [
+        "org.example.A.x",
+        "org.example.bench.ListBench.add:kind=array,size=10",
+        "org.example.bench.ListBench.add:kind=array,size=100",
+        "org.example.bench.ListBench.add:kind=linked,size=10",
+        "org.example.bench.ListBench.add:kind=linked,size=100",
+    ]
+    # a trial of one combination passes it as -p and reads its own result from JMH's JSON
+    data = json.loads((TESTDATA / "jmh" / "params-two-results.json").read_text())
+    runner = FakeRunner([writes("-rff", json.dumps(data))])
+    spec = BenchmarkSpec(name="org.example.bench.ListBench.add:size=100")
+    assert get_adapter("jmh").run_trial(request(tmp_path, spec, 2), runner) == [98.2, 99.0]
+    argv = runner.calls[0].argv
+    assert r"^org\.example\.bench\.ListBench\.add$" in argv and arg_value(argv, "-p") == "size=100"
+    missing = BenchmarkSpec(name="org.example.bench.ListBench.add:size=7")
+    with pytest.raises(TrialFailure) as err:
+        get_adapter("jmh").run_trial(
+            request(tmp_path, missing, 2), FakeRunner([writes("-rff", json.dumps(data))])
+        )
+    assert "no benchmark matched" in reason_of(err)
+
+
+def test_jmh_with_a_classpath_runs_jmh_main_instead_of_a_jar(tmp_path: Path) -> None:
+    ctx = version(tmp_path)
+    (ctx.workdir / "target").mkdir(parents=True, exist_ok=True)
+    (ctx.workdir / "target" / "cp.txt").write_text("/m2/jmh-core.jar:/m2/commons-math.jar\n")
+    settings = {"classpath": "target/classes:target/test-classes", "classpath_file": "target/cp.txt"}
+    runner = FakeRunner([ok("Benchmarks:\norg.example.A.x\n")])
+    get_adapter("jmh").discover(ctx, runner, settings)
+    assert runner.calls[0].argv == [
+        "java",
+        "-cp",
+        "target/classes:target/test-classes:/m2/jmh-core.jar:/m2/commons-math.jar",
+        "org.openjdk.jmh.Main",
+        "-lp",
+    ]
+    runner = FakeRunner([writes("-rff", TESTDATA / "jmh" / "avgt-one-result.json")])
+    spec = BenchmarkSpec(name="org.example.bench.ParseBench.parse")
+    get_adapter("jmh").run_trial(request(tmp_path, spec, 3, settings), runner)
+    assert runner.calls[0].argv[1:4] == [
+        "-cp",
+        "target/classes:target/test-classes:/m2/jmh-core.jar:/m2/commons-math.jar",
+        "org.openjdk.jmh.Main",
+    ]
+    with pytest.raises(RunError) as err:  # the build did not write it: the fix names the command
+        get_adapter("jmh").discover(ctx, FakeRunner(), {"classpath_file": "target/none.txt"})
+    assert "dependency:build-classpath" in err.value.fix

@@ -9,7 +9,7 @@ product's own, so this is the log `ordertrap-gate run` writes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +42,7 @@ class LeakyMachine:
         cwd: Path,
         timeout: float,
         env: Mapping[str, str] | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> ProcessResult:
         name = str(argv).split()[-1]
         value = BASE_S[name] * self.rng.lognormal(0.0, 0.02)

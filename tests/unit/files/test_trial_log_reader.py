@@ -54,7 +54,8 @@ def test_unknown_columns_pass_through_as_text(tmp_path: Path) -> None:
     assert list(frame.columns) == ["benchmark", "version", "value", "round", "note"]
     parsed = parse_columns(frame)
     assert parsed["round"].tolist() == ["2"] and parsed["note"].tolist() == ["keep me"]
-    assert parsed["value"].tolist() == ["1.5 "]  # the value is the caller's to classify
+    # the value column is read as numbers (by parse_numbers' rule); classifying them is the caller's
+    assert parsed["value"].tolist() == [1.5]
 
 
 def test_a_missing_file_is_an_error_naming_it(tmp_path: Path) -> None:
@@ -244,7 +245,7 @@ def test_a_byte_order_mark_is_not_part_of_the_first_column_and_a_cut_row_is_stil
     warnings: list = []
     rows = read_rows(path, warnings)
     assert rows is not None and list(rows.columns) == list(TRIAL_COLUMNS)
-    assert rows["trial"].tolist() == ["1", "1"] and rows["round"].tolist() == ["0", "0"]
+    assert rows["trial"].tolist() == [1, 1] and rows["round"].tolist() == ["0", "0"]
     assert [w["code"] for w in warnings] == ["cut_off_row"]
 
 
@@ -259,4 +260,52 @@ def test_a_resume_keeps_the_byte_order_mark_and_the_finished_trials(tmp_path: Pa
     assert len(after.splitlines()) == 3  # the header and trial 1's two rows; trial 2 runs again
     warnings: list = []
     rows = read_rows(path, warnings)
-    assert rows is not None and rows["trial"].tolist() == ["1", "1"] and warnings == []
+    assert rows is not None and rows["trial"].tolist() == [1, 1] and warnings == []
+
+
+NUMBER_CELLS = [
+    *CELLS,
+    "True",
+    "false",
+    "99999999999999999999",
+    "1.5 ",
+    "+5",
+    ".5",
+    "1.",
+    "Infinity",
+    "NaN",
+    "1d3",
+]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_number_columns_read_as_numbers_are_those_of_the_rule(tmp_path: Path, seed: int) -> None:
+    # read_rows lets the C parser read a number column whose cells are all numbers; its numbers
+    # and dtype must be those of pd.to_numeric(errors="coerce") on the text of every cell, and a
+    # column with any other cell is read as text.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    floats = [repr(float(v)) for v in rng.lognormal(3.0, 4.0, n)]
+    pool = NUMBER_CELLS[: int(rng.integers(0, len(NUMBER_CELLS) + 1))]
+    cells = {
+        "value": [c if rng.random() < 0.5 or not pool else str(rng.choice(pool)) for c in floats],
+        "position": [
+            str(rng.choice(pool)) if pool and rng.random() < 0.01 else str(1 + i % 40) for i in range(n)
+        ],
+        "elapsed_s": [f"{v:.6f}" for v in rng.uniform(0, 2, n)],
+    }
+    if rng.random() < 0.5:
+        cells["value"] = floats  # the common case: every cell a number
+    path = tmp_path / "trials.csv"
+    frame = pd.DataFrame({"benchmark": "a", "version": "v", **cells})
+    frame.to_csv(path, index=False)
+    text = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+    rows = read_rows(path, [])
+    assert rows is not None
+    for column in cells:
+        expected = pd.to_numeric(text[column], errors="coerce")
+        got = parse_numbers(rows[column])
+        assert got.dtype == expected.dtype, column
+        assert np.array_equal(got.to_numpy(dtype=float), expected.to_numpy(dtype=float), equal_nan=True)
+    assert rows["benchmark"].tolist() == ["a"] * n  # text columns stay text
+    assert rows["elapsed_s"].dtype == np.float64  # read as numbers, not converted cell by cell

@@ -1,0 +1,74 @@
+"""Long steps say what they are doing (a build, a discovery that compiles): a line when they start,
+the step's own output while it runs (throttled), and their time at the end."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from gate.adapters._common import StepProgress
+from gate.adapters.base import VersionContext
+from gate.adapters.criterion import CriterionAdapter
+from gate.engine.process import SubprocessRunner
+from tests.fakes.process_runner import FakeRunner, ok
+from tests.unit.adapters.test_adapter_criterion import HELP_08, built, cargo_messages, metadata
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_step_says_it_started_shows_its_output_throttled_and_its_time() -> None:
+    out, clock = io.StringIO(), Clock()
+    step = StepProgress("building base", interval=5.0, stream=out, clock=clock)
+    step("   Compiling serde v1.0\n   Compiling it")  # the second line is not complete yet
+    clock.now += 1
+    step("ertools v0.13\n   Compiling rand v0.8\n")  # within 5 s of the last shown line: not shown
+    clock.now += 5
+    step("   Compiling criterion v0.4\x1b[31m\n")
+    clock.now += 2.5
+    step.done("built")
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "ordertrap-gate run: building base …",
+        "ordertrap-gate run:   building base [0 s]: Compiling serde v1.0",
+        "ordertrap-gate run:   building base [6 s]: Compiling criterion v0.4<U+001B>[31m",
+        "ordertrap-gate run: building base: built in 8.5 s",
+    ]
+
+
+def test_the_runner_passes_the_output_on_while_the_process_runs(tmp_path: Path) -> None:
+    seen: list[str] = []
+    result = SubprocessRunner()(
+        ["/bin/sh", "-c", "echo compiling >&2; echo done"], cwd=tmp_path, timeout=30, progress=seen.append
+    )
+    assert result.returncode == 0 and result.stdout == "done\n" and result.stderr == "compiling\n"
+    assert sorted("".join(seen).splitlines()) == ["compiling", "done"]
+
+
+def test_the_criterion_build_says_it_builds_and_shows_cargo_but_not_its_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exe = built(tmp_path)
+    workdir = tmp_path / "wt"
+    workdir.mkdir()
+    ctx = VersionContext(name="base", workdir=workdir, scratch=tmp_path / "scratch")
+    runner = FakeRunner(
+        [
+            ok(metadata(workdir / "target")),
+            ok(cargo_messages({"sums": str(exe)}), "   Compiling sumcrate v0.1.0 (/wt)\n"),
+            ok(HELP_08),
+            ok("sum_1000: benchmark\n"),
+        ]
+    )
+    CriterionAdapter().discover(ctx, runner, {})
+    err = capsys.readouterr().err
+    assert "building the criterion benchmarks of base (cargo bench --no-run) …" in err
+    assert "Compiling sumcrate v0.1.0" in err and "compiler-artifact" not in err
+    assert "building the criterion benchmarks of base (cargo bench --no-run): built in" in err
