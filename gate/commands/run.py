@@ -23,6 +23,7 @@ from gate.engine import (
     measure,
     plan,
     process,
+    programs,
     record,
     sandbox,
     worktree,
@@ -206,6 +207,9 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     """Composition: check the arguments, read the inputs, then plan, check out, record, measure."""
     _check_arguments(args)
     repo = _repo_for(args)
+    # Before any code of the revisions runs: git, bwrap, go and java from outside every place
+    # that code can write (gate/engine/programs.py), for the whole run.
+    programs.pin(extra_places=[out, repo])
     versions = checkout.resolve_versions(repo, args.base, args.head)
     inputs = _read_inputs(args, repo, versions)
     config, calibration = inputs.config, inputs.calibration

@@ -52,7 +52,6 @@ entirely inside and are not affected.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 import gate
-from gate.engine import worktree
+from gate.engine import programs, worktree
 from gate.errors import RunError
 from gate.warning_codes import WarningCode
 
@@ -168,7 +167,7 @@ def _git_dir(repo: Path) -> Path | None:
     try:
         proc = subprocess.run(
             [
-                "git",
+                programs.git(),
                 *worktree.GIT_OPTIONS,
                 "-C",
                 str(repo),
@@ -183,7 +182,7 @@ def _git_dir(repo: Path) -> Path | None:
             timeout=60,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, subprocess.TimeoutExpired, RunError):
         return None
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else None
 
@@ -314,9 +313,12 @@ def choose_isolation(
                 "action": 'remove sandbox = "off" unless only trusted code ever runs on this runner',
             }
         return Isolation(None, {"kind": "none", "reason": "[suite] sandbox = off"}, warning)
-    bwrap = shutil.which("bwrap", path=env.get("PATH"))
+    found = programs.current()
+    bwrap = found.find("bwrap")
     if bwrap is None:
-        reason = "bubblewrap (bwrap) is not installed"
+        reason = found.missing("bwrap").replace(
+            "bwrap is not installed", "bubblewrap (bwrap) is not installed"
+        )
         fix = (
             "install it: sudo apt-get install -y bubblewrap (Fedora: sudo dnf install bubblewrap), "
             + _OFF_FIX

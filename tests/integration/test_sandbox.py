@@ -230,12 +230,11 @@ def test_the_sandbox_is_required_on_github_and_a_fallback_elsewhere(tmp_path):
     meta = json.loads((tmp_path / "local" / "meta.json").read_text())
     assert meta["sandbox"]["kind"] == "none" and "no_sandbox" in {w["code"] for w in meta["warnings"]}
 
-    no_bwrap = tmp_path / "bin"
-    no_bwrap.mkdir()
-    for tool in ("git", "sh"):  # a PATH with what `run` needs, but no bwrap
-        (no_bwrap / tool).symlink_to(shutil.which(tool) or tool)
+    # no bwrap: /dev/null (not a regular file) over it, the rest of PATH as it is
+    no_bwrap = [bwrap, "--unshare-user", "--dev-bind", "/", "/", "--ro-bind", "/dev/null", bwrap, "--"]
     missing = subprocess.run(
         [
+            *no_bwrap,
             PY,
             "-m",
             "gate",
@@ -248,7 +247,7 @@ def test_the_sandbox_is_required_on_github_and_a_fallback_elsewhere(tmp_path):
             str(tmp_path / "missing"),
         ],
         cwd=REPO_ROOT,
-        env={**os.environ, "PATH": str(no_bwrap), "GITHUB_ACTIONS": "true"},
+        env={**os.environ, "GITHUB_ACTIONS": "true"},
         capture_output=True,
         text=True,
         timeout=300,
