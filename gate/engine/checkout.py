@@ -58,7 +58,8 @@ def check_out(
     *,
     from_base: bool,
 ) -> dict[str, VersionContext]:
-    """A worktree (OUT/worktrees) and scratch directory (OUT/scratch) per version, built; by revision."""
+    """A worktree (OUT/worktrees), scratch directory (OUT/scratch, writable in the sandbox) and
+    cache directory (OUT/cache, the gate's own) per version, built; by revision."""
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname
@@ -72,6 +73,7 @@ def check_out(
             prefix=tuple(substitute_worktree(p, wt) for p in config.suite.prefix),
             python=substitute_worktree(config.suite.python, wt),
             scratch=scratch,
+            gate_cache=out / "cache" / v.dirname,  # OUT is read-only in the sandbox
         )
         build(config, runner, v, wt, out, from_base=from_base)
     return contexts
@@ -86,6 +88,7 @@ def remove(repo: Path, out: Path, versions: Sequence[Version]) -> None:
             worktree.remove(repo, wt)
         _marker(out, v).unlink(missing_ok=True)
         shutil.rmtree(out / "scratch" / v.dirname, ignore_errors=True)
+        shutil.rmtree(out / "cache" / v.dirname, ignore_errors=True)
 
 
 def _marker(out: Path, v: Version) -> Path:
