@@ -443,7 +443,10 @@ def _runner(
     if isolation.warning is not None:
         _warn_and_record(isolation.warning, warnings)
     runner = SubprocessRunner(
-        pid_file=out / ".running", pass_env=config.suite.pass_env, sandbox=isolation.sandbox
+        pid_file=out / ".running",
+        pass_env=config.suite.pass_env,
+        sandbox=isolation.sandbox,
+        allowlist=process.runs_pull_request_code(),
     )
     return runner, isolation.meta
 
