@@ -89,6 +89,8 @@ def remove(repo: Path, out: Path, versions: Sequence[Version]) -> None:
         _marker(out, v).unlink(missing_ok=True)
         shutil.rmtree(out / "scratch" / v.dirname, ignore_errors=True)
         shutil.rmtree(out / "cache" / v.dirname, ignore_errors=True)
+    # the private $HOME and temp directories (gate/engine/sandbox.py), the reset's included
+    shutil.rmtree(out / "private", ignore_errors=True)
 
 
 def _marker(out: Path, v: Version) -> Path:

@@ -50,21 +50,21 @@ def test_a_pull_request_event_is_recognised():
 def test_run_on_a_pull_request_event_gives_benchmarks_the_allowlist_only(tmp_path):
     dump = tmp_path / "env"
     dump.mkdir()
-    script = tmp_path / "dump.py"
+    script = dump / "dump.py"  # dump is bound writable ([suite] caches): /tmp is private in the sandbox
     script.write_text(
         "import json, os, sys, uuid\n"
-        f"open(os.path.join({str(dump)!r}, uuid.uuid4().hex), 'w').write(json.dumps(dict(os.environ)))\n"
+        f"open(os.path.join({str(dump)!r}, uuid.uuid4().hex + '.env'), 'w').write(json.dumps(dict(os.environ)))\n"
         "print(1)\n"
     )
     toml = (
-        '[suite]\nadapter = "command"\ntimeout = 60\n'
+        f'[suite]\nadapter = "command"\ntimeout = 60\ncaches = ["{dump}"]\n'
         f'[[benchmark]]\nname = "env"\ncommand = "{PY} {script}"\nunit = "x"\n'
         "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
     )
     repo = make_repo(tmp_path, toml)
     seen: dict[str, set[str]] = {}
     for event in ("pull_request", "push"):
-        for f in dump.iterdir():
+        for f in dump.glob("*.env"):
             f.unlink()
         env = {
             **os.environ,
@@ -77,7 +77,7 @@ def test_run_on_a_pull_request_event_gives_benchmarks_the_allowlist_only(tmp_pat
                 "--head", "HEAD", "--out", str(tmp_path / event), "--seed", "1"]  # fmt: skip
         done = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-        names = [set(json.loads(f.read_text())) for f in dump.iterdir()]
+        names = [set(json.loads(f.read_text())) for f in dump.glob("*.env")]
         assert len(names) == 2
         seen[event] = names[0]
     assert not seen["pull_request"] & {*LEAKY, "COMPANY_SETTING"}

@@ -52,12 +52,16 @@ def test_programs_planted_on_path_by_a_benchmark_never_run_outside_the_sandbox(t
     real = {name: shutil.which(name) for name in ("git", "bwrap", "go", "java")}
     real_programs = ",".join(f"{n}={p}" for n, p in real.items() if p)
     marker = tmp_path / f"planted-{uuid.uuid4().hex}.log"
-    (tmp_path / "plant.py").write_text(PLANT)
+    (home / "plant.py").write_text(PLANT)
     dirs = " ".join(str(d) for d in writable)
+    # $HOME and the temp directory bound writable into the sandbox ([suite] caches; by default
+    # each version has a private $HOME and /tmp there): the plants land in the real ones
+    caches = f'caches = ["{home}", "{writable[-1]}"]'
+    writable[-1].mkdir()
     toml = (
-        f'[suite]\nadapter = "command"\ntimeout = 60\nsandbox = "{mode}"\n'
+        f'[suite]\nadapter = "command"\ntimeout = 60\nsandbox = "{mode}"\n{caches}\n'
         f'[[benchmark]]\nname = "plant"\n'
-        f'command = "{PY} {tmp_path / "plant.py"} {marker} {real_programs} {dirs}"\nunit = "x"\n'
+        f'command = "{PY} {home / "plant.py"} {marker} {real_programs} {dirs}"\nunit = "x"\n'
         "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
     )
     repo = make_repo(tmp_path, toml)
@@ -68,6 +72,5 @@ def test_programs_planted_on_path_by_a_benchmark_never_run_outside_the_sandbox(t
                 "--head", "HEAD", "--out", str(tmp_path / out), "--seed", "1"]  # fmt: skip
         done = subprocess.run(argv, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-    if mode == "off":  # without a sandbox the plants land in the real $HOME and /tmp
-        assert all((d / "git").is_file() for d in writable), "nothing planted: the test proves nothing"
+    assert all((d / "git").is_file() for d in writable), "nothing planted: the test proves nothing"
     assert not marker.exists(), "a planted program ran: " + marker.read_text()
