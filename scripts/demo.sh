@@ -79,10 +79,11 @@ fi
 CONFIG="$REPO/.ordertrap.toml"
 
 # textkit's single-use warm-start file (the intentional carry-over) lives here, shared by the
-# base and head worktrees; a private directory keeps concurrent demos apart. It is a temporary
-# directory because the sandbox lets a benchmark write only its worktree, its scratch directory,
-# $HOME and the temporary directories (docs/running.md), not the demo's output folder.
-TEXTKIT_CACHE_DIR="$(mktemp -d "${TMPDIR:-/tmp}/ordertrap-demo-cache.XXXXXX")"
+# base and head worktrees; a private directory keeps concurrent demos apart. It is under
+# ~/.cache/ordertrap-demo, which the demo's .ordertrap.toml binds into the sandbox as a cache
+# ([suite] caches): otherwise each version has a private $HOME and /tmp there (docs/running.md).
+mkdir -p "$HOME/.cache/ordertrap-demo"
+TEXTKIT_CACHE_DIR="$(mktemp -d "$HOME/.cache/ordertrap-demo/run.XXXXXX")"
 export TEXTKIT_CACHE_DIR
 trap 'rm -rf "$TEXTKIT_CACHE_DIR"' EXIT
 

@@ -31,6 +31,7 @@ from gate.adapters.base import (
 )
 from gate.bidi import show_controls_on_one_line
 from gate.errors import ConfigError
+from gate.files import bounded
 from gate.model import TrialStatus
 
 # Keys of a [[benchmark]] entry that map onto BenchmarkSpec fields; every other key goes to options.
@@ -335,13 +336,18 @@ def string_list(options: Mapping[str, Any], key: str, adapter: str) -> list[str]
     return list(value)
 
 
-def read_text(path: Path, what: str) -> str:
+def read_text(path: Path, what: str, root: Path | None = None) -> str:
+    """A result file the benchmark wrote into its scratch directory, read within the bounds of
+    :mod:`gate.files.bounded` (no link below ``root``, regular file, size cap, deadline): anything
+    else is a failed trial with the reason."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return bounded.read_text(path, root=root)
     except FileNotFoundError:
         raise TrialFailure(
             TrialStatus.INVALID, f"{what} wrote no output file {path.name}; check that the benchmark ran"
         ) from None
+    except bounded.UnsafeFile as exc:
+        raise TrialFailure(TrialStatus.INVALID, f"{what}: {exc.reason}") from None
 
 
 class NoBenchmarkMatched(TrialFailure):

@@ -52,6 +52,9 @@ class VersionContext:
     # created inside this version's worktree, so base and head can have different dependencies.
     python: str = "python3"
     scratch: Path = Path("/tmp")  # per-version directory OUTSIDE the worktree for JSON outputs
+    # per-version directory the sandbox cannot write (OUT/cache/<v>): the gate's own caches, such
+    # as the Go listing; None: nothing is cached
+    gate_cache: Path | None = None
 
 
 @dataclass(frozen=True)

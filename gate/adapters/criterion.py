@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -51,6 +52,7 @@ from gate.adapters.base import (
     telling_line,
 )
 from gate.errors import ConfigError, RunError
+from gate.files import bounded
 from gate.model import TrialStatus
 
 MIN_SAMPLES = 10  # Criterion.rs: "Sample size must be at least 10"
@@ -246,7 +248,7 @@ class CriterionAdapter:
                     f"{what}: criterion wrote no {spec.name}/new/sample.json under CRITERION_HOME; "
                     "remove --discard-baseline/--profile-time/--load-baseline from [criterion] args",
                 )
-            values = parse_sample(read_text(found / "sample.json", what), what)
+            values = parse_sample(read_text(found / "sample.json", what, root=home), what)
         finally:
             shutil.rmtree(home, ignore_errors=True)
         if len(values) != samples:
@@ -302,10 +304,14 @@ def find_result(home: Path, full_id: str) -> Path | None:
     """The ``new`` directory whose ``benchmark.json`` names ``full_id``: Criterion makes ids safe
     as directory names (``/`` splits group and function, other characters are replaced), so the
     directory is found by the id it records, never built from the untrusted name."""
-    for path in sorted(home.glob("**/new/benchmark.json")):
+    found = []
+    for parent, _dirs, files in os.walk(home):  # links to directories are not followed
+        if Path(parent).name == "new" and "benchmark.json" in files:
+            found.append(Path(parent) / "benchmark.json")
+    for path in sorted(found):
         try:
-            recorded = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("full_id")
-        except (ValueError, AttributeError):
+            recorded = json.loads(bounded.read_text(path, root=home)).get("full_id")
+        except (OSError, ValueError, AttributeError, bounded.UnsafeFile):
             continue
         if recorded == full_id:
             return path.parent

@@ -57,6 +57,7 @@ from gate.adapters.base import (
     telling_line,
 )
 from gate.errors import ConfigError, RunError
+from gate.files import bounded
 from gate.model import TrialStatus
 
 _PROCS = re.compile(r"-\d+$")
@@ -360,13 +361,14 @@ def _went_through(result: ProcessResult, parents: Sequence[str], names: Sequence
 
 
 def _file_digest(path: Path | None) -> str | None:
-    if path is None or not path.is_file():
+    """The test binary's content hash; None when there is no regular file there (see
+    :func:`gate.files.bounded.sha256`: a link or FIFO planted there is not followed)."""
+    if path is None:
         return None
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    try:
+        return bounded.sha256(path)
+    except (OSError, bounded.UnsafeFile):
+        return None
 
 
 class GoTestAdapter:
@@ -547,14 +549,19 @@ class GoTestAdapter:
         executable = (
             path if path is not None else (prebuilt_path(version, s.package) if s.can_prebuild else None)
         )
-        key = json.dumps({"argv": argv, "cwd": str(cwd), "binary": _file_digest(executable)}, sort_keys=True)
-        cache = version.scratch / f"go-list-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
-        try:
-            cached = json.loads(cache.read_text(encoding="utf-8"))
-            if cached.get("key") == key and isinstance(cached.get("names"), list):
-                return [str(n) for n in cached["names"]]
-        except (OSError, ValueError, AttributeError):
-            pass
+        digest = _file_digest(executable)
+        key = json.dumps({"argv": argv, "cwd": str(cwd), "binary": digest}, sort_keys=True)
+        # in the gate's own directory, which the sandbox cannot write: a file in scratch could be
+        # a link that the gate would write through, or a listing the benchmark made up
+        cache = None
+        if version.gate_cache is not None and (executable is None or digest is not None):
+            cache = version.gate_cache / f"go-list-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+            try:
+                cached = json.loads(bounded.read_text(cache))
+                if cached.get("key") == key and isinstance(cached.get("names"), list):
+                    return [str(n) for n in cached["names"]]
+            except (OSError, ValueError, AttributeError, bounded.UnsafeFile):
+                pass
         result = run(argv, cwd=cwd, timeout=600)
         what = f"listing the sub-benchmarks of {', '.join(parents[:3])}{' ...' if len(parents) > 3 else ''} in {version.name}"
         fix = (
@@ -570,10 +577,9 @@ class GoTestAdapter:
         if result.timed_out or (result.returncode != 0 and not _went_through(result, parents, names)):
             problem = "timed out" if result.timed_out else telling_line(result.stderr + "\n" + result.stdout)
             raise RunError(f"{what} failed ({problem})", fix)
-        version.scratch.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"key": key, "names": names}), encoding="utf-8")
-        tmp.replace(cache)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            bounded.write_exclusive(cache, json.dumps({"key": key, "names": names}).encode())
         return names
 
     def run_trial(self, request: TrialRequest, run: ProcessRunner) -> list[float]:

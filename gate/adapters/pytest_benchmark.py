@@ -50,6 +50,7 @@ from gate.adapters.base import (
     check_finite,
 )
 from gate.errors import ConfigError, RunError
+from gate.files import bounded
 from gate.model import TrialStatus
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "_pytest_plugin"
@@ -160,8 +161,8 @@ class PytestBenchmarkAdapter:
                 "or set [pytest-benchmark] path",
             )
         try:
-            names = jsontext.loads(listing.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            names = jsontext.loads(bounded.read_text(listing))
+        except (OSError, ValueError, bounded.UnsafeFile) as exc:
             raise RunError(
                 f"pytest wrote no benchmark list in {version.name} ({exc})",
                 "check that the gate's plugin can load: no `-p no:...` or PYTHONPATH override in [pytest-benchmark] args",

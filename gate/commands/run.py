@@ -23,6 +23,7 @@ from gate.engine import (
     measure,
     plan,
     process,
+    programs,
     record,
     sandbox,
     source_changes,
@@ -207,9 +208,14 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     """Composition: check the arguments, read the inputs, then plan, check out, record, measure."""
     _check_arguments(args)
     repo = _repo_for(args)
+    # Before any code of the revisions runs: git, bwrap, go and java from outside every place
+    # that code can write (gate/engine/programs.py), for the whole run.
+    programs.pin(extra_places=[out, repo])
     versions = checkout.resolve_versions(repo, args.base, args.head)
     inputs = _read_inputs(args, repo, versions)
     config, calibration = inputs.config, inputs.calibration
+    # the cache binds are writable in the sandbox too: no program of the gate's from there
+    programs.pin(extra_places=[out, repo, *_caches(config)])
     adaptive = _adaptive(args, config)
     checkout.refuse_persisted_credentials(repo)
     meta_path, log_path = out / run_meta.FILE_NAME, out / "trials.csv"
@@ -451,17 +457,39 @@ def _runner(
         )
     # Builds, benchmarks and resets run the revision's code: in a sandbox (gate/engine/sandbox.py).
     areas = [(out / "worktrees" / v.dirname, out / "scratch" / v.dirname) for v in versions]
+    pull_request = process.runs_pull_request_code()
+    # no network on a pull request's event unless base's [suite] network = true (docs/configuration.md)
+    network = config.suite.network if config.suite.network is not None else not pull_request
     isolation = sandbox.choose_isolation(
         config.suite.sandbox,
-        lambda bwrap: sandbox.plan(repo=repo, out=out, versions=areas, bwrap=bwrap),
+        lambda bwrap: sandbox.plan(
+            repo=repo,
+            out=out,
+            versions=areas,
+            bwrap=bwrap,
+            network=network,
+            caches=config.suite.caches,
+            toolchain_dirs=config.suite.toolchains,
+        ),
         cwd=repo,
     )
+    if isolation.sandbox is not None:
+        isolation = sandbox.Isolation(
+            isolation.sandbox, {**isolation.meta, "network": network}, isolation.warning
+        )
     if isolation.warning is not None:
         _warn_and_record(isolation.warning, warnings)
     runner = SubprocessRunner(
-        pid_file=out / ".running", pass_env=config.suite.pass_env, sandbox=isolation.sandbox
+        pid_file=out / ".running",
+        pass_env=config.suite.pass_env,
+        sandbox=isolation.sandbox,
+        allowlist=pull_request,
     )
     return runner, isolation.meta
+
+
+def _caches(config: ProjectConfig) -> list[Path]:
+    return [sandbox.expand(c, os.environ.get("HOME", "")) for c in config.suite.caches]
 
 
 def _warn_and_record(w: dict[str, str], warnings: list[dict[str, str]]) -> None:

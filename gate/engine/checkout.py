@@ -61,7 +61,8 @@ def check_out(
     *,
     from_base: bool,
 ) -> dict[str, VersionContext]:
-    """A worktree (OUT/worktrees) and scratch directory (OUT/scratch) per version, built; by revision."""
+    """A worktree (OUT/worktrees), scratch directory (OUT/scratch, writable in the sandbox) and
+    cache directory (OUT/cache, the gate's own) per version, built; by revision."""
     contexts: dict[str, VersionContext] = {}
     for v in versions:
         wt = out / "worktrees" / v.dirname
@@ -75,6 +76,7 @@ def check_out(
             prefix=tuple(substitute_worktree(p, wt) for p in config.suite.prefix),
             python=substitute_worktree(config.suite.python, wt),
             scratch=scratch,
+            gate_cache=out / "cache" / v.dirname,  # OUT is read-only in the sandbox
         )
         build(config, runner, v, wt, out, from_base=from_base)
     return contexts
@@ -89,9 +91,12 @@ def remove(repo: Path, out: Path, versions: Sequence[Version]) -> None:
             worktree.remove(repo, wt)
         _marker(out, v).unlink(missing_ok=True)
         shutil.rmtree(out / "scratch" / v.dirname, ignore_errors=True)
+        shutil.rmtree(out / "cache" / v.dirname, ignore_errors=True)
+    # the private $HOME and temp directories (gate/engine/sandbox.py), the reset's included
+    shutil.rmtree(out / "private", ignore_errors=True)
     # the parent folders, when nothing else is left in them: an empty worktrees/ after a complete
     # run looks like a failed clean-up (another run's or the user's files are never removed)
-    for folder in (out / "worktrees", out / "scratch"):
+    for folder in (out / "worktrees", out / "scratch", out / "cache"):
         with contextlib.suppress(OSError):  # absent, or not empty
             folder.rmdir()
 

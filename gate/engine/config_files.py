@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gate.engine import worktree
+from gate.engine import programs, worktree
 from gate.engine.project_config import SUITE_KEYS, ProjectConfig, load_config, parse_config
 from gate.errors import ConfigError, GateError, InputError, RunError
 from gate.files import calibration_json
@@ -160,7 +160,7 @@ def repo_relative(given: str, repo: Path) -> str | None:
 def _git_bytes(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(
-            ["git", *worktree.GIT_OPTIONS, "--literal-pathspecs", "-C", str(repo), *args],
+            [programs.git(), *worktree.GIT_OPTIONS, "--literal-pathspecs", "-C", str(repo), *args],
             env=worktree.git_env(),
             capture_output=True,
             timeout=120,

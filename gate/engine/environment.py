@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from gate.engine import programs
 from gate.warning_codes import WarningCode
 
 Warning_ = dict[str, str]
@@ -72,11 +73,15 @@ def aslr(path: str = "/proc/sys/kernel/randomize_va_space") -> int | None:
 def _tool_version(argv: list[str], timeout: float = 5.0) -> str | None:
     # From "/", never from the checkout: `go version` in a module directory obeys the `toolchain`
     # line of the PR's go.mod (Go >= 1.21, "Go Toolchains"), i.e. fetches and runs another Go
-    # outside the sandbox; `local` keeps it to the Go installed here.
+    # outside the sandbox; `local` keeps it to the Go installed here. The program is the one
+    # pinned outside the places benchmarks can write (gate/engine/programs.py); absent: unrecorded.
+    program = programs.current().find(argv[0])
+    if program is None:
+        return None
     try:
         proc = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, check=False,
-            cwd="/", env={**os.environ, "GOTOOLCHAIN": "local"},
+            [program, *argv[1:]], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+            check=False, cwd="/", env=programs.current().env(GOTOOLCHAIN="local"),
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -37,9 +37,11 @@ if TYPE_CHECKING:
 
 # ---- environment scrubbing ---------------------------------------------------------------------
 # Benchmark code is untrusted (a pull request's head): it must not see the workflow's secrets.
-# Dropped: the names below, and every variable whose upper-cased name contains TOKEN (not
+# On a pull request's run only an allowlist passes (ALLOWED_NAMES below). Elsewhere (a local
+# run, the nightly) dropped are: a value holding a URL with a password, the names below, and every variable whose upper-cased name contains TOKEN (not
 # TOKENIZER...), SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL, APIKEY/API_KEY, WEBHOOK, COOKIE,
-# PRIVATE_KEY, KUBECONFIG or CONNECTION_STRING, ends in _KEY, _PW, _PWD or _DSN, is a service URL
+# PRIVATE_KEY, KUBECONFIG or CONNECTION_STRING, ends in _KEY, _PW, _PWD, _DSN, _URI, _PEM or _B64,
+# is SSHPASS, is a service URL
 # (DATABASE_URL, REDIS_URL, ... which carry passwords), or has PASS, PAT, AUTH or CRED(S) as a whole
 # word (DB_PASS, GH_PAT, NPM_AUTH, SSH_AUTH_SOCK: the SSH agent's keys). A heuristic; names listed
 # in [suite] pass_env go through anyway. Everything else (PATH, HOME, GOPATH, GOPRIVATE, JAVA_HOME,
@@ -55,7 +57,7 @@ WORKFLOW_FILE_COMMANDS: frozenset[str] = frozenset(
 )
 SECRET_PATTERN = re.compile(
     r"TOKEN(?!IZER)|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|API_?KEY|WEBHOOK|COOKIE|PRIVATE_?KEY"
-    r"|KUBE_?CONFIG|CONNECTION_?STRING|_KEY$|_PWD?$|_DSN$"
+    r"|KUBE_?CONFIG|CONNECTION_?STRING|_KEY$|_PWD?$|_DSN$|_URI$|_PEM$|_B64$|^SSHPASS$"
     r"|(?:^|_)(?:DATABASE|DB|REDIS|MONGO(?:DB)?|AMQP|RABBITMQ|POSTGRES(?:QL)?|PG|MYSQL|MARIADB)_?URL$"
     r"|(?:^|_)(?:PASS|PAT|AUTH|CREDS?)(?:_|$)"
 )
@@ -68,11 +70,60 @@ def is_secret(name: str) -> bool:
     )
 
 
-def scrub_env(env: Mapping[str, str], pass_env: Iterable[str] = ()) -> dict[str, str]:
+# A value that carries a password whatever its name: a URL with userinfo (scheme://user:pw@host).
+_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]*:[^/@\s]*@")
+
+
+def _secret_value(value: str) -> bool:
+    return _USERINFO.search(value) is not None
+
+
+# On a pull request's run (:func:`runs_pull_request_code`) the base environment of builds and
+# benchmarks is built from this allowlist (plus ``[suite] pass_env``), not by the name heuristic
+# above: what a toolchain needs to find itself and build, nothing a workflow may have added.
+ALLOWED_NAMES: frozenset[str] = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "PWD",
+        "CI", "GITHUB_ACTIONS", "RUNNER_OS", "RUNNER_ARCH",
+        "GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY", "GONOSUMDB",
+        "GOPRIVATE", "GOAMD64", "GOMAXPROCS", "GOGC", "CGO_ENABLED",
+        "JAVA_HOME", "JAVA_TOOL_OPTIONS", "MAVEN_OPTS", "M2_HOME", "MAVEN_HOME", "GRADLE_USER_HOME",
+        "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "CARGO_TARGET_DIR", "RUSTFLAGS",
+        "CARGO_BUILD_JOBS", "CC", "CXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "PKG_CONFIG_PATH",
+        "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "MAKEFLAGS",
+        "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PIP_CACHE_DIR",
+        "NODE_PATH", "NPM_CONFIG_CACHE", "NODE_ENV",
+    }
+)  # fmt: skip
+ALLOWED_PREFIXES = ("LC_",)
+
+# Events only people with write access start (as gate/github/fork_guard.py's TRUSTED_EVENTS):
+# any other event on GitHub Actions may run a pull request's code.
+TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch", "merge_group")
+
+
+def runs_pull_request_code(env: Mapping[str, str] = os.environ) -> bool:
+    """On GitHub Actions, for every event but the trusted ones: the code measured may be a pull
+    request's, the job's environment the workflow's."""
+    return env.get("GITHUB_ACTIONS") == "true" and env.get("GITHUB_EVENT_NAME", "") not in TRUSTED_EVENTS
+
+
+def scrub_env(
+    env: Mapping[str, str], pass_env: Iterable[str] = (), *, allowlist: bool = False
+) -> dict[str, str]:
     """``env`` without secrets; ``pass_env`` names are kept unless they are GitHub's tokens or the
-    workflow file commands."""
+    workflow file commands. ``allowlist``: keep only :data:`ALLOWED_NAMES` (and ``LC_*``), without
+    a URL with a password, and ``pass_env``; else every name :func:`is_secret` does not flag and
+    whose value holds no URL with a password."""
     allowed = {n for n in pass_env if n.upper() not in SECRET_NAMES | WORKFLOW_FILE_COMMANDS}
-    return {k: v for k, v in env.items() if k in allowed or not is_secret(k)}
+    if allowlist:
+        return {
+            k: v
+            for k, v in env.items()
+            if k in allowed
+            or ((k in ALLOWED_NAMES or k.startswith(ALLOWED_PREFIXES)) and not _secret_value(v))
+        }
+    return {k: v for k, v in env.items() if k in allowed or not (is_secret(k) or _secret_value(v))}
 
 
 def _kill_group(pid: int) -> None:
@@ -295,11 +346,12 @@ class SubprocessRunner:
         pid_file: Path | None = None,
         pass_env: Iterable[str] = (),
         sandbox: Sandbox | None = None,
+        allowlist: bool = False,
     ) -> None:
         self.sandbox = sandbox
         source = os.environ if base_env is None else base_env
         self.pass_env = tuple(pass_env)
-        self.base_env = scrub_env(source, self.pass_env)
+        self.base_env = scrub_env(source, self.pass_env, allowlist=allowlist)
         self._pid_fd = os.open(pid_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644) if pid_file else None
         # Fast path: nothing to scrub in the gate's own environment -> env=None lets the child
         # inherit it without re-encoding every variable per spawn (~80 µs).

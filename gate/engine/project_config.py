@@ -52,6 +52,9 @@ SUITE_KEYS: dict[str, str] = {
     "exclude": "list of regexes: drop benchmarks whose name matches one of them",
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
     "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
+    "network": "network in the sandbox: true | false (default: off on a pull request's event, on elsewhere)",
+    "caches": "directories the sandbox binds writable at their place, shared by base and head (build caches)",
+    "toolchains": "directories under $HOME the sandbox binds read-only besides those found on PATH",
     "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/engine/layout.py)",
     "give_up_after": "skip a benchmark's remaining trials in a version once its first N all failed (default 2; 0 = never)",
 }
@@ -147,6 +150,10 @@ class SuiteConfig:
     exclude: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
     sandbox: str = "auto"
+    # None: off on a pull request's event, on elsewhere (gate/engine/sandbox.py)
+    network: bool | None = None
+    caches: tuple[str, ...] = ()  # writable binds, "~/" = $HOME
+    toolchains: tuple[str, ...] = ()  # read-only binds under $HOME, "~/" = $HOME
     # Mytkowicz et al. (ASPLOS'09): environment size alone shifts timings; a random size per
     # trial turns that bias into noise (gate/engine/layout.py). On by default: it costs nothing.
     randomise_layout: bool = True
@@ -373,6 +380,18 @@ def _env_names(value: Any, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _paths(value: Any, where: str) -> tuple[str, ...]:
+    """Absolute directories, or ``~/...`` for one under ``$HOME`` (expanded by the sandbox)."""
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and (v.startswith("/") or v.startswith("~/")) and "\0" not in v for v in value
+    ):
+        raise ConfigError(
+            f"{where} must be a list of absolute paths or paths starting with ~/, got {value!r}",
+            f'write {where} = ["~/.cache/go-build", "/var/cache/ccache"]',
+        )
+    return tuple(value)
+
+
 def _suite(table: Mapping[str, Any]) -> SuiteConfig:
     _unknown_keys(table, list(SUITE_KEYS), "[suite]")
     adapter = _string(table.get("adapter", "command"), "[suite].adapter")
@@ -412,6 +431,9 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         exclude=_regexes(table.get("exclude", []), "[suite].exclude"),
         pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
         sandbox=sandbox,
+        network=None if table.get("network") is None else _bool(table["network"], "[suite].network"),
+        caches=_paths(table.get("caches", []), "[suite].caches"),
+        toolchains=_paths(table.get("toolchains", []), "[suite].toolchains"),
         randomise_layout=_bool(table.get("randomise_layout", True), "[suite].randomise_layout"),
         give_up_after=_count(table.get("give_up_after", 2), "[suite].give_up_after"),
     )

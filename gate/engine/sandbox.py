@@ -9,10 +9,21 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   their memory or open files: a ``/proc`` shows only the processes of the PID namespace that
   mounted it and of the namespaces below (``pid_namespaces(7)``). PID 1 inside is bwrap itself,
   started with the scrubbed environment.
-* **Read-only by default.** ``/`` is bound read-only; writable are only ``$HOME``, ``/tmp``,
-  ``/var/tmp`` and ``$TMPDIR`` (build caches: Go's GOCACHE, pip, Maven), and the version's own
+* **Read-only by default.** ``/`` is bound read-only; writable are only the version's own
   worktree and scratch directory (``OUT/worktrees/<v>``, ``OUT/scratch/<v>``) for a process
-  started there, or the repository's work tree for a process started there (``[suite].reset``).
+  started there, or the repository's work tree for a process started there (``[suite].reset``),
+  its private ``$HOME`` and temp directory (next point), and the ``[suite] caches`` the
+  configuration opts in to.
+* **A private ``$HOME`` and ``/tmp`` per version.** ``OUT/private/<v>/home`` is bound at
+  ``$HOME``, ``OUT/private/<v>/tmp`` at ``/tmp``, ``/var/tmp`` and ``$TMPDIR`` (the reset has its
+  own): base and head share no file there (a file head leaves cannot change base's values), and
+  nothing a build or benchmark writes there reaches the real ``$HOME`` or ``/tmp``, where later
+  steps and jobs (and the gate's own programs: gate/engine/programs.py) would find it. The
+  toolchains under ``$HOME`` are bound back read-only (:func:`toolchains`).
+* **No service sockets, no network on a pull request.** ``/run`` and ``/var/run`` are empty
+  (tmpfs): a read-only bind does not stop ``connect()`` to a socket there (``docker.sock``: root
+  on a host where the runner user is in ``docker``). Without ``network`` the sandbox has a
+  network namespace of its own (``--unshare-net``): no route anywhere, localhost included.
   Read-only again inside those, whatever their place: the gate's own files (its venv or install
   prefix, its interpreter, its package), the runner's tool cache (``RUNNER_TOOL_CACHE``, where
   ``run/action.yml`` caches the gate's venv for later jobs, which hold write tokens), the
@@ -20,8 +31,10 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   ``GITHUB_ENV``/``GITHUB_PATH`` that set later steps' environment), the runner's work root
   (``_work``: the checked-out actions that later steps run), the runner's installation, the
   repository's git directory (hooks and config run by later git commands), the other
-  version's worktree and ``OUT`` itself (the trial log). The runner's credential files
-  (``.credentials*``) read as empty. ``/dev`` is a fresh minimal one (bwrap ``--dev``).
+  version's worktree and ``OUT`` itself (the trial log). The runner's registration, credential
+  and service files (``.runner``, ``.credentials*``, ``.env``, ``.path``) read as empty, its
+  ``_diag`` logs as an empty directory (:func:`runner_directories`). ``/dev`` is a fresh
+  minimal one (bwrap ``--dev``).
 * **No privileges.** bwrap sets ``PR_SET_NO_NEW_PRIVS`` (setuid programs do not gain
   privileges); a gate running as root drops every capability (``--cap-drop ALL``), so a
   read-only mount cannot be remounted writable.
@@ -34,11 +47,13 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   every process left in the namespace (``pid_namespaces(7)``), daemons that left the group
   included.
 
-Not covered: the network (shared: builds download dependencies), reading files this user can
-read (``~/.ssh``, other repositories), the terminal a local run is started from (TIOCSTI, as
-without the sandbox; kernels from 6.2 refuse it with ``dev.tty.legacy_tiocsti = 0``), and what persists in the writable places (``$HOME``
-caches, ``~/.gitconfig``, ``/tmp``) for later jobs on a persistent runner: that is what an
-ephemeral runner is for (docs/github-actions.md "Prepare the benchmark runner (checklist)").
+Not covered: the network on trusted events (builds download dependencies) or with
+``network = true``, sockets outside ``/run`` the runner user can reach, reading files this user
+can read outside ``$HOME`` and ``/tmp`` (other repositories), the terminal a local run is started
+from (TIOCSTI, as without the sandbox; kernels from 6.2 refuse it with
+``dev.tty.legacy_tiocsti = 0``), and what persists in the ``[suite] caches`` for later jobs on a
+persistent runner: that is what an ephemeral runner is for (docs/github-actions.md "Prepare the
+benchmark runner (checklist)").
 
 Timing: the sandbox is set up before the command starts and torn down after it ended. A shell
 inside sends one datagram before it starts the command and one when the command has exited,
@@ -52,7 +67,6 @@ entirely inside and are not affected.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,7 +76,7 @@ from pathlib import Path
 from typing import Any
 
 import gate
-from gate.engine import worktree
+from gate.engine import programs, worktree
 from gate.errors import RunError
 from gate.warning_codes import WarningCode
 
@@ -76,15 +90,29 @@ _OFF_FIX = 'or, if only trusted code ever runs on this machine, set [suite] sand
 
 @dataclass(frozen=True)
 class Area:
-    """Paths a process may write when it starts inside one of them (its working directory)."""
+    """Paths a process may write when it starts inside one of them (its working directory), and
+    the area's private directory: its ``home`` and ``tmp`` are bound at ``$HOME`` and the temp
+    directories, so that base and head (and the reset) share neither."""
 
     paths: tuple[Path, ...]
+    private: Path | None = None
+
+
+# Mount kinds; for one path the higher wins (a read-only bind over a cache, an area's own
+# writable bind over a read-only one, a hidden file over everything).
+_PRIVATE, _TMPFS, _WRITABLE, _READ_ONLY, _AREA, _HIDDEN = range(6)
 
 
 class Sandbox:
     """The bwrap command line for one run. ``wrap`` is called for every spawn; the argument list
-    for each area is built once (the paths exist by then: a version's worktree and scratch are
-    made before its first process)."""
+    for each area is built once (the paths exist by then: a version's worktree, scratch and
+    private directories are made before its first process).
+
+    ``home`` and ``temp``: the places a process sees its own private directory at (``$HOME``;
+    ``/tmp``, ``/var/tmp``, ``$TMPDIR``); ``fallback``: the private directory of a process started
+    outside every area. ``tmpfs``: directories seen empty (``/run``: the sockets of the host's
+    services). ``network``: False gives the process a network namespace of its own with only a
+    loopback interface that is down (bwrap ``--unshare-net``)."""
 
     def __init__(
         self,
@@ -95,6 +123,11 @@ class Sandbox:
         hidden: Iterable[Path] = (),
         areas: Iterable[Area] = (),
         drop_caps: bool | None = None,
+        home: Path | None = None,
+        temp: Iterable[Path] = (),
+        fallback: Path | None = None,
+        tmpfs: Iterable[Path] = (),
+        network: bool = True,
     ) -> None:
         self.bwrap = bwrap
         self.writable = tuple(_real(p) for p in writable)
@@ -102,10 +135,15 @@ class Sandbox:
         self.hidden = tuple(_real(p) for p in hidden)
         # deepest first, so that a worktree inside the repository wins over the repository
         self.areas = sorted(
-            (Area(tuple(_real(p) for p in a.paths)) for a in areas),
+            (Area(tuple(_real(p) for p in a.paths), a.private) for a in areas),
             key=lambda a: -max(len(p.parts) for p in a.paths),
         )
         self.drop_caps = os.geteuid() == 0 if drop_caps is None else drop_caps
+        self.home = _real(home) if home is not None else None
+        self.temp = tuple(dict.fromkeys(_real(p) for p in temp))
+        self.fallback = fallback
+        self.tmpfs = tuple(_real(p) for p in tmpfs)
+        self.network = network
         self._cache: dict[str, list[str]] = {}
 
     def _area_of(self, cwd: str) -> Area | None:
@@ -119,32 +157,58 @@ class Sandbox:
     def options(self, area: Area | None = None) -> list[str]:
         """bwrap's options (everything before the command) for a process started in ``area``."""
         # One mount per path, applied parents first (bwrap mounts in argument order, a later mount
-        # covers an earlier one): the most specific rule wins; for the same path, the area's
-        # writable bind over the run's read-only one, a read-only one over a plain writable one.
-        rules: dict[Path, int] = {}  # path -> 0 writable, 1 read-only, 2 area-writable, 3 hidden
+        # covers an earlier one): the most specific rule wins; for the same path, the higher kind.
+        rules: dict[Path, tuple[int, Path | None]] = {}
+
+        def rule(path: Path, kind: int, source: Path | None = None) -> None:
+            if path not in rules or rules[path][0] <= kind:
+                rules[path] = (kind, source)
+
+        private = area.private if area is not None and area.private is not None else self.fallback
+        if private is not None:
+            if self.home is not None:
+                rule(self.home, _PRIVATE, private / "home")
+            for place in self.temp:
+                rule(place, _PRIVATE, private / "tmp")
+        for p in self.tmpfs:
+            rule(p, _TMPFS)
         for p in self.writable:
-            rules[p] = 0
+            rule(p, _WRITABLE)
         for p in self.read_only:
-            rules[p] = 1
+            rule(p, _READ_ONLY)
         for p in area.paths if area else ():
-            rules[p] = 2
+            rule(p, _AREA)
         for p in self.hidden:
-            rules[p] = 3
+            rule(p, _HIDDEN)
         args = [
             "--die-with-parent",
             "--unshare-pid",
+            *([] if self.network else ["--unshare-net"]),
             *(["--cap-drop", "ALL"] if self.drop_caps else []),
             "--ro-bind",
             "/",
             "/",
         ]
-        for path, kind in sorted(rules.items(), key=lambda item: (len(item[0].parts), str(item[0]))):
-            if path == Path("/") or not os.path.lexists(path):
+        for path, (kind, source) in sorted(
+            rules.items(), key=lambda item: (len(item[0].parts), str(item[0]))
+        ):
+            if path == Path("/"):
                 continue
-            if kind == 3:
-                if path.is_file():
+            if kind == _PRIVATE and source is not None:
+                if os.path.isdir(path):  # a place that exists here, seen with the area's content
+                    args += ["--bind", str(source), str(path)]
+                continue
+            if not os.path.lexists(path):
+                continue
+            if kind == _HIDDEN:
+                if path.is_dir():
+                    args += ["--tmpfs", str(path)]
+                elif path.is_file():
                     args += ["--ro-bind", "/dev/null", str(path)]
-            elif kind == 1:
+            elif kind == _TMPFS:
+                if path.is_dir() and not path.is_symlink():
+                    args += ["--tmpfs", str(path)]
+            elif kind == _READ_ONLY:
                 args += ["--ro-bind", str(path), str(path)]
             elif path.is_dir():
                 args += ["--bind", str(path), str(path)]
@@ -168,7 +232,7 @@ def _git_dir(repo: Path) -> Path | None:
     try:
         proc = subprocess.run(
             [
-                "git",
+                programs.git(),
                 *worktree.GIT_OPTIONS,
                 "-C",
                 str(repo),
@@ -183,7 +247,7 @@ def _git_dir(repo: Path) -> Path | None:
             timeout=60,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except (OSError, subprocess.TimeoutExpired, RunError):
         return None
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else None
 
@@ -217,6 +281,70 @@ def gate_files() -> list[Path]:
     return paths
 
 
+# Toolchains that live under $HOME, bound read-only into the private $HOME when they exist
+# (besides every PATH entry under $HOME): rustup's toolchains behind ~/.cargo/bin's proxies, Go's
+# GOPATH, pyenv, SDKMAN!, nvm. Their caches are not writable: [suite] caches opts in.
+_TOOLCHAIN_HOMES = (".rustup", ".cargo", "go", ".pyenv", ".sdkman", ".nvm", ".local/bin", "bin")
+_TOOLCHAIN_VARIABLES = ("RUSTUP_HOME", "CARGO_HOME", "GOPATH", "GOROOT", "JAVA_HOME", "PYENV_ROOT")
+# What a self-hosted runner's installation holds that no job step needs to read: its registration
+# (.runner), its OAuth credentials (.credentials, .credentials_rsaparams), the variables and PATH
+# of its service (.env, .path) and its diagnostic logs (_diag: job logs with masked values).
+_RUNNER_PRIVATE = (".runner", ".credentials", ".credentials_rsaparams", ".env", ".path", "_diag")
+
+
+def expand(path: str, home: str) -> Path:
+    """A configured path: ``~/x`` is under ``home``."""
+    return Path(home) / path[2:] if path.startswith("~/") else Path(path)
+
+
+def toolchains(env: Mapping[str, str], extra: Iterable[str] = ()) -> list[Path]:
+    """Directories under ``$HOME`` seen read-only in the private ``$HOME``: the PATH entries
+    there, the usual toolchain homes and ``[suite] toolchains``."""
+    home = env.get("HOME", "")
+    if not home or _real(home) == Path("/"):
+        return []
+    real_home = _real(home)
+    found = [Path(home) / name for name in _TOOLCHAIN_HOMES]
+    found += [Path(env[name]) for name in _TOOLCHAIN_VARIABLES if os.path.isabs(env.get(name, ""))]
+    found += [Path(entry) for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    found += [expand(p, home) for p in extra]
+    kept = []
+    for path in found:
+        real = _real(path)
+        if (real == real_home or real_home in real.parents) and real != real_home and os.path.isdir(real):
+            kept.append(path)
+    return kept
+
+
+def runner_directories(env: Mapping[str, str], installation: Path | None) -> list[Path]:
+    """A self-hosted runner's installation directory: from the ``Runner.Worker`` ancestor, else
+    from the work root the runner's variables name (``RUNNER_WORKSPACE`` = <work root>/<repo>,
+    ``RUNNER_TEMP`` = <work root>/_temp, ``GITHUB_WORKSPACE`` = <work root>/<repo>/<repo>), whose
+    parent is the installation in the default layout; only a directory holding ``.runner`` or
+    ``bin/Runner.Worker`` counts."""
+    candidates = [installation] if installation is not None else []
+    for name, up in (("RUNNER_WORKSPACE", 2), ("RUNNER_TEMP", 2), ("GITHUB_WORKSPACE", 3)):
+        value = env.get(name, "")
+        if os.path.isabs(value):
+            candidates.append(Path(value).parents[up - 1] if len(Path(value).parts) > up else Path("/"))
+    found: list[Path] = []
+    for c in candidates:
+        runner = (c / ".runner").exists() or (c / "bin" / "Runner.Worker").exists()
+        if c != Path("/") and runner and c not in found:
+            found.append(c)
+    return found
+
+
+def private_directory(out: Path, name: str) -> Path:
+    """``OUT/private/<name>`` with an empty ``home`` and ``tmp`` (kept across a resume: the
+    build's state in them stays; removed with the worktrees at the end of a run)."""
+    root = out / "private" / name
+    for sub in ("home", "tmp"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    (root / "tmp").chmod(0o1777)  # as /tmp: a build that changes user finds it writable
+    return root
+
+
 def plan(
     *,
     repo: Path,
@@ -224,14 +352,18 @@ def plan(
     versions: Sequence[tuple[Path, Path]],
     bwrap: str,
     env: Mapping[str, str] = os.environ,
+    network: bool = True,
+    caches: Iterable[str] = (),
+    toolchain_dirs: Iterable[str] = (),
 ) -> Sandbox:
-    """The sandbox of one ``run``: ``versions`` are (worktree, scratch) pairs."""
-    writable = [Path(p) for p in ("/tmp", "/var/tmp") if os.path.isdir(p)]
-    writable.append(Path(tempfile.gettempdir()))
+    """The sandbox of one ``run``: ``versions`` are (worktree, scratch) pairs; each gets its own
+    private ``$HOME`` and temp directory (``OUT/private/<scratch's name>``), the reset another."""
     home = env.get("HOME", "")
-    if home and _real(home) != Path("/"):
-        writable.append(Path(home))
-    read_only = [*gate_files(), out, repo]
+    home_path = Path(home) if home and _real(home) != Path("/") else None
+    temp = [Path(p) for p in ("/tmp", "/var/tmp") if os.path.isdir(p)]
+    temp.append(Path(tempfile.gettempdir()))
+    writable = [expand(c, home) for c in caches]
+    read_only = [*toolchains(env, toolchain_dirs), *gate_files(), out, repo]
     git_dir = _git_dir(repo)
     if git_dir is not None:
         read_only.append(git_dir)
@@ -241,12 +373,29 @@ def plan(
     if env.get("RUNNER_WORKSPACE"):  # <work root>/<repository>: the work root holds _actions, _temp, _tool
         read_only.append(Path(env["RUNNER_WORKSPACE"]).parent)
     hidden: list[Path] = []
-    installation = runner_installation()
-    if installation is not None:
+    for installation in runner_directories(env, runner_installation()):
         read_only.append(installation)
+        hidden += [installation / name for name in _RUNNER_PRIVATE]
         hidden += sorted(installation.glob(".credentials*"))
-    areas = [Area((wt, scratch)) for wt, scratch in versions] + [Area((repo,))]
-    return Sandbox(bwrap, writable=writable, read_only=read_only, hidden=hidden, areas=areas)
+    areas = [Area((wt, scratch), private_directory(out, scratch.name)) for wt, scratch in versions]
+    areas.append(Area((repo,), private_directory(out, "reset")))
+    tmpfs = [Path(p) for p in ("/run", "/var/run")]
+    if network:  # a resolver configuration kept under /run (systemd-resolved) stays readable
+        resolv = _real("/etc/resolv.conf")
+        if any(resolv.is_relative_to(_real(t)) for t in tmpfs if os.path.isdir(t)):
+            read_only.append(resolv.parent)
+    return Sandbox(
+        bwrap,
+        writable=writable,
+        read_only=read_only,
+        hidden=hidden,
+        areas=areas,
+        home=home_path,
+        temp=temp,
+        fallback=private_directory(out, "other"),
+        tmpfs=tmpfs,
+        network=network,
+    )
 
 
 @dataclass(frozen=True)
@@ -314,9 +463,12 @@ def choose_isolation(
                 "action": 'remove sandbox = "off" unless only trusted code ever runs on this runner',
             }
         return Isolation(None, {"kind": "none", "reason": "[suite] sandbox = off"}, warning)
-    bwrap = shutil.which("bwrap", path=env.get("PATH"))
+    found = programs.current()
+    bwrap = found.find("bwrap")
     if bwrap is None:
-        reason = "bubblewrap (bwrap) is not installed"
+        reason = found.missing("bwrap").replace(
+            "bwrap is not installed", "bubblewrap (bwrap) is not installed"
+        )
         fix = (
             "install it: sudo apt-get install -y bubblewrap (Fedora: sudo dnf install bubblewrap), "
             + _OFF_FIX

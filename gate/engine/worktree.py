@@ -13,6 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from gate.engine import programs
 from gate.errors import RunError
 
 # The gate's own git commands run outside the sandbox, also after a PR's benchmarks ran inside
@@ -24,13 +25,14 @@ GIT_OPTIONS = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 
 
 def git_env() -> dict[str, str]:
-    return {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull}
+    """The gate's environment for git: the trusted PATH (gate/engine/programs.py), no global config."""
+    return programs.current().env(GIT_CONFIG_GLOBAL=os.devnull)
 
 
 def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
-            ["git", *GIT_OPTIONS, "-C", str(repo), *args],
+            [programs.git(), *GIT_OPTIONS, "-C", str(repo), *args],
             env=git_env(),
             capture_output=True,
             text=True,

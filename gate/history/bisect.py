@@ -17,6 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from gate.engine import programs
 from gate.errors import InputError
 
 
@@ -29,7 +30,13 @@ class Plan:
 
 
 def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [programs.git(), "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=programs.current().env(),
+    )
     if done.returncode != 0:
         raise InputError(
             f"git {' '.join(args)} failed in {repo}: {done.stderr.strip()[:300]}",
@@ -45,7 +52,9 @@ def plan(repo: Path, before: str, after: str) -> Plan:
             raise InputError(f"{sha!r} is not a commit", "pass the before/after SHAs of a change point")
         _git(repo, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}")
     if subprocess.run(
-        ["git", "-C", str(repo), "merge-base", "--is-ancestor", before, after], check=False
+        [programs.git(), "-C", str(repo), "merge-base", "--is-ancestor", before, after],
+        check=False,
+        env=programs.current().env(),
     ).returncode:
         raise InputError(
             f"{before} is not an ancestor of {after}, so there is no range between them to bisect",

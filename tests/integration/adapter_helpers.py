@@ -19,7 +19,14 @@ def context(
     workdir: Path, scratch: Path, python: str = "python3", prefix: tuple[str, ...] = ()
 ) -> VersionContext:
     scratch.mkdir(parents=True, exist_ok=True)
-    return VersionContext(name="HEAD", workdir=workdir, prefix=prefix, python=python, scratch=scratch)
+    return VersionContext(
+        name="HEAD",
+        workdir=workdir,
+        prefix=prefix,
+        python=python,
+        scratch=scratch,
+        gate_cache=scratch.parent / f"{scratch.name}-gate-cache",
+    )
 
 
 def trial(

@@ -243,7 +243,7 @@ CONFIG = """\
 [suite]
 adapter = "command"
 timeout = 60
-
+{extra}
 [[benchmark]]
 name = "probe"
 command = "{python} bench.py"
@@ -270,12 +270,15 @@ def gate_bin_of_this_test_run(tmp_path: Path) -> Path:
     return bin_dir
 
 
-def pr_repository(path: Path, head_files: dict[str, str], shadows: tuple[str, ...] = ()) -> dict[str, str]:
-    """base: the benchmark; head (checked out): the PR's files, plus the shadow packages."""
+def pr_repository(
+    path: Path, head_files: dict[str, str], shadows: tuple[str, ...] = (), suite: str = ""
+) -> dict[str, str]:
+    """base: the benchmark (``suite``: more [suite] lines); head (checked out): the PR's files,
+    plus the shadow packages."""
     require_tool("git")
     git(path, "init", "-q", "-b", "main")
     (path / "bench.py").write_text(BENCH.format(body=""))
-    (path / ".ordertrap.toml").write_text(CONFIG.format(python=sys.executable))
+    (path / ".ordertrap.toml").write_text(CONFIG.format(python=sys.executable, extra=suite))
     git(path, "add", "-A")
     git(path, "commit", "-qm", "base")
     base = git(path, "rev-parse", "HEAD")
@@ -352,7 +355,9 @@ def test_a_repository_with_its_own_gate_package_is_benchmarked_with_it(tmp_path)
     path = tmp_path / "workspace"
     path.mkdir()
     (tmp_path / "home").mkdir()
-    log = tmp_path / "imports.log"
+    logs = tmp_path / "logs"  # bound writable into the sandbox ([suite] caches): /tmp is private there
+    logs.mkdir()
+    log = logs / "imports.log"
     own = {
         "gate/__init__.py": (
             "import os, sys\n"
@@ -362,7 +367,7 @@ def test_a_repository_with_its_own_gate_package_is_benchmarked_with_it(tmp_path)
         ),
         "bench.py": BENCH.format(body='import gate\nassert gate.OWNER == "the repository", gate.__file__'),
     }
-    shas = pr_repository(path, own)
+    shas = pr_repository(path, own, suite=f'caches = ["{logs}"]')
     paths = run_action_steps(path, tmp_path, shas)
     # head's benchmark asserts it imported the repository's gate: a failed import or the wrong
     # package would make its trials fail

@@ -68,6 +68,8 @@ CONFIG = """[suite]
 adapter = "criterion"
 timeout = 120
 build_timeout = 1800
+# the shared CARGO_TARGET_DIR is under the tests' cache; /tmp is private to each version otherwise
+caches = ["{cache}"]
 
 [criterion]
 cargo = "{cargo}"
@@ -100,7 +102,7 @@ def shared_target(monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_planted_slowdown_is_a_regression(crate_repo: Path, shared_target: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     config = tmp_path / "criterion.toml"
-    config.write_text(CONFIG.format(cargo=cargo()))
+    config.write_text(CONFIG.format(cargo=cargo(), cache=cache_root()))
     argv = ["run", "--config", str(config), "--repo", str(crate_repo), "--base", "r1", "--head", "r2"]
     assert main([*argv, "--out", str(out), "--seed", "7", "--instance", "box"]) == 0
     trials = pd.read_csv(out / "trials.csv", keep_default_na=False)

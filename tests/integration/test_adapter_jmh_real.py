@@ -21,7 +21,7 @@ from gate.adapters.registry import get_adapter
 from gate.cli import main
 from tests.conftest import require_tool
 from tests.integration.adapter_helpers import context, real_runner, trial
-from tests.integration.toolchains import maven_repo, run_checked
+from tests.integration.toolchains import cache_root, maven_repo, run_checked
 from tests.integration.two_versions import make_repo
 
 POM = """<?xml version="1.0" encoding="UTF-8"?>
@@ -95,6 +95,7 @@ CONFIG = """[suite]
 adapter = "jmh"
 timeout = 300
 build = "{build}"
+caches = ["{cache}"]  # the Maven repository the build reads offline; /tmp is private otherwise
 
 [jmh]
 mode = "avgt"
@@ -129,7 +130,7 @@ def test_planted_slowdown_is_a_regression_and_the_unchanged_benchmark_is_not(
 ) -> None:
     out = tmp_path / "out"
     config = tmp_path / "jmh.toml"
-    config.write_text(CONFIG.format(build=mvn_build(maven_repo(), offline=True)))
+    config.write_text(CONFIG.format(build=mvn_build(maven_repo(), offline=True), cache=cache_root()))
     argv = ["run", "--config", str(config), "--repo", str(jmh_repo), "--base", "r1", "--head", "r2"]
     assert main([*argv, "--out", str(out), "--seed", "7", "--instance", "box"]) == 0
     trials = pd.read_csv(out / "trials.csv", keep_default_na=False)

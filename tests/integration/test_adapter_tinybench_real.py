@@ -20,7 +20,7 @@ from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
 from tests.conftest import require_tool
 from tests.integration.adapter_helpers import context, real_runner, trial
-from tests.integration.toolchains import npm_cache, run_checked
+from tests.integration.toolchains import cache_root, npm_cache, run_checked
 from tests.integration.two_versions import make_repo
 
 TINYBENCH = "6.2.5"
@@ -60,6 +60,7 @@ CONFIG = """[suite]
 adapter = "tinybench"
 timeout = 60
 build = "{build}"
+caches = ["{cache}"]  # npm's cache for the offline install; /tmp is private otherwise
 exclude = ["^fails$"]
 
 [tinybench]
@@ -102,7 +103,7 @@ def test_planted_slowdown_is_a_regression(
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     out = tmp_path / "out"
     config = tmp_path / "tinybench.toml"
-    config.write_text(CONFIG.format(build=npm_ci()))
+    config.write_text(CONFIG.format(build=npm_ci(), cache=cache_root()))
     argv = ["run", "--config", str(config), "--repo", str(js_repo), "--base", "r1", "--head", "r2"]
     assert main([*argv, "--out", str(out), "--seed", "7", "--instance", "box"]) == 0
     trials = pd.read_csv(out / "trials.csv", keep_default_na=False)

@@ -81,8 +81,10 @@ def load(out: Path) -> tuple[pd.DataFrame, dict]:
 
 
 def test_two_version_run_end_to_end(tmp_path, capsys):
-    build = f'echo "$PWD" >> {tmp_path}/builds.log'  # outside --out: the sandbox keeps that read-only
-    repo = make_repo(tmp_path, config(f"build = '{build}'\nreset = 'echo r >> {tmp_path}/resets.log'"))
+    build = f'echo "$PWD" >> {tmp_path}/builds.log'  # outside --out, which the sandbox keeps read-only
+    # (/tmp is private to each version in the sandbox: the logs' directory is bound as a cache)
+    extra = f"build = '{build}'\nreset = 'echo r >> {tmp_path}/resets.log'\ncaches = ['{tmp_path}']"
+    repo = make_repo(tmp_path, config(extra))
     out = tmp_path / "out"
     assert run_cli(repo, out, "--seed", "42") == 0
     df, meta = load(out)
@@ -248,7 +250,9 @@ def test_calibrated_warmup_positions_are_run_for_the_analysis_to_drop(tmp_path):
 
 
 def test_order_check_mode(tmp_path):
-    repo = make_repo(tmp_path, config(f"reset = 'echo r >> {tmp_path}/resets.log'", s=1, i=1))
+    repo = make_repo(
+        tmp_path, config(f"reset = 'echo r >> {tmp_path}/resets.log'\ncaches = ['{tmp_path}']", s=1, i=1)
+    )
     out = tmp_path / "out"
     assert run_cli(repo, out, "--order-check", "--order-pairs", "2", "--seed", "5") == 0
     df, meta = load(out)
@@ -425,7 +429,7 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_the_build_kills_the_build_and_exits_130(tmp_path, sig):
     build = f"echo $$ > {tmp_path}/build.pid; exec sleep 60"
-    repo = make_repo(tmp_path, config(f"build = '{build}'", s=1, i=1))
+    repo = make_repo(tmp_path, config(f"build = '{build}'\ncaches = ['{tmp_path}']", s=1, i=1))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
     build_pid = _wait_for_pid(tmp_path / "build.pid", proc)
@@ -443,7 +447,7 @@ def test_a_signal_during_the_reset_kills_it_at_once_and_the_run_resumes(tmp_path
     """The reset runs between trials, where "finish the current trial" has nothing to finish: a
     stop signal kills it at once (not after its timeout) and the run resumes."""
     reset = "echo $$ >> ../reset.pids; [ -f ../quick ] || exec sleep 60"
-    repo = make_repo(tmp_path, config(f"reset = '{reset}'", s=1, i=1))
+    repo = make_repo(tmp_path, config(f"reset = '{reset}'\ncaches = ['{tmp_path}']", s=1, i=1))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
     reset_pid = _wait_for_pid(tmp_path / "reset.pids", proc)
@@ -463,7 +467,8 @@ def test_a_signal_during_the_reset_kills_it_at_once_and_the_run_resumes(tmp_path
 
 @pytest.mark.slow
 def test_ctrl_c_stops_after_the_current_trial_and_resumes(tmp_path):
-    repo = make_repo(tmp_path, config(f"build = 'echo $PWD >> {tmp_path}/builds.log'", sleep=0.3, s=1, i=2))
+    build = f"build = 'echo $PWD >> {tmp_path}/builds.log'\ncaches = ['{tmp_path}']"
+    repo = make_repo(tmp_path, config(build, sleep=0.3, s=1, i=2))
     out = tmp_path / "out"
     proc = _spawn(repo, out)
     _wait_rows(out / "trials.csv", 1, proc)

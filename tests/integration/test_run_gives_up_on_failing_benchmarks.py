@@ -49,6 +49,7 @@ def setup(tmp_path: Path, names: tuple[str, ...], suite: str = "", s: int = 3, i
     )
     if "timeout" not in suite:
         suite += "\ntimeout = 30"
+    suite += f"\ncaches = ['{tmp_path}']"  # starts.log: /tmp is private to each version in the sandbox
     config = (
         f'[suite]\nadapter = "command"\n{suite}\n{benches}'
         f"[full]\nsuite_runs = {s}\niterations = {i}\nmeasurements = 1\n"

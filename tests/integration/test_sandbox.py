@@ -94,6 +94,14 @@ def _attack(
     worker = runner_root / "bin" / "Runner.Worker"
     shutil.copy(shutil.which("bash") or "/bin/bash", worker)
     (runner_root / ".credentials").write_text(json.dumps({"scheme": "OAuth", "token": secret}))
+    (runner_root / ".runner").write_text(json.dumps({"agentName": secret}))
+    (runner_root / "_diag").mkdir()
+    (runner_root / "_diag" / "Worker_1.log").write_text(f"job message: {secret}\n")
+    private_reads = [
+        runner_root / ".credentials",
+        runner_root / ".runner",
+        runner_root / "_diag" / "Worker_1.log",
+    ]
     node = runner_root / "externals" / "node20" / "bin" / "node"
     node.parent.mkdir(parents=True)
     node.write_text("#!/bin/sh\n")
@@ -108,15 +116,16 @@ def _attack(
     file_command = runner_temp / "_runner_file_commands" / "set_env_1"
     file_command.parent.mkdir(parents=True)
     file_command.write_text("")
-    other_place = tmp_path / "scratchpad"  # /tmp: writable, builds keep caches there
+    other_place = tmp_path / "scratchpad"  # in /tmp: each version has a private /tmp instead
     other_place.mkdir()
 
-    (tmp_path / "probe.py").write_text(PROBE)
+    # the probe, its targets and its reports: in a directory bound writable ([suite] caches)
+    (reports / "probe.py").write_text(PROBE)
     repo = make_repo(
         tmp_path,
-        f'[suite]\nadapter = "command"\ntimeout = 60\nsandbox = "{mode}"\n'
+        f'[suite]\nadapter = "command"\ntimeout = 60\nsandbox = "{mode}"\ncaches = ["{reports}"]\n'
         f'[[benchmark]]\nname = "probe"\n'
-        f'command = "{PY} {tmp_path}/probe.py {reports} {TOKEN} {tmp_path}/targets.json"\n'
+        f'command = "{PY} {reports}/probe.py {reports} {TOKEN} {reports}/targets.json"\n'
         "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n",
     )
     paths = {
@@ -132,8 +141,8 @@ def _attack(
         "head worktree": out / "worktrees" / "head-HEAD",
         "scratchpad": other_place,
     }
-    (tmp_path / "targets.json").write_text(
-        json.dumps({"read": [str(runner_root / ".credentials")], "write": [str(p) for p in paths.values()]})
+    (reports / "targets.json").write_text(
+        json.dumps({"read": [str(p) for p in private_reads], "write": [str(p) for p in paths.values()]})
     )
     env = {
         **os.environ,
@@ -156,7 +165,7 @@ def _attack(
         text=True,
         timeout=600,
     )
-    found = [json.loads(p.read_text()) for p in sorted(reports.glob("*.json"))]
+    found = [json.loads(p.read_text()) for p in sorted(reports.glob("*.json")) if p.name != "targets.json"]
     return result, found, paths
 
 
@@ -167,11 +176,13 @@ def test_a_benchmark_in_the_sandbox_finds_no_secret_and_cannot_write_what_later_
     for report in reports:
         assert report["found"] == [], "a secret was read from some process's environment"
         assert not any("gate run" in a or "Runner.Worker" in a for a in report["ancestors"])
-        assert report["read"] == {str(tmp_path / "actions-runner" / ".credentials"): False}
+        runner_root = tmp_path / "actions-runner"
+        assert report["read"] == {
+            str(runner_root / p): False for p in (".credentials", ".runner", "_diag/Worker_1.log")
+        }
         own = report["cwd"]
         written = report["written"]
         assert written.pop(own) is True  # its own worktree
-        assert written.pop(str(paths["scratchpad"])) is True
         assert {p for p, ok in written.items() if ok} == set(), "wrote where it must not"
         assert own in (str(paths["base worktree"]), str(paths["head worktree"]))
     meta = json.loads((tmp_path / "out" / "meta.json").read_text())
@@ -230,12 +241,11 @@ def test_the_sandbox_is_required_on_github_and_a_fallback_elsewhere(tmp_path):
     meta = json.loads((tmp_path / "local" / "meta.json").read_text())
     assert meta["sandbox"]["kind"] == "none" and "no_sandbox" in {w["code"] for w in meta["warnings"]}
 
-    no_bwrap = tmp_path / "bin"
-    no_bwrap.mkdir()
-    for tool in ("git", "sh"):  # a PATH with what `run` needs, but no bwrap
-        (no_bwrap / tool).symlink_to(shutil.which(tool) or tool)
+    # no bwrap: /dev/null (not a regular file) over it, the rest of PATH as it is
+    no_bwrap = [bwrap, "--unshare-user", "--dev-bind", "/", "/", "--ro-bind", "/dev/null", bwrap, "--"]
     missing = subprocess.run(
         [
+            *no_bwrap,
             PY,
             "-m",
             "gate",
@@ -248,7 +258,7 @@ def test_the_sandbox_is_required_on_github_and_a_fallback_elsewhere(tmp_path):
             str(tmp_path / "missing"),
         ],
         cwd=REPO_ROOT,
-        env={**os.environ, "PATH": str(no_bwrap), "GITHUB_ACTIONS": "true"},
+        env={**os.environ, "GITHUB_ACTIONS": "true"},
         capture_output=True,
         text=True,
         timeout=300,
@@ -378,17 +388,18 @@ def test_wall_time_starts_once_the_sandbox_is_set_up(tmp_path):
     assert result.elapsed_s < 3
 
 
-# Plants a global git config in $HOME (writable in the sandbox for build caches) whose fsmonitor
+# Plants a global git config in $HOME (here bound writable as a [suite] caches entry: by default
+# the sandbox's $HOME is private) whose fsmonitor
 # and hooks would run a program the next time anyone runs git in this repository.
 PLANT = r"""
 import os, sys
 from pathlib import Path
 
 marker, home = Path(sys.argv[1]), Path(os.environ["HOME"])
-hook = Path("/tmp") / f"ordertrap-planted-{marker.name}"
+hook = home / f"ordertrap-planted-{marker.name}"
 hook.write_text(f"#!/bin/sh\necho ran >> {marker}\n")
 hook.chmod(0o755)
-hooks = Path("/tmp") / f"ordertrap-planted-hooks-{marker.name}"
+hooks = home / f"ordertrap-planted-hooks-{marker.name}"
 hooks.mkdir(exist_ok=True)
 for name in ("post-checkout", "reference-transaction"):
     (hooks / name).write_text(hook.read_text())
@@ -409,10 +420,10 @@ def test_a_git_config_planted_in_home_never_runs_in_the_gates_own_git(tmp_path, 
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     marker = tmp_path / f"planted-{uuid.uuid4().hex}.log"
-    (tmp_path / "plant.py").write_text(PLANT)
+    (home / "plant.py").write_text(PLANT)
     toml = (
-        '[suite]\nadapter = "command"\ntimeout = 30\nsandbox = "on"\n'
-        f'[[benchmark]]\nname = "plant"\ncommand = "{PY} {tmp_path / "plant.py"} {marker}"\nunit = "x"\n'
+        f'[suite]\nadapter = "command"\ntimeout = 30\nsandbox = "on"\ncaches = ["{home}"]\n'
+        f'[[benchmark]]\nname = "plant"\ncommand = "{PY} {home / "plant.py"} {marker}"\nunit = "x"\n'
         "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
     )
     repo = make_repo(tmp_path, toml)

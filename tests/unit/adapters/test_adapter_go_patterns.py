@@ -154,3 +154,20 @@ def test_go_listing_that_stopped_before_the_last_benchmark_stops_the_run(tmp_pat
     with pytest.raises(RunError) as err:
         get_adapter("go").discover(version(tmp_path), FakeRunner([ok(LIST), failed(1, "", stopped)]), GO)
     assert "listing the sub-benchmarks" in err.value.message and "[go] include" in err.value.fix
+
+
+def test_go_listing_cache_is_the_gates_own_and_nothing_in_scratch_is_read_or_written(tmp_path: Path) -> None:
+    """The cache lives in the version's gate_cache (OUT/cache, read-only in the sandbox): scratch,
+    which the benchmarks write, gets no listing, and links planted there are left alone."""
+    settings = {**GO, "benchmarks": [{"name": "BenchmarkSum*/*"}]}
+    ctx = version(tmp_path)
+    ctx.scratch.mkdir(parents=True)
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    for i in range(3):  # where a cache in scratch would go is not guessable: plant a few links
+        (ctx.scratch / f"go-list-{i}.json").symlink_to(victim)
+    get_adapter("go").discover(ctx, FakeRunner([ok(LIST), ok(SUBS)]), settings)
+    assert victim.read_text() == "keep"
+    assert sorted(p.name for p in ctx.scratch.iterdir()) == [f"go-list-{i}.json" for i in range(3)]
+    assert ctx.gate_cache is not None
+    assert [p.suffix for p in ctx.gate_cache.iterdir()] == [".json"]

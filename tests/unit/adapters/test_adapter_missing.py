@@ -33,7 +33,9 @@ HEADER = "goos: linux\ngoarch: amd64\npkg: example.com/sum\n"
 def version(tmp_path: Path) -> VersionContext:
     work = tmp_path / "wt"
     work.mkdir(exist_ok=True)
-    return VersionContext(name="HEAD", workdir=work, scratch=tmp_path / "scratch")
+    return VersionContext(
+        name="HEAD", workdir=work, scratch=tmp_path / "scratch", gate_cache=tmp_path / "gate-cache"
+    )
 
 
 def request(tmp_path: Path, spec: BenchmarkSpec, settings: dict[str, object], n: int = 2) -> TrialRequest:

@@ -99,3 +99,31 @@ def test_sandbox_setting_is_checked():
     assert config.suite.sandbox == "off"
     with pytest.raises(ConfigError, match=r"\[suite\].sandbox = 'no' is not one of auto, on, off"):
         parse_config(b'[suite]\nsandbox = "no"\n' + body.encode(), Path("x.toml"))
+
+
+def test_each_area_sees_its_own_private_home_and_tmp_with_the_toolchains_read_only(layout, tmp_path):
+    home = layout["home"]
+    cargo_bin = home / ".cargo" / "bin"
+    cargo_bin.mkdir(parents=True)
+    private = {v: tmp_path / "private" / v for v in ("base", "head")}
+    box = Sandbox(
+        "/usr/bin/bwrap",
+        writable=[],
+        read_only=[cargo_bin, layout["out"]],
+        areas=[Area((layout["base"],), private["base"]), Area((layout["head"],), private["head"])],
+        home=home,
+        temp=[Path("/tmp")],
+        tmpfs=[Path("/run")],
+        network=False,
+        drop_caps=False,
+    )
+    for version in ("base", "head"):
+        options = box.wrap(["/bin/true"], cwd=layout[version])
+        binds = [(options[i], options[i + 1], options[i + 2]) for i, a in enumerate(options) if a == "--bind"]
+        assert ("--bind", str(private[version] / "home"), str(home)) in binds
+        assert ("--bind", str(private[version] / "tmp"), "/tmp") in binds
+        mounts = _binds(options)
+        # the toolchain is bound read-only after (over) the private home
+        assert mounts.index(("--ro-bind", str(cargo_bin))) > mounts.index(("--bind", str(home)))
+        assert "--unshare-net" in options
+        assert options[options.index("--tmpfs") + 1] == "/run"

@@ -1,0 +1,162 @@
+"""What the sandbox (gate/engine/sandbox.py) keeps apart: each version has its own ``$HOME`` and
+``/tmp``; the host's service sockets under ``/run`` are out of sight; on a pull request's event
+there is no network, localhost included, unless base's ``[suite] network = true``."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from gate.engine import sandbox
+from gate.engine.process import SubprocessRunner
+from tests.conftest import REPO_ROOT, require_tool
+from tests.integration.test_run_cli import git, make_repo
+
+PY = sys.executable
+
+
+def _repo_with(tmp_path: Path, toml: str, files: dict[str, str]) -> Path:
+    """make_repo's two commits, then one adding ``files`` and one changing version.txt: HEAD~1
+    (version 2) and HEAD (version 3) both have them."""
+    repo = make_repo(tmp_path, toml)
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "files")
+    (repo / "version.txt").write_text("3\n")
+    git(repo, "commit", "-qam", "head")
+    return repo
+
+
+def _run(repo: Path, out: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    argv = [PY, "-m", "gate", "run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1",
+            "--head", "HEAD", "--out", str(out), "--seed", "5"]  # fmt: skip
+    full = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "GITHUB_EVENT_NAME")}
+    return subprocess.run(
+        argv, cwd=REPO_ROOT, env={**full, **env}, capture_output=True, text=True, timeout=300
+    )
+
+
+def _values(out: Path) -> dict[str, list[float]]:
+    import pandas as pd
+
+    trials = pd.read_csv(out / "trials.csv", keep_default_na=False)
+    assert set(trials["status"]) == {"ok"}, trials["reason"].tolist()
+    return {v: sorted(trials[trials["version"] == v]["value"].astype(float)) for v in ("HEAD~1", "HEAD")}
+
+
+# Prints what an earlier process left in /tmp and $HOME (1 when nothing), then head leaves 5 there.
+SHARED = r"""
+import os
+from pathlib import Path
+
+places = [Path("/tmp/ordertrap-shared-value"), Path(os.environ["HOME"]) / "ordertrap-shared-value"]
+found = [int(p.read_text()) for p in places if p.exists()]
+print(max(found, default=1))
+if Path("version.txt").read_text().strip() == "3":
+    for p in places:
+        p.write_text("5")
+"""
+
+
+def test_base_and_head_share_neither_tmp_nor_home(tmp_path):
+    require_tool("bwrap")
+    home = tmp_path / "home"
+    home.mkdir()
+    toml = (
+        '[suite]\nadapter = "command"\ntimeout = 60\nsandbox = "on"\n'
+        f'[[benchmark]]\nname = "shared"\ncommand = "{PY} shared.py"\nunit = "x"\n'
+        "[full]\nsuite_runs = 3\niterations = 1\nmeasurements = 1\n"
+    )
+    repo = _repo_with(tmp_path, toml, {"shared.py": SHARED})
+    Path("/tmp/ordertrap-shared-value").unlink(missing_ok=True)
+    try:
+        done = _run(repo, tmp_path / "out", HOME=str(home))
+        assert done.returncode == 0, done.stderr
+        values = _values(tmp_path / "out")
+        assert values["HEAD~1"] == [1, 1, 1]  # head's file never reached base
+        assert values["HEAD"][-1] == 5  # but head's own later trials see it: the home is per version
+        assert (
+            not Path("/tmp/ordertrap-shared-value").exists()
+            and not (home / "ordertrap-shared-value").exists()
+        )
+    finally:
+        Path("/tmp/ordertrap-shared-value").unlink(missing_ok=True)
+
+
+def _listen_unix(path: Path) -> socket.socket:
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(5)
+    threading.Thread(target=lambda: [server.accept()[0].close() for _ in range(5)], daemon=True).start()
+    return server
+
+
+CONNECT_UNIX = (
+    "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print('connected')"
+)
+
+
+def test_a_unix_socket_under_a_tmpfs_place_cannot_be_connected(tmp_path):
+    """A read-only bind does not stop connect() (a socket is not written, Linux checks write
+    permission on the inode only); a tmpfs over the directory does, as over /run and /var/run."""
+    bwrap = require_tool("bwrap")
+    planned = sandbox.plan(repo=REPO_ROOT, out=tmp_path / "out", versions=[], bwrap=bwrap)
+    options = planned.options()
+    assert [options[i + 1] for i, o in enumerate(options) if o == "--tmpfs"][:1] == ["/run"]
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    server = _listen_unix(run_dir / "docker.sock")
+    work = tmp_path / "work"
+    work.mkdir()
+    try:
+        argv = [PY, "-c", CONNECT_UNIX, str(run_dir / "docker.sock")]
+        read_only = sandbox.Sandbox(bwrap, writable=[], read_only=[run_dir])
+        assert SubprocessRunner(sandbox=read_only)(argv, cwd=work, timeout=60).stdout.strip() == "connected"
+        hidden = sandbox.Sandbox(bwrap, writable=[], read_only=[], tmpfs=[run_dir])
+        result = SubprocessRunner(sandbox=hidden)(argv, cwd=work, timeout=60)
+        assert result.returncode != 0 and "FileNotFoundError" in result.stderr
+    finally:
+        server.close()
+
+
+CONNECT_TCP = """
+import socket
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=5).close()
+    print(2)
+except OSError:
+    print(1)
+"""
+
+
+def test_localhost_cannot_be_reached_on_a_pull_request_event_unless_base_allows_the_network(tmp_path):
+    require_tool("bwrap")
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    threading.Thread(target=lambda: [server.accept()[0].close() for _ in range(8)], daemon=True).start()
+    try:
+        seen, metas = {}, {}
+        for network in ("", "network = true\n"):
+            toml = (
+                f'[suite]\nadapter = "command"\ntimeout = 60\n{network}'
+                f'[[benchmark]]\nname = "tcp"\ncommand = "{PY} tcp.py"\nunit = "x"\n'
+                "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
+            )
+            where = tmp_path / ("on" if network else "off")
+            where.mkdir()
+            repo = _repo_with(where, toml, {"tcp.py": CONNECT_TCP.format(port=port)})
+            done = _run(repo, where / "out", GITHUB_ACTIONS="true", GITHUB_EVENT_NAME="pull_request")
+            assert done.returncode == 0, done.stderr
+            seen[bool(network)] = _values(where / "out")
+            metas[bool(network)] = json.loads((where / "out" / "meta.json").read_text())["sandbox"]
+        assert seen[False] == {"HEAD~1": [1], "HEAD": [1]}  # refused: no network namespace of the host's
+        assert seen[True] == {"HEAD~1": [2], "HEAD": [2]}  # the control: base opted in
+        assert metas[False]["network"] is False and metas[True]["network"] is True
+    finally:
+        server.close()
