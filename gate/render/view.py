@@ -408,10 +408,10 @@ def time_view(time: Time | None, n_minimal: int) -> dict[str, Any] | None:
     return {"spent_s": time["spent_s"], "full_s": time["full_s"], "saved_pct": time["saved_pct"]}
 
 
-def shards_view(shards: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def shards_view(shards: Any) -> dict[str, Any] | None:
     """A sharded run's time line (gate/analysis/shards.py): the slowest shard is the wall time the
     pull request waited, the machine time what the runners spent together."""
-    if not shards or shards.get("slowest_s") is None:
+    if not isinstance(shards, Mapping) or shards.get("slowest_s") is None:
         return None
     return {
         k: shards.get(k) for k in ("count", "slowest", "slowest_s", "machine_s", "missing", "not_measured")
