@@ -34,6 +34,8 @@ from gate.files.run_meta import AdaptiveRecord, GiveUpRecord, RunMeta, ShardReco
 from gate.model import Verdict, warning
 from gate.warning_codes import WarningCode
 
+NOT_MEASURED = "not measured:"  # how the reason of a benchmark no shard measured begins
+
 _FIX_ONE_RUN = (
     "pass the logs of one sharded run only (the artifacts of one workflow run); rerun every shard "
     "with the same config, calibration, revisions and --seed if they differ"
@@ -222,7 +224,7 @@ def coverage(logs: TrialLogs) -> Coverage | None:
     for k in missing:
         for name in split.benchmarks_of(k):
             not_measured[name] = (
-                f"not measured: the log of shard {k}/{count} is missing (its job failed or was cancelled, "
+                f"{NOT_MEASURED} the log of shard {k}/{count} is missing (its job failed or was cancelled, "
                 "or its artifact was not passed to analyze); rerun that shard"
             )
     if missing:
@@ -255,7 +257,7 @@ def coverage(logs: TrialLogs) -> Coverage | None:
         for name in sorted(everywhere):
             n = min(lost[name] for lost in losts)
             not_measured[name] = (
-                f"not measured: the log of shard {k}/{count} lacks {n} of its planned trials (the run "
+                f"{NOT_MEASURED} the log of shard {k}/{count} lacks {n} of its planned trials (the run "
                 "stopped early: killed, timed out or out of disk); rerun that shard (the same command "
                 "with the same --out resumes it)"
             )
@@ -328,6 +330,15 @@ def merged_meta(logs: TrialLogs) -> RunMeta | None:
         given_up=tuple(given_up),
         adaptive=adaptive,
     )
+
+
+def runner_of(logs: TrialLogs) -> dict[str, str]:
+    """Benchmark -> the runner (instance) that measured it, for the logs of a sharded run whose
+    benchmarks each ran on one runner; empty otherwise."""
+    if not any(m.shard is not None for m in logs.metas) or "instance" not in logs.frame.columns:
+        return {}
+    per = logs.frame.groupby("benchmark")["instance"].unique()
+    return {str(b): str(v[0]) for b, v in per.items() if len(v) == 1}
 
 
 def not_measured_comparisons(cov: Coverage) -> list[Comparison]:

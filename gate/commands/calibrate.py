@@ -11,7 +11,7 @@ from typing import Any
 from gate import __version__
 from gate.bidi import json_for_terminal
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
-from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
+from gate.calibration.dataset import Table, build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
@@ -130,6 +130,16 @@ def _base_first(versions: list[str], trials: str) -> list[str]:
     return first + [v for v in versions if v not in first]
 
 
+def _one_instance_per_benchmark(table: Table) -> bool:
+    """Each benchmark measured on one runner only: the logs of a sharded run (``run --shard``),
+    where every runner measured its own benchmarks. Calibrating them together mixes no machines
+    within a benchmark, so no --instance is needed."""
+    frame = table.frame
+    if "instance" not in frame.columns or frame.empty:
+        return True
+    return bool((frame.groupby("benchmark")["instance"].nunique() <= 1).all())
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise ConfigError(
@@ -148,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--threshold {args.threshold} must be positive", "use e.g. --threshold 0.01")
     levels = _levels(args.levels)
     table = normalise(read_tables(args.trials), levels, args.value)
-    table = select(table, "instance", args.instance, "--instance")
+    if args.instance is not None or not _one_instance_per_benchmark(table):
+        table = select(table, "instance", args.instance, "--instance")
     versions = _base_first(distinct(table, "version"), args.trials[0])
     audit_versions: list[str] = []
     if args.audit or args.audit_versions:

@@ -183,3 +183,43 @@ def test_more_shards_than_benchmarks_and_a_bad_shard_are_refused(tmp_path: Path,
     assert "has no benchmark" in capsys.readouterr().err
     assert main([*argv, "--out", str(tmp_path / "p"), "--shard", "4/3"]) == 2
     assert "K/N" in capsys.readouterr().err
+
+
+def test_a_sharded_night_merges_in_order_check_calibrate_and_history(tmp_path: Path, capsys) -> None:
+    repo = make_repo(tmp_path, config(names=NAMES, s=2, i=3, m=2))
+    argv = ["run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1", "--head", "HEAD"]
+    order_logs, full_logs = [], []
+    for k in (1, 2):  # each shard on its own runner, as a matrix gives them
+        for mode, logs in (("order", order_logs), ("full", full_logs)):
+            out = tmp_path / f"{mode}{k}"
+            extra = ["--order-check", "--order-pairs", "2"] if mode == "order" else []
+            assert (
+                main([*argv, "--out", str(out), "--instance", f"bench-{k}", "--shard", f"{k}/2", *extra]) == 0
+            )
+            logs.append(out / "trials.csv")
+    # the order check splits as the full run does
+    for o, f in zip(order_logs, full_logs, strict=True):
+        assert set(pd.read_csv(o)["benchmark"]) == set(pd.read_csv(f)["benchmark"])
+    capsys.readouterr()
+    assert main(["order-check", *map(str, order_logs), "--json", str(tmp_path / "order.json")]) == 0
+    tested = {
+        t["test"]
+        for e in json.loads((tmp_path / "order.json").read_text())["experiments"]
+        for t in e["tests"]
+    }
+    assert tested == set(NAMES)
+    # calibrate takes every shard's log at once: each benchmark ran on one runner
+    cal = tmp_path / "calibration.json"
+    assert main(["calibrate", *map(str, full_logs), "--version", "HEAD~1", "--out", str(cal)]) == 0
+    doc = json.loads(cal.read_text())
+    assert set(doc["benchmarks"]) | set(doc.get("skipped", {})) == set(NAMES)
+    # the history: one entry per benchmark and version, each with the runner that measured it
+    store = tmp_path / "history"
+    store.mkdir()
+    assert main(["history", "add", *map(str, full_logs), "--store", str(store)]) == 0
+    from gate.history.store import Store
+
+    entries = Store(store).read()
+    assert sorted((e.benchmark, e.seq) for e in entries) == sorted((n, s) for n in NAMES for s in (0, 1))
+    split = json.loads((full_logs[0].parent / "meta.json").read_text())["shard"]["assignment"]
+    assert all(e.runner == f"bench-{split[e.benchmark]}" for e in entries)
