@@ -223,3 +223,35 @@ def test_a_sharded_night_merges_in_order_check_calibrate_and_history(tmp_path: P
     assert sorted((e.benchmark, e.seq) for e in entries) == sorted((n, s) for n in NAMES for s in (0, 1))
     split = json.loads((full_logs[0].parent / "meta.json").read_text())["shard"]["assignment"]
     assert all(e.runner == f"bench-{split[e.benchmark]}" for e in entries)
+
+
+def test_each_shard_runs_its_own_follow_up_rounds_within_the_budget(tmp_path: Path, capsys) -> None:
+    from tests.integration.test_run_cli import PY, git
+
+    names = ("calm1", "calm2", "noisy1", "noisy2")
+    benches = "".join(
+        f'[[benchmark]]\nname = "{n}"\ncommand = "{PY} {"noisy.py" if n.startswith("noisy") else "bench.py"}"\n'
+        'unit = "x"\n'
+        for n in names
+    )
+    repo = make_repo(tmp_path, f'[suite]\nadapter = "command"\ntimeout = 30\n{benches}[full]\nsuite_runs = 2\n'
+                     "iterations = 2\nmeasurements = 1\n")  # fmt: skip
+    (repo / "noisy.py").write_text("import random\nprint('result:', 1 + 9 * random.random())\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "noisy")
+    argv = ["run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1", "--head", "HEAD"]
+    logs = []
+    for k in (1, 2):
+        out = tmp_path / f"s{k}"
+        extra = ["--budget", "20s", "--max-rounds", "2", "--instance", f"bench-{k}", "--shard", f"{k}/2"]
+        assert main([*argv, "--out", str(out), *extra]) == 0
+        meta = json.loads((out / "meta.json").read_text())
+        mine = {n for n, s in meta["shard"]["assignment"].items() if s == k}
+        final = meta["adaptive"]["final"]
+        assert final is not None and set(final["unresolved"]) <= mine  # never another shard's benchmark
+        for r in meta["adaptive"]["rounds"]:
+            assert set(r["benchmarks"]) <= mine and set(r["not_followed"]) <= mine
+        logs.append(out / "trials.csv")
+    _, doc = _analyze(tmp_path, logs, capsys)
+    assert sorted(b["benchmark"] for b in doc["benchmarks"]) == sorted(names)
+    assert doc["adaptive"] is not None and doc["summary"]["shards"]["not_measured"] == 0
