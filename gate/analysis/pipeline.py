@@ -262,10 +262,12 @@ def time_summary(frame: pd.DataFrame, meta: RunMeta | None) -> dict[str, Any] | 
     spent = float(trials["elapsed_s"].sum())
     rows = frame.groupby(["source", "trial"]).size().rename("rows")
     t = trials.join(rows, on=["source", "trial"])
-    total = 0.0
-    for _, g in t.groupby("benchmark"):
-        per_measurement = float(g["elapsed_s"].sum()) / max(1, int(g["rows"].sum()))
-        total += per_measurement * full_n * g["version"].nunique()
+    # one groupby for every benchmark (a loop over 10,000 benchmarks took ~10 s)
+    per = t.groupby("benchmark").agg(
+        elapsed=("elapsed_s", "sum"), rows=("rows", "sum"), versions=("version", "nunique")
+    )
+    per_measurement = per["elapsed"].astype(float) / per["rows"].clip(lower=1)
+    total = float((per_measurement * full_n * per["versions"]).sum())
     full: float | None = total
     saved = (1.0 - spent / total) * 100.0 if total > 0 else None
     if meta.has("benchmark_configs") and not any(c.calibrated for c in meta.benchmark_configs.values()):

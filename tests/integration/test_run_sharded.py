@@ -58,8 +58,32 @@ def test_shards_split_the_suite_once_and_analyze_merges_them(tmp_path: Path, cap
     assert shards["slowest_s"] == max(x["spent_s"] for x in shards["logs"])
 
 
+def _aa_repo(tmp_path: Path) -> Path:
+    """Base and head measure the same thing (1 % noise), with enough values that all of it passes."""
+    from tests.integration.test_run_cli import PY, git
+
+    benches = "".join(f'[[benchmark]]\nname = "{n}"\ncommand = "{PY} aa.py"\nunit = "x"\n' for n in NAMES)
+    repo = make_repo(tmp_path, f'[suite]\nadapter = "command"\ntimeout = 30\n{benches}[full]\nsuite_runs = 2\n'
+                     "iterations = 4\nmeasurements = 3\n")  # fmt: skip
+    (repo / "aa.py").write_text(
+        "import random\nfor _ in range(3):\n    print('result:', 100 + random.random())\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a/a")
+    (repo / "version.txt").write_text("3\n")  # head: a commit after it, so base has aa.py too
+    git(repo, "commit", "-qam", "head")
+    return repo
+
+
 def test_a_missing_shard_names_its_benchmarks_and_is_never_a_pass(tmp_path: Path, capsys) -> None:
-    _, outs = _shards(tmp_path, 3)
+    repo = _aa_repo(tmp_path)
+    argv = ["run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1", "--head", "HEAD"]
+    outs = []
+    for k in (1, 2, 3):
+        outs.append(tmp_path / f"s{k}")
+        assert main([*argv, "--out", str(outs[-1]), "--instance", f"bench-{k}", "--shard", f"{k}/3"]) == 0
+    _, whole = _analyze(tmp_path, [o / "trials.csv" for o in outs], capsys)
+    assert whole["summary"]["decision"] == "pass"  # every shard there: an A/A change passes
     lost = json.loads((outs[1] / "meta.json").read_text())["shard"]
     lost_names = sorted(n for n, s in lost["assignment"].items() if s == 2)
     _, doc = _analyze(tmp_path, [outs[0] / "trials.csv", outs[2] / "trials.csv"], capsys)
@@ -71,7 +95,10 @@ def test_a_missing_shard_names_its_benchmarks_and_is_never_a_pass(tmp_path: Path
         assert "shard 2/3" in by_name[name]["reason"] and "missing" in by_name[name]["reason"]
     assert doc["summary"]["shards"]["missing"] == ["2/3"]
     assert any(w["code"] == "shard_missing" for w in doc["warnings"])
-    # the rendered comment names them too
+    # the rendered comment names them too, and publish's policy agrees (it counts the verdicts)
+    from gate.decision import default_decision
+
+    assert default_decision(doc["summary"]["counts"]) == "inconclusive"
     capsys.readouterr()
     md = tmp_path / "comment.md"
     assert main(["report", str(tmp_path / "analysis.json"), "--format", "comment", "--out", str(md)]) == 0
