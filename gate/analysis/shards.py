@@ -153,8 +153,8 @@ def coverage(logs: TrialLogs) -> Coverage | None:
     if not any(m.shard is not None for m in logs.metas):
         return None
     # TrialLogs built by hand (tests) may leave meta_sources out: then meta i is log i's
-    sources = logs.meta_sources if len(logs.meta_sources) == len(logs.metas) else range(len(logs.metas))
-    metas = dict(zip(sources, logs.metas, strict=True))
+    of_meta = logs.meta_sources if len(logs.meta_sources) == len(logs.metas) else range(len(logs.metas))
+    metas = dict(zip(of_meta, logs.metas, strict=True))
     sharded = {src: m for src, m in metas.items() if m.shard is not None}
     if not sharded:
         return None
