@@ -98,6 +98,10 @@ class WarningCode(StrEnum):
     MISSING_NAME = "missing_name", _C.LOG
     DUPLICATE_TRIALS = "duplicate_trials", _C.LOG
     CUT_OFF_ROW = "cut_off_row", _C.LOG  # analyze and calibrate alike
+    # run --shard: a shard's log missing or incomplete, or replicated unevenly (gate/analysis/shards.py)
+    SHARD_MISSING = "shard_missing", _C.LOG
+    SHARD_INCOMPLETE = "shard_incomplete", _C.LOG
+    SHARD_REPLICAS = "shard_replicas", _C.LOG
     INVALID_VALUE = "invalid_value", _C.LOG
     NON_POSITIVE_VALUE = "non_positive_value", _C.LOG
     EMPTY_VALUES = "empty_values", _C.LOG

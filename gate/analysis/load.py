@@ -46,6 +46,7 @@ class TrialLogs:
     metas: list[RunMeta] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    meta_sources: list[int] = field(default_factory=list)  # the log (``source``) of each of ``metas``
 
     @property
     def meta(self) -> RunMeta | None:
@@ -213,6 +214,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
     warnings: list[dict[str, str]] = []
     frames: list[pd.DataFrame] = []
     metas: list[RunMeta] = []
+    meta_sources: list[int] = []
     names = [str(p) for p in paths]
     errors: list[InputError] = []
     repeats = _repeated_logs([Path(p) for p in paths])
@@ -249,6 +251,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
         meta = run_meta.read_beside(path, warnings)
         if meta is not None:
             metas.append(meta)
+            meta_sources.append(i)
     if not frames and errors:
         raise errors[0]
     if not frames:
@@ -265,4 +268,4 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
             f"no usable value in {', '.join(names)}",
             "check that the value column holds positive numbers (see the warnings above)",
         )
-    return TrialLogs(frame=frame, metas=metas, warnings=warnings, paths=names)
+    return TrialLogs(frame=frame, metas=metas, warnings=warnings, paths=names, meta_sources=meta_sources)

@@ -13,7 +13,7 @@ from gate.bidi import json_for_terminal
 from gate.calibration import later_runs
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
 from gate.calibration.audit_rounds import RoundsReplay
-from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
+from gate.calibration.dataset import Table, build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
 from gate.engine.rounds import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.errors import ConfigError, InputError
@@ -146,6 +146,16 @@ def _base_first(versions: list[str], trials: str) -> list[str]:
     return first + [v for v in versions if v not in first]
 
 
+def _one_instance_per_benchmark(table: Table) -> bool:
+    """Each benchmark measured on one runner only: the logs of a sharded run (``run --shard``),
+    where every runner measured its own benchmarks. Calibrating them together mixes no machines
+    within a benchmark, so no --instance is needed."""
+    frame = table.frame
+    if "instance" not in frame.columns or frame.empty:
+        return True
+    return bool((frame.groupby("benchmark")["instance"].nunique() <= 1).all())
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise ConfigError(
@@ -169,7 +179,8 @@ def run(args: argparse.Namespace) -> int:
         max_rounds = check_max_rounds(args.audit_max_rounds, "--audit-max-rounds")
         rounds = RoundsReplay(budget_s, max_rounds) if budget_s > 0 else None
     table = normalise(read_tables(args.trials, [*(levels or ()), args.value or "value"]), levels, args.value)
-    table = select(table, "instance", args.instance, "--instance")
+    if args.instance is not None or not _one_instance_per_benchmark(table):
+        table = select(table, "instance", args.instance, "--instance")
     versions = _base_first(distinct(table, "version"), args.trials[0])
     audit_versions: list[str] = []
     if args.audit or args.audit_versions:

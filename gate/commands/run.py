@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import hashlib
 import os
 import secrets
 import socket
@@ -40,6 +41,7 @@ from gate.engine.rounds import (
     parse_duration,
 )
 from gate.engine.schedule import Trial
+from gate.engine.shard import ShardSpec, parse_shard
 from gate.errors import ConfigError, InputError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
@@ -111,6 +113,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help=f"most follow-up rounds (default: [adaptive].max_rounds, else {DEFAULT_MAX_ROUNDS})",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="measure only shard K of N of the suite (split by expected time, the same on every runner; "
+        "base and head of a benchmark stay together); analyze merges the shards' logs "
+        "(docs/github-actions.md, 'Sharding a suite')",
     )
     parser.add_argument(
         "--keep-worktrees",
@@ -197,10 +206,19 @@ def _adaptive(args: argparse.Namespace, config: ProjectConfig) -> AdaptiveConfig
     return adaptive
 
 
-def _recorded_seed(existing: RunMeta | None) -> int:
-    """The seed of the run being resumed, else a new random one."""
+def _recorded_seed(
+    existing: RunMeta | None,
+    shard: ShardSpec | None,
+    config: ProjectConfig,
+    versions: Sequence[checkout.Version],
+) -> int:
+    """The seed of the run being resumed, else a new one: random, or for a shard one every shard
+    of the same revisions and config derives alike (the split depends on it; gate/engine/shard.py)."""
     if existing is not None and existing.seed is not None:
         return existing.seed
+    if shard is not None:
+        parts = [str(config.config_hash), *(f"{v.role}={v.sha}" for v in versions)]
+        return int.from_bytes(hashlib.sha256("\0".join(parts).encode()).digest()[:4], "big")
     return secrets.randbits(32)
 
 
@@ -220,7 +238,8 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     checkout.refuse_persisted_credentials(repo)
     meta_path, log_path = out / run_meta.FILE_NAME, out / "trials.csv"
     existing = record.read_existing(out)
-    seed = args.seed if args.seed is not None else _recorded_seed(existing)
+    shard = parse_shard(args.shard) if getattr(args, "shard", None) else None
+    seed = args.seed if args.seed is not None else _recorded_seed(existing, shard, config, versions)
     instance = args.instance or socket.gethostname()
     fresh = record.identity(
         seed=seed,
@@ -234,6 +253,7 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
         versions=versions,
     )
     if existing is not None:
+        record.check_shard_resume(existing, None if shard is None else str(shard), out)
         record.check_resume(existing, fresh, out)
         record.check_adaptive_resume(existing, adaptive, out)
         if _complete(existing, adaptive, log_path):
@@ -285,7 +305,17 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
         seed=seed,
         instance=instance,
         order_pairs=fresh.order_pairs,
+        shard=shard,
     )
+    if run_plan.shard is not None:
+        split = run_plan.shard
+        unit = "s" if split.cost_unit == "s" else " values"
+        print(
+            f"ordertrap-gate run: shard {split.spec}: {len(run_plan.names)} of {len(split.suite)} benchmarks, "
+            f"expected {split.expected[split.spec.index - 1]:g}{unit} (slowest shard "
+            f"{max(split.expected):g}{unit}, ideal {sum(split.expected) / split.spec.count:g}{unit})",
+            file=sys.stderr,
+        )
     for w in run_plan.warnings:
         _warn_and_record(w, warnings)
     calibrated = plan.calibration_line(calibration, run_plan.levels)
@@ -371,6 +401,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
         parse_duration(args.budget, "--budget")  # a typo is reported before any checkout
     if getattr(args, "max_rounds", None) is not None:
         check_max_rounds(args.max_rounds, "--max-rounds")
+    if getattr(args, "shard", None):
+        parse_shard(args.shard)  # a typo is reported before any checkout
     if args.order_check and args.calibration:
         raise ConfigError(
             "--order-check and --calibration cannot be combined",

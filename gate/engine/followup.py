@@ -18,12 +18,14 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
+from gate.analysis.shards import NOT_MEASURED
 from gate.engine.driver import DriverResult
 from gate.engine.rounds import (
     BudgetClock,
@@ -39,6 +41,13 @@ from gate.model import utc_timestamp
 from gate.render.followup import STOP
 
 Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
+
+
+def _own_benchmarks(doc: Analysis) -> Analysis:
+    """``doc`` without the benchmarks of other shards (listed as not measured in a shard's own look)."""
+    mine = [b for b in doc["benchmarks"] if not b["reason"].startswith(NOT_MEASURED)]
+    counts = {v: sum(1 for b in mine if b["verdict"] == v) for v in doc["summary"]["counts"]}
+    return cast(Analysis, {**doc, "benchmarks": mine, "summary": {**doc["summary"], "counts": counts}})
 
 
 def _minutes(seconds: float) -> str:
@@ -131,6 +140,9 @@ class Rounds:
         planned_s = float(self.adaptive.rounds[0].used_before_s) if self.adaptive.rounds else None
         while True:
             doc, frame = self.look()
+            if self.meta.shard is not None:
+                # a shard's look sees the other shards as not measured: they are not this run's to follow
+                doc = _own_benchmarks(doc)
             looks = looks_from_analysis(
                 doc,
                 self._values_per_suite_run(),

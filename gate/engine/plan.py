@@ -19,6 +19,7 @@ from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionCon
 from gate.bidi import show_controls_on_one_line
 from gate.engine.project_config import ProjectConfig
 from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
+from gate.engine.shard import ShardSpec, assign, expected_costs, loads, refuse_empty
 from gate.errors import ConfigError, InputError
 from gate.files.calibration_json import Calibration
 from gate.model import LEVELS, VERDICT_CONFIDENCE, ConfigSource, rank_floor
@@ -35,6 +36,49 @@ class RunPlan:
     levels: Mapping[str, LevelConfig]
     schedule: Sequence[Trial]
     warnings: Sequence[dict[str, str]]
+    shard: ShardPlan | None = None  # run --shard: the whole suite's split
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    """``run --shard K/N``: this runner's shard, and the split of the whole suite that every
+    runner computes alike (gate/engine/shard.py); meta.json ``shard``."""
+
+    spec: ShardSpec
+    seed: int
+    suite: Sequence[str]  # every benchmark of the suite, sorted
+    assignment: Mapping[str, int]  # benchmark -> shard (1-based)
+    expected: Sequence[float]  # expected cost of each shard
+    cost_unit: str  # "s" | "values"
+
+
+def _split(
+    spec: ShardSpec | None,
+    per_version: Mapping[str, Mapping[str, BenchmarkSpec]],
+    names: list[str],
+    levels: Mapping[str, LevelConfig],
+    calibration: Calibration | None,
+    versions: int,
+    seed: int,
+) -> tuple[dict[str, dict[str, BenchmarkSpec]], list[str], ShardPlan | None]:
+    """This shard's benchmarks (per version and sorted) and the split, or everything when unsharded."""
+    if spec is None:
+        return {v: dict(s) for v, s in per_version.items()}, names, None
+    costs, unit = expected_costs(names, levels, calibration, versions)
+    assignment = assign(names, costs, spec.count, seed)
+    mine = [n for n in names if assignment[n] == spec.index]
+    if not mine:
+        refuse_empty(spec, len(names))
+    keep = set(mine)
+    shard = ShardPlan(
+        spec,
+        seed,
+        tuple(names),
+        assignment,
+        tuple(round(x, 3) for x in loads(assignment, costs, spec.count)),
+        unit,
+    )
+    return {v: {n: s for n, s in specs.items() if n in keep} for v, specs in per_version.items()}, mine, shard
 
 
 def plan_run(
@@ -47,19 +91,27 @@ def plan_run(
     seed: int,
     instance: str,
     order_pairs: int | None,
+    shard: ShardSpec | None = None,
 ) -> RunPlan:
     """The schedule for the benchmarks found: ``--order-check`` alternates a fixed and random
     orders of the full configuration (OrderSage §3); otherwise RMIT with each benchmark's
-    calibrated or full configuration."""
+    calibrated or full configuration. ``shard``: only this shard's benchmarks are scheduled,
+    after discovery and by name, so every runner splits alike (gate/engine/shard.py)."""
     names = sorted({name for specs in per_version.values() for name in specs})
     warnings: list[dict[str, str]] = []
     if order_check:
         assert order_pairs is not None
         levels = {n: LevelConfig(1, 1, config.full.measurements) for n in names}
+        # the split weighs what the order check runs: 2 × pairs trials of each benchmark × version
+        weights = {n: LevelConfig(2 * order_pairs, 1, config.full.measurements) for n in names}
+        per_version, names, split = _split(
+            shard, per_version, names, weights, calibration, len(revisions), seed
+        )
+        levels = {n: levels[n] for n in names}
         schedule = order_check_schedule(
             seed, names, revisions, order_pairs, config.full.measurements, instance
         )
-        return RunPlan(per_version, names, levels, schedule, warnings)
+        return RunPlan(per_version, names, levels, schedule, warnings, split)
     floor = rank_floor(VERDICT_CONFIDENCE)
     if config.full.values < floor and len(revisions) == 2:
         warnings.append(
@@ -75,8 +127,10 @@ def plan_run(
     if calibration is not None:
         warnings.extend(check_calibration(calibration, config, names))
     levels = level_configs(names, config, calibration)
+    per_version, names, split = _split(shard, per_version, names, levels, calibration, len(revisions), seed)
+    levels = {n: levels[n] for n in names}
     schedule = rmit_schedule(seed, names, revisions, levels, instance)
-    return RunPlan(per_version, names, levels, schedule, warnings)
+    return RunPlan(per_version, names, levels, schedule, warnings, split)
 
 
 def discover(

@@ -20,10 +20,11 @@ from gate.engine.layout import Layout
 from gate.engine.plan import RunPlan, benchmark_meta, never_stable, thresholds, warmup_of
 from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import AdaptiveConfig, adaptive_record
+from gate.engine.shard import METHOD
 from gate.errors import InputError
 from gate.files import run_meta
 from gate.files.calibration_json import Calibration
-from gate.files.run_meta import BenchmarkConfig, Levels, RunMeta, VersionRecord
+from gate.files.run_meta import BenchmarkConfig, Levels, RunMeta, ShardRecord, VersionRecord
 from gate.model import TRIAL_LOG_SCHEMA, ConfigSource, utc_timestamp
 
 
@@ -175,4 +176,33 @@ def new_meta(
         layout=layout.meta([t.trial for t in plan.schedule]),
         warnings=list(warnings),
         adaptive=adaptive_record(adaptive),
+        shard=shard_record(plan),
     )
+
+
+def shard_record(plan: RunPlan) -> ShardRecord | None:
+    """meta.json ``shard`` of a ``run --shard K/N``."""
+    s = plan.shard
+    if s is None:
+        return None
+    return ShardRecord(
+        index=s.spec.index,
+        count=s.spec.count,
+        method=METHOD,
+        seed=s.seed,
+        cost_unit=s.cost_unit,
+        suite=tuple(s.suite),
+        assignment=dict(s.assignment),
+        expected=tuple(s.expected),
+    )
+
+
+def check_shard_resume(meta: RunMeta, shard: str | None, out: Path) -> None:
+    """A rerun with the same ``--out`` resumes the same shard (or the same unsharded run)."""
+    was = meta.shard.label if meta.shard is not None else None
+    if was != shard:
+        raise InputError(
+            f"{out} holds {'shard ' + was if was else 'an unsharded run'}, now "
+            f"{'--shard ' + shard if shard else 'no --shard'}",
+            f"resume with {'--shard ' + was if was else 'no --shard'}, or pass a new --out",
+        )

@@ -772,4 +772,27 @@ def _summary(c: _Check, s: dict[str, Any], benchmarks: list[Benchmark]) -> Summa
     if time is not None:
         for k in ("spent_s", "full_s", "saved_pct"):
             c.number(c.key(time, k, "summary.time"), f"summary.time.{k}")
+    if "shards" in s:
+        _shards(c, s["shards"])
     return cast(Summary, out)
+
+
+def _shards(c: _Check, value: Any) -> None:
+    """``summary.shards``: what the reports read of a sharded run (gate/analysis/shards.py)."""
+    shards = c.obj(value, "summary.shards")
+    c.whole(c.key(shards, "count", "summary.shards"), "summary.shards.count")
+    c.whole(c.key(shards, "not_measured", "summary.shards"), "summary.shards.not_measured")
+    for k in ("slowest_s", "machine_s"):
+        c.number(c.key(shards, k, "summary.shards"), f"summary.shards.{k}")
+    c.opt_string(c.key(shards, "slowest", "summary.shards"), "summary.shards.slowest")
+    missing = c.key(shards, "missing", "summary.shards")
+    if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing):
+        raise c.fail("summary.shards.missing is not a list of shard labels")
+    logs = c.key(shards, "logs", "summary.shards")
+    if not isinstance(logs, list):
+        raise c.fail("summary.shards.logs is not a list")
+    for i, log in enumerate(logs):
+        entry = c.obj(log, f"summary.shards.logs[{i}]")
+        for k in ("shard", "instance", "log"):
+            c.string(c.key(entry, k, f"summary.shards.logs[{i}]"), f"summary.shards.logs[{i}].{k}")
+        c.number(c.key(entry, "spent_s", f"summary.shards.logs[{i}]"), f"summary.shards.logs[{i}].spent_s")

@@ -298,6 +298,43 @@ class LoadRecord:
 
 
 @dataclass(frozen=True)
+class ShardRecord:
+    """``shard`` (absent for an unsharded run): which part of the suite this log measured, and
+    the whole suite's split as every runner computed it (gate/engine/shard.py), so ``analyze``
+    over the shards' logs knows what was planned and names what is missing."""
+
+    index: int  # 1-based
+    count: int
+    method: str  # "lpt"
+    seed: int
+    cost_unit: str  # "s" | "values"
+    suite: Sequence[str]  # every benchmark of the suite, sorted
+    assignment: Mapping[str, int]  # benchmark -> shard
+    expected: Sequence[float] = ()  # expected cost per shard (cost_unit)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def benchmarks_of(self, index: int) -> list[str]:
+        return [n for n in self.suite if self.assignment.get(n) == index]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "count": self.count,
+            "method": self.method,
+            "seed": self.seed,
+            "cost_unit": self.cost_unit,
+            "suite": list(self.suite),
+            "assignment": dict(self.assignment),
+            "expected": list(self.expected),
+            **plain(self.extra),
+        }
+
+
+@dataclass(frozen=True)
 class RunMeta:
     """meta.json; the field order is the key order of the file."""
 
@@ -328,6 +365,7 @@ class RunMeta:
     adaptive: AdaptiveRecord | None = None  # null without a budget
     given_up: Sequence[GiveUpRecord] = ()  # benchmark × version pairs whose remaining trials were not run
     load: LoadRecord | None = None  # the load while the trials ran (absent in older files)
+    shard: ShardRecord | None = None  # run --shard K/N; None for an unsharded run
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys this gate does not know
     # the keys the file had (None: every field, as for a document ``run`` builds); see :meth:`has`
     read_keys: frozenset[str] | None = None
@@ -409,6 +447,7 @@ class RunMeta:
             "adaptive": None if self.adaptive is None else self.adaptive.to_json(),
             "given_up": [g.to_json() for g in self.given_up],
             **({} if self.load is None else {"load": self.load.to_json()}),
+            **({} if self.shard is None else {"shard": self.shard.to_json()}),
             **plain(self.extra),
         }
 
@@ -737,6 +776,40 @@ def _load_record(value: Any) -> LoadRecord | None:
     return LoadRecord(_load_range(o), {k: _load_range(r) for k, r in o.entries("suite_runs").items()})
 
 
+def _shard(value: Any) -> ShardRecord | None:
+    if value is None:
+        return None
+    o = _Obj("shard", value)
+    count = o.whole("count", 1)
+    index = o.whole("index", 1)
+    if index > count:
+        raise _Invalid(f"shard.index ({index}, more than shard.count {count})")
+    suite = o.item("suite", nullable=False)
+    if not isinstance(suite, list) or not all(isinstance(n, str) for n in suite):
+        raise _Invalid("shard.suite (not a list of benchmark names)")
+    assignment = o.obj("assignment").doc
+    if set(assignment) != set(suite) or not all(
+        type(k) is int and 1 <= k <= count for k in assignment.values()
+    ):
+        raise _Invalid("shard.assignment (not one shard 1..count for every benchmark of shard.suite)")
+    expected = o.item("expected", nullable=True) or []
+    if not isinstance(expected, list) or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in expected
+    ):
+        raise _Invalid("shard.expected (not a list of numbers)")
+    return ShardRecord(
+        index=index,
+        count=count,
+        method=o.text("method"),
+        seed=o.whole("seed", None),
+        cost_unit=o.text("cost_unit"),
+        suite=tuple(suite),
+        assignment=dict(assignment),
+        expected=tuple(expected),
+        extra=o.rest(),
+    )
+
+
 _FIELDS: dict[str, Callable[[Any], Any]] = {
     "schema_version": lambda v: _int("schema_version", v) or 1,  # absent: 1, read below
     "tool_version": lambda v: _text("tool_version", v),
@@ -763,6 +836,7 @@ _FIELDS: dict[str, Callable[[Any], Any]] = {
     "layout": lambda v: _object("layout", v),
     "given_up": _given_up,
     "load": _load_record,
+    "shard": _shard,
 }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
+from gate.analysis.shards import NOT_MEASURED, runner_of
 from gate.errors import ConfigError
 from gate.files.run_meta import RunMeta
 from gate.history.store import Entry, Source, Step
@@ -71,6 +72,8 @@ def entries_from_trials(
     run = run_id or run_id_of(paths)
     when = date or meta.created_at or utc_timestamp()
     shas = {rev: v.sha for rev, v in meta.versions.items()}
+    # a sharded night: each benchmark's own runner, and no entry for what no shard measured
+    runners = {} if runner else runner_of(logs)
     runner = runner or meta.instance
     config = meta.config_hash
     common: dict[str, Any] = {
@@ -87,6 +90,8 @@ def entries_from_trials(
     for k in range(len(order) - 1):
         doc = build_analysis(logs, base=order[k], head=order[k + 1], settings=settings, created_at=when)
         for b in doc["benchmarks"]:
+            if b["reason"].startswith(NOT_MEASURED) and not b["base"]["n"] and not b["head"]["n"]:
+                continue
             sides = (
                 [("base", order[k], k), ("head", order[k + 1], k + 1)]
                 if k == 0
@@ -112,7 +117,7 @@ def entries_from_trials(
                         n=v["n"],
                         n_failed=v["n_failed"],
                         step=step,
-                        **common,
+                        **{**common, "runner": runners.get(b["benchmark"], runner)},
                     )
                 )
     return out

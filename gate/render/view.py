@@ -413,6 +413,16 @@ def time_view(time: Time | None, n_minimal: int) -> dict[str, Any] | None:
     return {"spent_s": time["spent_s"], "full_s": time["full_s"], "saved_pct": time["saved_pct"]}
 
 
+def shards_view(shards: Any) -> dict[str, Any] | None:
+    """A sharded run's time line (gate/analysis/shards.py): the slowest shard is the wall time the
+    pull request waited, the machine time what the runners spent together."""
+    if not isinstance(shards, Mapping) or shards.get("slowest_s") is None:
+        return None
+    return {
+        k: shards.get(k) for k in ("count", "slowest", "slowest_s", "machine_s", "missing", "not_measured")
+    }
+
+
 def build(analysis: Analysis, context: Any) -> dict[str, Any]:
     """The common view model for all three formats (``context`` is a RenderContext)."""
     summary = analysis["summary"]
@@ -449,6 +459,7 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "notes": [r for r in rows if r["verdict"] in ("failed", "inconclusive") and r["reason"]],
         "warning_groups": collect_warnings(analysis, rows),
         "time": time_view(summary["time"], sum(1 for r in rows if r["minimal"])),
+        "shards": shards_view(summary.get("shards")),
         "confidence": conf_label,
         "threshold_pct": settings["threshold_pct"],
         "statistic": settings["statistic"],
