@@ -62,6 +62,10 @@ class WarningCode(StrEnum):
     # the trials ran without the bubblewrap sandbox (gate/engine/sandbox.py)
     NO_SANDBOX = "no_sandbox", _C.ISOLATION
     SANDBOX_OFF = "sandbox_off", _C.ISOLATION
+    # on GitHub: security keys of a configuration head chose, and a file's sandbox = "off",
+    # are not obeyed (gate/engine/trusted_keys.py)
+    HEAD_SECURITY_KEYS_IGNORED = "head_security_keys_ignored", _C.ISOLATION
+    SANDBOX_OFF_IGNORED = "sandbox_off_ignored", _C.ISOLATION
     # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
     ORDER_EFFECT = "order_effect", _C.ORDER
     ORDER_UNTESTABLE = "order_untestable", _C.ORDER

@@ -25,11 +25,12 @@ from gate.engine import (
     process,
     record,
     sandbox,
+    trusted_keys,
     worktree,
 )
 from gate.engine.layout import Layout
 from gate.engine.process import SubprocessRunner, reap_leftover
-from gate.engine.project_config import ProjectConfig
+from gate.engine.project_config import SANDBOX_MODES, ProjectConfig
 from gate.engine.rounds import (
     DEFAULT_MAX_ROUNDS,
     AdaptiveConfig,
@@ -109,6 +110,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help=f"most follow-up rounds (default: [adaptive].max_rounds, else {DEFAULT_MAX_ROUNDS})",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        help="isolation of builds, benchmarks and resets, over the file's [suite] sandbox; on GitHub "
+        "only this flag (the run action's input `sandbox`) can turn the sandbox off",
     )
     parser.add_argument(
         "--keep-worktrees",
@@ -208,7 +215,14 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     repo = _repo_for(args)
     versions = checkout.resolve_versions(repo, args.base, args.head)
     inputs = _read_inputs(args, repo, versions)
-    config, calibration = inputs.config, inputs.calibration
+    config, trust_warnings = trusted_keys.apply(
+        inputs.config,
+        chosen_by_head=inputs.config_source.kind in ("head", "worktree"),
+        sandbox_flag=getattr(args, "sandbox", None),
+        env=os.environ,
+        where=inputs.config_source.label,
+    )
+    calibration = inputs.calibration
     adaptive = _adaptive(args, config)
     checkout.refuse_persisted_credentials(repo)
     meta_path, log_path = out / run_meta.FILE_NAME, out / "trials.csv"
@@ -235,7 +249,7 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
             return 0
 
     env = environment.fingerprint()
-    warnings = environment.check(env) + list(inputs.warnings)
+    warnings = environment.check(env) + list(inputs.warnings) + trust_warnings
     for w in warnings:
         _warn(w)
     # Head's changes to the config or calibration are reported before the build (which may fail
