@@ -116,6 +116,8 @@ class WarningCode(StrEnum):
     PLANNED_OVER_BUDGET = "planned_over_budget", _C.CONFIG
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE
+    # head's values far more spread than base's on an inconclusive benchmark (gate/decision.py)
+    NOISY_HEAD = "noisy_head", _C.NOISE
     NOT_CALIBRATED = "not-calibrated", _C.NOISE
 
 

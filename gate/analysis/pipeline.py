@@ -14,7 +14,7 @@ from gate import __version__
 from gate.analysis import followup
 from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
-from gate.decision import default_decision, fails_in_head_only
+from gate.decision import default_decision, fails_in_head_only, noisy_in_head
 from gate.errors import ConfigError
 from gate.files import analysis_json, run_meta
 from gate.files.analysis_json import Analysis
@@ -489,6 +489,7 @@ def build_analysis(
     for b in benchmarks:
         counts[b["verdict"]] += 1
     failed_in_head_only = sum(fails_in_head_only(b) for b in benchmarks)
+    noisy = sum(noisy_in_head(b) for b in benchmarks)
     meta = logs.meta
     time = time_summary(frame, meta)
     return analysis_json.document(
@@ -510,11 +511,17 @@ def build_analysis(
         },
         summary={
             "decision": str(
-                default_decision(counts, failed_in_head_only=failed_in_head_only, only_in_base=len(only_base))
+                default_decision(
+                    counts,
+                    failed_in_head_only=failed_in_head_only,
+                    only_in_base=len(only_base),
+                    noisy_in_head=noisy,
+                )
             ),
             "counts": counts,
             "n_benchmarks": len(benchmarks),
             "failed_in_head_only": failed_in_head_only,
+            "noisy_in_head": noisy,
             "only_in_base": len(only_base),
             "only_in_head": len(only_head),
             "time": time,
@@ -592,6 +599,22 @@ def _benchmark_entry(
     noisy = _noise_warning(name, entry["stability"])
     if noisy is not None:
         warnings.append(noisy)
+    if c.verdict is Verdict.INCONCLUSIVE:
+        noisier, ratio, p = stability.head_noisier(sb.values, sh.values)
+        if noisier:
+            times = "" if ratio is None else f"{ratio:.1f}× "
+            warnings.append(
+                warning(
+                    WarningCode.NOISY_HEAD,
+                    f"{name}: head's values are {times}as spread as base's (RMAD "
+                    f"{entry['stability']['head']['rmad'] * 100:.2g}% vs "
+                    f"{entry['stability']['base']['rmad'] * 100:.2g}%, one-sided rank test of the "
+                    f"deviations p = {p:.2g}), so a regression could hide in the noise: this fails "
+                    "the gate like a regression",
+                    "find what in this change makes the benchmark vary (a new random input, I/O, a "
+                    "thread pool); if the noise is intended, a maintainer adds the accept label",
+                )
+            )
     for role, s in (("base", sb), ("head", sh)):
         if s.n > 0 and np.ptp(s.values) == 0 and s.n >= 3:
             warnings.append(
@@ -684,6 +707,7 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
         f"{n} {what}"
         for n, what in (
             (s["failed_in_head_only"], "failing in head only"),
+            (s["noisy_in_head"], "far noisier in head"),
             (s["only_in_base"], "not in head"),
         )
         if n
