@@ -101,6 +101,7 @@ class WarningCode(StrEnum):
     INVALID_VALUE = "invalid_value", _C.LOG
     NON_POSITIVE_VALUE = "non_positive_value", _C.LOG
     EMPTY_VALUES = "empty_values", _C.LOG
+    NO_VALUES_LEFT = "no_values_left", _C.LOG  # a benchmark of the log the analysis has no value of
     NOT_INTERLEAVED = "not_interleaved", _C.LOG
     PAIRING_UNAVAILABLE = "pairing_unavailable", _C.LOG
     REAPED = "reaped", _C.LOG

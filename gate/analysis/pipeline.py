@@ -381,6 +381,27 @@ def build_analysis(
     dropped = frame.loc[frame["kind"] == "dropped"]
     base_names |= set(dropped.loc[dropped["version"] == base, "benchmark"].astype(str))
     head_names |= set(dropped.loc[dropped["version"] == head, "benchmark"].astype(str))
+    # Rows of a version that the warm-up discard or the order filter left without a value: the
+    # benchmark ran, so it comes out `failed` (no value) and is named, never dropped unseen.
+    ran = frame.loc[~frame["kind"].isin(["dropped", "absent"])]
+    emptied: set[str] = set()
+    for version, names_of in ((base, base_names), (head, head_names)):
+        lost = set(ran.loc[ran["version"] == version, "benchmark"].astype(str)) - names_of
+        names_of |= lost
+        emptied |= lost
+    if emptied:
+        listed = sorted(emptied)
+        shown = ", ".join(listed[:10]) + (f" and {len(listed) - 10} more" if len(listed) > 10 else "")
+        top_warnings.append(
+            warning(
+                WarningCode.NO_VALUES_LEFT,
+                f"{len(listed)} benchmark(s) have trials in the log but no value left once the warm-up "
+                f"(meta.json benchmark_configs) and fixed-order runs are set aside: {shown}; they count "
+                "as failed",
+                "rerun the benchmark with the full configuration (or let the run resume to the end); "
+                "check meta.json's discard_warmup against the trials the log holds",
+            )
+        )
     only_base = sorted(base_names - head_names)
     only_head = sorted(head_names - base_names)
     for names, present, absent, action in (

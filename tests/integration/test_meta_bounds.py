@@ -52,3 +52,20 @@ def test_a_warmup_covering_every_value_in_meta_json_is_refused(tmp_path):
     assert doc["benchmarks"][0]["verdict"] == "regression" and doc["summary"]["decision"] == "fail"
     (w,) = [w for w in doc["warnings"] if w["code"] == "meta_invalid"]
     assert "no value would be left" in w["message"]
+
+
+def test_a_benchmark_the_warmup_leaves_without_values_is_named_and_not_a_pass(tmp_path):
+    """A log cut short (only 5 of 15 iterations) under a valid 14-iteration warm-up: every value
+    of `parse` is discarded. It ran, so it is listed as failed, and the decision is no pass."""
+    steady = [dict(r, benchmark="load", value=100.0 + r["iteration"] % 3) for r in _rows()]
+    rows = [r for r in _rows() if r["iteration"] <= 5] + steady
+    config = {"suite_run": 1, "iteration": 15, "measurement": 1, "source": "calibration",
+              "discard_warmup": 14, "warmup_level": "iteration"}  # fmt: skip
+    log = csv_log(tmp_path, rows, meta={"base": "v1", "head": "v2", "benchmark_configs": {"parse": config}})
+    out = tmp_path / "analysis.json"
+    assert main(["analyze", str(log), "--json", str(out), "--resamples", "500"]) == 0
+    doc = json.loads(out.read_text())
+    verdicts = {b["benchmark"]: b["verdict"] for b in doc["benchmarks"]}
+    assert verdicts["parse"] == "failed" and doc["summary"]["decision"] != "pass"
+    (w,) = [w for w in doc["warnings"] if w["code"] == "no_values_left"]
+    assert "parse" in w["message"]
