@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from gate.model import Verdict
+from gate.stats.stability import head_noisier
 
 # The values of the action's ``fail_on`` input: what fails the check (exit code 1).
 FAIL_ON_CHOICES: Final = ("regression", "inconclusive", "never")
@@ -33,20 +34,53 @@ class Decision(StrEnum):
 
 
 def default_decision(
-    counts: Mapping[str, int], *, failed_in_head_only: int = 0, only_in_base: int = 0
+    counts: Mapping[str, int],
+    *,
+    failed_in_head_only: int = 0,
+    only_in_base: int = 0,
+    noisy_in_head: int = 0,
 ) -> Decision:
     """The default policy (``analyze``'s decision; ``publish`` adds fail_on and the accept label on
-    top, :func:`decision_with_fail_on_and_label`). fail: a regression, a benchmark that ran cleanly
-    in base and fails in head (a crash or timeout the change introduced is a finding, never a
-    pass), or no benchmark of base ran in head at all (head's build or discovery broke, or it lost
-    every benchmark); inconclusive: a benchmark could not be decided, failed in base too, or some
-    ran in base but not in head (removed or renamed), or nothing was compared at all; else pass."""
-    compared = sum(int(n or 0) for n in counts.values())
-    if counts.get(Verdict.REGRESSION, 0) or failed_in_head_only or (only_in_base and not compared):
+    top, :func:`decision_with_fail_on_and_label`).
+
+    fail: a regression; a benchmark that ran cleanly in base and fails in head (a crash or timeout
+    the change introduced is a finding, never a pass); a benchmark that ran in base but not in
+    head (removed or renamed: the renamed copy's regression is compared with nothing); an
+    inconclusive benchmark whose values head made far more spread than base's
+    (:func:`noisy_in_head`: noise hides a regression as well as a rename does); or nothing
+    compared at all (every benchmark failed in both versions, or none ran: a log from which
+    nothing could be read says nothing about the change). Each of these can be deliberate (a
+    rename, a benchmark made nondeterministic on purpose): the accept label is the way through,
+    so a person with the right to label says so (docs/statistics.md, "How the gate decides").
+    inconclusive: a benchmark could not be decided, or failed in both versions; else pass."""
+    compared = sum(int(n or 0) for k, n in counts.items() if k != Verdict.FAILED)
+    if (
+        counts.get(Verdict.REGRESSION, 0)
+        or failed_in_head_only
+        or only_in_base
+        or noisy_in_head
+        or not compared
+    ):
         return Decision.FAIL
-    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0) or only_in_base or not compared:
+    if counts.get(Verdict.INCONCLUSIVE, 0) or counts.get(Verdict.FAILED, 0):
         return Decision.INCONCLUSIVE
     return Decision.PASS
+
+
+def noisy_in_head(benchmark: Mapping[str, Any]) -> bool:
+    """An ``inconclusive`` benchmark whose head values are far more spread than base's
+    (:func:`gate.stats.stability.head_noisier`), read from an analysis.json entry's samples, so
+    ``analyze`` counts it and ``publish`` re-derives the count from the values themselves."""
+    if benchmark.get("verdict") != Verdict.INCONCLUSIVE:
+        return False
+    samples = benchmark.get("samples")
+    if not isinstance(samples, Mapping):
+        return False
+    try:
+        base, head = samples["base"]["value"], samples["head"]["value"]
+        return head_noisier(base, head)[0]
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 def fails_in_head_only(benchmark: Mapping[str, Any]) -> bool:
@@ -74,6 +108,7 @@ class Outcome:
     counts: dict[str, int] = field(default_factory=dict)
     failed_in_head_only: int = 0  # benchmarks that ran in base and fail in head
     only_in_base: int = 0  # benchmarks that ran in base but not in head: not compared
+    noisy_in_head: int = 0  # inconclusive benchmarks whose head values are far more spread
 
 
 def decision_with_fail_on_and_label(
@@ -83,13 +118,18 @@ def decision_with_fail_on_and_label(
     *,
     failed_in_head_only: int = 0,
     only_in_base: int = 0,
+    noisy_in_head: int = 0,
 ) -> Outcome:
     """The final decision: the default policy (:func:`default_decision`), then ``fail_on``
     (``inconclusive`` also fails what the policy leaves inconclusive; ``never`` keeps the exit code
     0) and the accept label (turns a fail into pass with an "accepted" note)."""
     if fail_on not in FAIL_ON_CHOICES:
         raise ValueError(f"fail_on {fail_on!r} is not one of {', '.join(FAIL_ON_CHOICES)}")
-    extra = {"failed_in_head_only": failed_in_head_only, "only_in_base": only_in_base}
+    extra = {
+        "failed_in_head_only": failed_in_head_only,
+        "only_in_base": only_in_base,
+        "noisy_in_head": noisy_in_head,
+    }
     default = default_decision(counts, **extra)
     failing = default is Decision.FAIL or (fail_on == "inconclusive" and default is Decision.INCONCLUSIVE)
     if failing and accepted_label:

@@ -114,8 +114,19 @@ def confidence_problem(confidence: float) -> str | None:
     return None if 0.5 <= confidence < 1.0 else "outside [0.5, 1)"
 
 
+# Values per benchmark and version one run may collect: [full] (suite_runs × iterations ×
+# measurements) and meta.json's benchmark_configs are held to it. The width of a bootstrap CI
+# shrinks like 1/√n, so beyond a few hundred values more buy little, and analyze holds
+# resamples × n indices in memory (10,000 × 10,000 × 8 bytes = 800 MB at this bound; 20,000 values
+# per version took 1.7 GB). A typo such as 1e9 is caught before any work.
+MAX_VALUES: Final = 10_000
+
+
 def threshold_pct_problem(threshold_pct: float) -> str | None:
-    """Why a threshold (in %) cannot be used (None: it can)."""
+    """Why a threshold (in %) cannot be used (None: it can). The one domain of ``threshold_pct``:
+    analyze's --threshold-pct, the Docker action's input, a [[benchmark]] threshold_pct in
+    .ordertrap.toml and meta.json's thresholds. At 1000 % or more no slowdown short of 11× is a
+    regression."""
     return (
         None
         if math.isfinite(threshold_pct) and 0 < threshold_pct < 1000

@@ -64,6 +64,10 @@ class WarningCode(StrEnum):
     # the trials ran without the bubblewrap sandbox (gate/engine/sandbox.py)
     NO_SANDBOX = "no_sandbox", _C.ISOLATION
     SANDBOX_OFF = "sandbox_off", _C.ISOLATION
+    # on GitHub: security keys of a configuration head chose, and a file's sandbox = "off",
+    # are not obeyed (gate/engine/trusted_keys.py)
+    HEAD_SECURITY_KEYS_IGNORED = "head_security_keys_ignored", _C.ISOLATION
+    SANDBOX_OFF_IGNORED = "sandbox_off_ignored", _C.ISOLATION
     # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
     ORDER_EFFECT = "order_effect", _C.ORDER
     ORDER_UNTESTABLE = "order_untestable", _C.ORDER
@@ -105,6 +109,7 @@ class WarningCode(StrEnum):
     INVALID_VALUE = "invalid_value", _C.LOG
     NON_POSITIVE_VALUE = "non_positive_value", _C.LOG
     EMPTY_VALUES = "empty_values", _C.LOG
+    NO_VALUES_LEFT = "no_values_left", _C.LOG  # a benchmark of the log the analysis has no value of
     NOT_INTERLEAVED = "not_interleaved", _C.LOG
     PAIRING_UNAVAILABLE = "pairing_unavailable", _C.LOG
     REAPED = "reaped", _C.LOG
@@ -120,6 +125,8 @@ class WarningCode(StrEnum):
     PLANNED_OVER_BUDGET = "planned_over_budget", _C.CONFIG
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE
+    # head's values far more spread than base's on an inconclusive benchmark (gate/decision.py)
+    NOISY_HEAD = "noisy_head", _C.NOISE
     NOT_CALIBRATED = "not-calibrated", _C.NOISE
     # calibrate found no stable configuration for any benchmark: it saves nothing (gate/commands/calibrate.py)
     NOTHING_STABLE = "nothing-stable", _C.NOISE

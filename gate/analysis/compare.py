@@ -38,7 +38,14 @@ from numpy.typing import NDArray
 from scipy import stats as sps
 
 from gate.engine.project_config import MAX_VALUES
-from gate.model import BOOTSTRAPS, VERDICT_CONFIDENCE, Verdict, rank_floor, small_sample_limit
+from gate.model import (
+    BOOTSTRAPS,
+    VERDICT_CONFIDENCE,
+    Verdict,
+    rank_floor,
+    small_sample_limit,
+    threshold_pct_problem,
+)
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
@@ -114,8 +121,10 @@ class AnalysisSettings:
             raise ValueError(f"statistic must be one of {bs.STATISTICS}")
         if not 0.0 < self.confidence < 1.0:
             raise ValueError("confidence must be in (0, 1)")
-        if self.threshold_pct <= 0 or not math.isfinite(self.threshold_pct):
-            raise ValueError("threshold_pct must be a positive number")
+        if threshold_pct_problem(self.threshold_pct) is not None:
+            raise ValueError(
+                f"threshold_pct {self.threshold_pct!r}: {threshold_pct_problem(self.threshold_pct)}"
+            )
         if self.resamples < 100:
             raise ValueError("resamples must be at least 100")
         if self.bootstrap not in BOOTSTRAPS or self.pairing not in PAIRINGS:

@@ -14,7 +14,7 @@ from gate import __version__
 from gate.analysis import carryover_exclusion, followup, shards
 from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
-from gate.decision import default_decision, fails_in_head_only
+from gate.decision import default_decision, fails_in_head_only, noisy_in_head
 from gate.errors import ConfigError
 from gate.files import analysis_json, run_meta
 from gate.files.analysis_json import Analysis
@@ -392,6 +392,27 @@ def build_analysis(
     head_names |= set(dropped.loc[dropped["version"] == head, "benchmark"].astype(str))
     base_names -= not_measured  # a shard that stopped early: listed as not measured, not compared
     head_names -= not_measured
+    # Rows of a version that the warm-up discard or the order filter left without a value: the
+    # benchmark ran, so it comes out `failed` (no value) and is named, never dropped unseen.
+    ran = frame.loc[~frame["kind"].isin(["dropped", "absent"])]
+    emptied: set[str] = set()
+    for version, names_of in ((base, base_names), (head, head_names)):
+        lost = set(ran.loc[ran["version"] == version, "benchmark"].astype(str)) - names_of - not_measured
+        names_of |= lost
+        emptied |= lost
+    if emptied:
+        listed = sorted(emptied)
+        shown = ", ".join(listed[:10]) + (f" and {len(listed) - 10} more" if len(listed) > 10 else "")
+        top_warnings.append(
+            warning(
+                WarningCode.NO_VALUES_LEFT,
+                f"{len(listed)} benchmark(s) have trials in the log but no value left once the warm-up "
+                f"(meta.json benchmark_configs) and fixed-order runs are set aside: {shown}; they count "
+                "as failed",
+                "rerun the benchmark with the full configuration (or let the run resume to the end); "
+                "check meta.json's discard_warmup against the trials the log holds",
+            )
+        )
     only_base = sorted(base_names - head_names)
     only_head = sorted(head_names - base_names)
     for names, present, absent, action in (
@@ -549,6 +570,7 @@ def build_analysis(
     for b in benchmarks:
         counts[b["verdict"]] += 1
     failed_in_head_only = sum(fails_in_head_only(b) for b in benchmarks)
+    noisy = sum(noisy_in_head(b) for b in benchmarks)
     meta = logs.meta
     time = time_summary(frame, meta)
     return analysis_json.document(
@@ -571,11 +593,17 @@ def build_analysis(
         },
         summary={
             "decision": str(
-                default_decision(counts, failed_in_head_only=failed_in_head_only, only_in_base=len(only_base))
+                default_decision(
+                    counts,
+                    failed_in_head_only=failed_in_head_only,
+                    only_in_base=len(only_base),
+                    noisy_in_head=noisy,
+                )
             ),
             "counts": counts,
             "n_benchmarks": len(benchmarks),
             "failed_in_head_only": failed_in_head_only,
+            "noisy_in_head": noisy,
             "only_in_base": len(only_base),
             "only_in_head": len(only_head),
             "time": time,
@@ -654,6 +682,22 @@ def _benchmark_entry(
     noisy = _noise_warning(name, entry["stability"])
     if noisy is not None:
         warnings.append(noisy)
+    if c.verdict is Verdict.INCONCLUSIVE:
+        noisier, ratio, p = stability.head_noisier(sb.values, sh.values)
+        if noisier:
+            times = "" if ratio is None else f"{ratio:.1f}× "
+            warnings.append(
+                warning(
+                    WarningCode.NOISY_HEAD,
+                    f"{name}: head's values are {times}as spread as base's (RMAD "
+                    f"{entry['stability']['head']['rmad'] * 100:.2g}% vs "
+                    f"{entry['stability']['base']['rmad'] * 100:.2g}%, one-sided rank test of the "
+                    f"deviations p = {p:.2g}), so a regression could hide in the noise: this fails "
+                    "the gate like a regression",
+                    "find what in this change makes the benchmark vary (a new random input, I/O, a "
+                    "thread pool); if the noise is intended, a maintainer adds the accept label",
+                )
+            )
     for role, s in (("base", sb), ("head", sh)):
         if s.n > 0 and np.ptp(s.values) == 0 and s.n >= 3:
             warnings.append(
@@ -746,6 +790,7 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
         f"{n} {what}"
         for n, what in (
             (s["failed_in_head_only"], "failing in head only"),
+            (s["noisy_in_head"], "far noisier in head"),
             (s["only_in_base"], "not in head"),
         )
         if n

@@ -92,47 +92,47 @@ def status_of(outcome: Outcome, accept_label: str) -> tuple[State, str]:
     broken = outcome.failed_in_head_only
     undecided = c.get("inconclusive", 0) + c.get("failed", 0) - broken
     unresolved = undecided + outcome.only_in_base
-    compared = sum(c.values())
-    lost_all = outcome.only_in_base > 0 and not compared
+    compared = sum(n for k, n in c.items() if k != "failed")  # with values in both versions
+    lost_all = outcome.only_in_base > 0 and not sum(c.values())
+
+    # what fails the default policy besides regressions (gate/decision.py), in the status's words
+    def findings(broken_text: str) -> list[str]:
+        found = [
+            text
+            for n, text in (
+                (regressions, f"{regressions} regression(s)"),
+                (broken, broken_text),
+                (outcome.only_in_base, f"{outcome.only_in_base} ran in base only (renamed or removed?)"),
+                (outcome.noisy_in_head, f"{outcome.noisy_in_head} far noisier in head"),
+            )
+            if n
+        ]
+        return found + (["no benchmark could be compared"] if not compared and not lost_all else [])
+
     if outcome.accepted:
         if lost_all:
             return (
                 "success",
                 f"accepted: no benchmark ran in head ({outcome.only_in_base} missing), label {accept_label}",
             )
-        if regressions or broken:
-            what = ", ".join(
-                text
-                for n, text in (
-                    (regressions, f"{regressions} regression(s)"),
-                    (broken, f"{broken} failing in head"),
-                )
-                if n
-            )
-            return "success", f"accepted: {what} accepted by the label {accept_label}"
+        if accepted := findings(f"{broken} failing in head"):
+            return "success", f"accepted: {', '.join(accepted)} accepted by the label {accept_label}"
         return "success", f"accepted: {unresolved} inconclusive/failed accepted by the label {accept_label}"
     if outcome.decision == Decision.FAIL:
         if lost_all:
             return "failure", (
                 f"no benchmark of base ran in head ({outcome.only_in_base} missing): see the PR comment"
             )
-        if regressions or broken:
-            parts = [f"{regressions} regression(s)"] if regressions else []
-            if broken:
-                parts.append(f"{broken} benchmark(s) fail in head but not in base")
-            return "failure", f"{', '.join(parts)}, {improvements} improvement(s): see the PR comment"
-        if not compared:
-            return "failure", "no benchmark was compared and fail_on=inconclusive"
+        if failing := findings(f"{broken} benchmark(s) fail in head but not in base"):
+            tail = f", {improvements} improvement(s)" if regressions or broken else ""
+            fix = "" if regressions or broken else f"; intended? label {accept_label}"
+            return "failure", f"{', '.join(failing)}{tail}: see the PR comment{fix}"
         return (
             "failure",
             f"{unresolved} inconclusive/failed/not compared benchmark(s) and fail_on=inconclusive",
         )
     if outcome.decision == Decision.INCONCLUSIVE:
-        if not compared:
-            return "success", "inconclusive: no benchmark was compared; see the job summary"
         parts = [f"{undecided} benchmark(s) could not be decided"] if undecided else []
-        if outcome.only_in_base:
-            parts.append(f"{outcome.only_in_base} ran in base only (not compared)")
         return "success", f"inconclusive: {'; '.join(parts)}; no regression found"
     return "success", f"no regression; {improvements} improvement(s)"
 
@@ -401,6 +401,7 @@ def publish(
         accepted,
         failed_in_head_only=summary["failed_in_head_only"],  # checked against the benchmarks
         only_in_base=summary["only_in_base"],
+        noisy_in_head=summary["noisy_in_head"],  # checked against the benchmarks' values
     )
     result.outcome = outcome
 

@@ -28,11 +28,12 @@ from gate.engine import (
     record,
     sandbox,
     source_changes,
+    trusted_keys,
     worktree,
 )
 from gate.engine.layout import Layout
 from gate.engine.process import SubprocessRunner, reap_leftover
-from gate.engine.project_config import ProjectConfig
+from gate.engine.project_config import SANDBOX_MODES, ProjectConfig
 from gate.engine.rounds import (
     DEFAULT_MAX_ROUNDS,
     AdaptiveConfig,
@@ -120,6 +121,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure only shard K of N of the suite (split by expected time, the same on every runner; "
         "base and head of a benchmark stay together); analyze merges the shards' logs "
         "(docs/github-actions.md, 'Sharding a suite')",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=SANDBOX_MODES,
+        help="isolation of builds, benchmarks and resets, over the file's [suite] sandbox; on GitHub "
+        "only this flag (the run action's input `sandbox`) can turn the sandbox off",
     )
     parser.add_argument(
         "--keep-worktrees",
@@ -231,7 +238,14 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     programs.pin(extra_places=[out, repo])
     versions = checkout.resolve_versions(repo, args.base, args.head)
     inputs = _read_inputs(args, repo, versions)
-    config, calibration = inputs.config, inputs.calibration
+    config, trust_warnings = trusted_keys.apply(
+        inputs.config,
+        chosen_by_head=inputs.config_source.kind in ("head", "worktree"),
+        sandbox_flag=getattr(args, "sandbox", None),
+        env=os.environ,
+        where=inputs.config_source.label,
+    )
+    calibration = inputs.calibration
     # the cache binds are writable in the sandbox too: no program of the gate's from there
     programs.pin(extra_places=[out, repo, *_caches(config)])
     adaptive = _adaptive(args, config)
@@ -262,7 +276,7 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
             return 0
 
     env = environment.fingerprint()
-    warnings = environment.check(env) + list(inputs.warnings)
+    warnings = environment.check(env) + list(inputs.warnings) + trust_warnings
     for w in warnings:
         _warn(w)
     # Head's changes to the config or calibration are reported before the build (which may fail

@@ -163,6 +163,7 @@ def run_schedule(
                 give_up.observe(t, *log.statuses[t.trial], later=todo)
         result.not_run = sum(give_up.skips(t) for t in todo)
     if not todo or result.not_run == len(todo):
+        result.interrupted = stop.requested  # asked to stop during an earlier schedule of the run
         return result
     started = time.monotonic()
     last_print = -math.inf
@@ -235,6 +236,9 @@ def run_schedule(
                                 file=progress,
                                 flush=True,
                             )
+            # a request during the last trial: nothing was left to skip, but the run stops here
+            # (the caller must not go on to follow-up rounds)
+            result.interrupted = result.interrupted or stop.requested
     except BaseException:
         if owns_log:
             with suppress(RunError):  # the error on its way out (a full disk, Ctrl-C) says more

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,9 @@ class Session:
     # set by :func:`measure` (docs/running.md "Giving up on a failing benchmark")
     give_up: GiveUp | None = None
     load: LoadSampler | None = None  # set by :func:`measure`: the load at every trial end
+    # one for the whole run, planned trials and follow-up rounds alike: a stop request during the
+    # last trial of one schedule stops the run, it is not forgotten by the next schedule's flag
+    stop: StopFlag = field(default_factory=StopFlag)
 
     def drive(self, trials: Sequence[Trial], may_start: Any = None) -> DriverResult:
         reset = None
@@ -68,7 +71,7 @@ class Session:
             finished=self.finished,
             reset=reset,
             progress=sys.stderr,
-            stop=StopFlag(),
+            stop=self.stop,
             layout=self.layout,
             may_start=may_start,
             give_up=self.give_up,

@@ -27,6 +27,9 @@ from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
 from gate.engine.rounds import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.errors import ConfigError
+from gate.model import MAX_VALUES, threshold_pct_problem
+
+__all__ = ["MAX_VALUES"]  # re-exported: its readers import it from here
 
 ADAPTERS: tuple[str, ...] = (
     "command",
@@ -115,11 +118,8 @@ TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS, "a
 ADAPTIVE_KEYS: tuple[str, ...] = ("budget", "max_rounds")
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
-# Values per benchmark and version that [full] may ask for (suite_runs × iterations × measurements).
-# The width of a bootstrap CI shrinks like 1/√n, so beyond a few hundred values more buy little, and
-# analyze holds resamples × n indices in memory (10,000 × 10,000 × 8 bytes = 800 MB at this bound;
-# 20,000 values per version took 1.7 GB). A typo such as 1e9 is caught here, before any work.
-MAX_VALUES = 10_000
+# MAX_VALUES (gate/model.py): values per benchmark and version that [full] may ask for
+# (suite_runs × iterations × measurements); meta.json's benchmark_configs are held to it as well.
 
 
 @dataclass(frozen=True)
@@ -338,15 +338,17 @@ def _bool(value: Any, where: str) -> bool:
 
 
 def _threshold_pct(value: Any, where: str) -> float:
-    """A per-benchmark relevant change in % (gate/analysis/compare.py: the verdict's threshold)."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
+    """A per-benchmark relevant change in % (gate/analysis/compare.py: the verdict's threshold),
+    in the one domain analyze's --threshold-pct, the action input and meta.json also use
+    (:func:`gate.model.threshold_pct_problem`)."""
+    problem = (
+        "not a number"
+        if isinstance(value, bool) or not isinstance(value, int | float)
+        else threshold_pct_problem(float(value))
+    )
+    if problem is not None:
         raise ConfigError(
-            f"{where}: threshold_pct must be a positive number of percent, got {value!r}",
+            f"{where}: threshold_pct must be a percentage above 0 and below 1000, got {value!r} ({problem})",
             "write e.g. threshold_pct = 10 (a change below 10 % is then `unchanged`)",
         )
     return float(value)

@@ -53,7 +53,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, NotRequired, TypedDict, cast
 
-from gate.decision import fails_in_head_only
+from gate.decision import fails_in_head_only, noisy_in_head
 from gate.errors import InputError
 from gate.model import ANALYSIS_SCHEMA, Verdict
 
@@ -152,6 +152,7 @@ class Summary(TypedDict):
     counts: dict[str, int]  # every verdict
     n_benchmarks: int
     failed_in_head_only: int
+    noisy_in_head: int  # inconclusive benchmarks whose head values are far more spread (gate/decision.py)
     only_in_base: int
     only_in_head: int
     time: Time | None
@@ -732,6 +733,10 @@ def derived_failed_in_head_only(benchmarks: Sequence[Mapping[str, Any]]) -> int:
     return sum(fails_in_head_only(b) for b in benchmarks)
 
 
+def derived_noisy_in_head(benchmarks: Sequence[Mapping[str, Any]]) -> int:
+    return sum(noisy_in_head(b) for b in benchmarks)
+
+
 def _summary(c: _Check, s: dict[str, Any], benchmarks: list[Benchmark]) -> Summary:
     decision = c.key(s, "decision", "summary")
     if decision not in DECISIONS:
@@ -766,6 +771,13 @@ def _summary(c: _Check, s: dict[str, Any], benchmarks: list[Benchmark]) -> Summa
             f"summary.failed_in_head_only is {stated} but {head_only} listed benchmark(s) fail in head only"
         )
     out["failed_in_head_only"] = stated
+    noisy = derived_noisy_in_head(benchmarks)
+    stated = c.whole(c.key(s, "noisy_in_head", "summary", noisy, added=True), "summary.noisy_in_head")
+    if stated != noisy:
+        raise c.fail(
+            f"summary.noisy_in_head is {stated} but {noisy} listed benchmark(s) are far noisier in head"
+        )
+    out["noisy_in_head"] = stated
     for k in ("only_in_base", "only_in_head"):
         out[k] = c.whole(c.key(s, k, "summary", 0, added=True), f"summary.{k}")
     time = c.opt_obj(c.key(s, "time", "summary"), "summary.time")

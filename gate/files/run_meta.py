@@ -32,7 +32,7 @@ from gate import jsontext
 from gate.engine.process import disk_full_error, is_disk_full
 from gate.engine.schedule import Trial
 from gate.errors import InputError, RunError
-from gate.model import TRIAL_LOG_SCHEMA, ConfigSource, warning
+from gate.model import MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, threshold_pct_problem, warning
 from gate.warning_codes import WarningCode, canonical
 
 FILE_NAME = "meta.json"
@@ -541,6 +541,19 @@ def _benchmark_configs(value: Any) -> dict[str, BenchmarkConfig]:
         if type(warmup) is not int or warmup < 0 or level not in ("measurement", "iteration"):
             raise _Invalid(f"benchmark_configs ({name!r} has a bad discard_warmup or warmup_level)")
         suite_run, iteration, measurement = (int(v) for v in levels)
+        # the bounds run itself keeps ([full] and the calibration's checks, gate/engine/plan.py):
+        # at most MAX_VALUES values, and a warm-up that leaves values at its level (the level's
+        # count includes the discarded positions, run executes them on top of the calibrated ones)
+        if suite_run * iteration * measurement > MAX_VALUES:
+            raise _Invalid(
+                f"benchmark_configs ({name!r} asks for {suite_run}×{iteration}×{measurement} values, "
+                f"more than the {MAX_VALUES:,} a run collects)"
+            )
+        if warmup >= (iteration if level == "iteration" else measurement):
+            raise _Invalid(
+                f"benchmark_configs ({name!r} discards {warmup} warm-up {level}(s) of its "
+                f"{iteration if level == 'iteration' else measurement}: no value would be left)"
+            )
         out[str(name)] = BenchmarkConfig(
             suite_run,
             iteration,
@@ -554,12 +567,17 @@ def _benchmark_configs(value: Any) -> dict[str, BenchmarkConfig]:
 
 
 def _thresholds(value: Any) -> dict[str, float]:
-    """Entries that are not positive finite numbers are left out (the suite-wide threshold applies)."""
-    return {
-        str(n): float(t)
-        for n, t in (_object("thresholds", value) or {}).items()
-        if isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t) and t > 0
-    }
+    """Per-benchmark ``threshold_pct`` in the domain .ordertrap.toml and analyze accept
+    (:func:`gate.model.threshold_pct_problem`); one outside it makes the field invalid (left out
+    with a ``meta_invalid`` warning: the suite-wide threshold applies)."""
+    out: dict[str, float] = {}
+    for n, t in (_object("thresholds", value) or {}).items():
+        bad = "not a number" if isinstance(t, bool) or not isinstance(t, int | float) else None
+        bad = bad or threshold_pct_problem(float(t))
+        if bad is not None:
+            raise _Invalid(f"thresholds ({str(n)!r:.60}: {str(t)[:20]} is {bad})")
+        out[str(n)] = float(t)
+    return out
 
 
 # A schedule entry is Trial.as_meta(): exactly these keys, so that a resume rebuilds each trial

@@ -75,8 +75,11 @@ def _audit_view(audit: Any) -> dict[str, Any] | None:
     return {"facts": facts, "pairs": pairs}
 
 
-def diff_view(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
-    """What the template shows: Python computes, the template only formats (render/filters)."""
+def diff_view(
+    old: dict[str, Any] | None, new: dict[str, Any], old_error: str | None = None
+) -> dict[str, Any]:
+    """What the template shows: Python computes, the template only formats (render/filters).
+    ``old_error``: why an OLD file that exists could not be read (it is then no first calibration)."""
     summary = new.get("summary") or {}
     old_summary = (old or {}).get("summary") or {}
     new_b = new.get("benchmarks") or {}
@@ -103,16 +106,17 @@ def diff_view(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]
         "n_never_stable": summary.get("n_never_stable", 0),
         "saved_pct": saved,
         "old_saved_pct": _pct(old_summary.get("saved_pct")) if saved is not None else None,
-        "first": old is None,
+        "first": old is None and old_error is None,
+        "old_error": old_error,
         "rows": rows if old is not None else [],
         "more": len(changed) - len(rows) if old is not None else 0,
         "audit": _audit_view(new.get("audit")),
     }
 
 
-def diff_markdown(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
+def diff_markdown(old: dict[str, Any] | None, new: dict[str, Any], old_error: str | None = None) -> str:
     """The Markdown of :func:`diff_view`, rendered by ``calibration_diff.md.j2``."""
-    return render_markdown("calibration_diff.md.j2", v=diff_view(old, new))
+    return render_markdown("calibration_diff.md.j2", v=diff_view(old, new, old_error))
 
 
 def calibration_diff(old: Path, new: Path) -> str:
@@ -123,4 +127,12 @@ def calibration_diff(old: Path, new: Path) -> str:
             f"{escape_data(str(new))} is not a calibration file",
             fix="run `ordertrap-gate calibrate TRIALS.csv --out NEW.json` first and pass the file it writes",
         )
-    return diff_markdown(_load(old), current)
+    if not old.exists() and not old.is_symlink():
+        return diff_markdown(None, current)  # the first calibration of the repository
+    try:
+        previous = dict(calibration_json.read(old).document)
+    except InputError as exc:
+        # a corrupt committed file is no first calibration: the reviewer must hear it is replaced
+        reason = exc.message if len(exc.message) <= 300 else exc.message[:299] + "…"
+        return diff_markdown(None, current, old_error=reason)
+    return diff_markdown(previous, current)

@@ -57,11 +57,18 @@ def load_payload(settings: ActionContext) -> dict[str, Any]:
             f"the event file {settings.event_path} does not exist",
             fix="GITHUB_EVENT_PATH must point at the event payload (set by the runner); unset it for a local run",
         ) from exc
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        # the runner writes UTF-8 JSON; anything else is not its payload (RecursionError: nesting
+        # deeper than the parser's recursion limit)
         raise InputError(
-            f"the event file {settings.event_path} is not JSON: {exc}",
+            f"the event file {settings.event_path} is not UTF-8 JSON: {type(exc).__name__}: {str(exc)[:200]}",
             fix="point GITHUB_EVENT_PATH at the runner's event payload",
-        ) from exc
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the event file {settings.event_path}: {exc.strerror or exc}",
+            fix="GITHUB_EVENT_PATH must point at the event payload file (set by the runner)",
+        ) from None
     if not isinstance(data, dict):
         raise InputError(
             f"the event file {settings.event_path} is not a JSON object", fix="check GITHUB_EVENT_PATH"

@@ -271,15 +271,21 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'s' * (n != 1)}"
 
 
-def accepted_what(counts: Mapping[str, int], n: int, not_compared: int, failed_in_head_only: int) -> str:
+def accepted_what(
+    counts: Mapping[str, int], n: int, not_compared: int, failed_in_head_only: int, noisy_in_head: int = 0
+) -> str:
     """What an accept label turned from fail into pass, in words."""
     reg = counts["regression"]
+    compared = sum(k for v, k in counts.items() if v != "failed")
     what = [
         text
         for text, k in (
             (_plural(reg, "regression"), reg),
             (f"{failed_in_head_only} failing in head", failed_in_head_only),
             (f"no benchmark compared ({not_compared} missing in head)", not n and not_compared),
+            (f"{not_compared} missing in head", n and not_compared),
+            (f"{noisy_in_head} far noisier in head", noisy_in_head),
+            ("nothing compared", n and not compared),
         )
         if k
     ]
@@ -293,15 +299,17 @@ def headline(
     accepted: bool,
     not_compared: int = 0,
     failed_in_head_only: int = 0,
+    noisy_in_head: int = 0,
 ) -> str:
     """One phrase a reviewer reads first (plain text; escaped by the template). The decision
     may come from the publish policy (fail_on, accept label), so it need not follow the counts.
     ``not_compared``: benchmarks that ran in base but not in head; ``failed_in_head_only``:
-    failed benchmarks whose base ran cleanly (they fail the gate like regressions)."""
+    failed benchmarks whose base ran cleanly; ``noisy_in_head``: inconclusive benchmarks far
+    noisier in head (all three fail the gate like regressions)."""
     reg, inc = counts["regression"], counts["inconclusive"]
     failed, imp = counts["failed"], counts["improvement"]
     if accepted:  # name what the label accepted (the status says the same)
-        return accepted_what(counts, n, not_compared, failed_in_head_only) + " accepted"
+        return accepted_what(counts, n, not_compared, failed_in_head_only, noisy_in_head) + " accepted"
     if not n:
         if not_compared and decision == Decision.FAIL:
             return f"no benchmark of base ran in head ({not_compared} missing)"
@@ -312,6 +320,7 @@ def headline(
             (_plural(reg, "regression"), reg),
             (f"{failed} failed", failed),
             (f"{inc} inconclusive", inc),
+            (f"{noisy_in_head} far noisier in head", noisy_in_head),
             (f"{not_compared} not compared", not_compared),
         )
         if k
@@ -431,6 +440,7 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
     n = summary["n_benchmarks"]
     not_compared = summary["only_in_base"]  # ran in base, not in head
     failed_in_head_only = summary["failed_in_head_only"]
+    noisy = summary["noisy_in_head"]
     decision = str(context.decision or summary["decision"])
     settings = analysis["settings"]
     conf_label = f"{settings['confidence'] * 100:g}%"
@@ -439,9 +449,9 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
     return {
         "decision": decision,
         "decision_icon": DECISION_ICON.get(decision, "•"),
-        "headline": headline(decision, counts, n, context.accepted, not_compared, failed_in_head_only),
+        "headline": headline(decision, counts, n, context.accepted, not_compared, failed_in_head_only, noisy),
         "accepted": context.accepted,
-        "accepted_what": accepted_what(counts, n, not_compared, failed_in_head_only),
+        "accepted_what": accepted_what(counts, n, not_compared, failed_in_head_only, noisy),
         "accept_label": context.accept_label,
         "run_url": context.run_url,
         "report_url": context.report_url,

@@ -27,6 +27,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gate.decision import default_decision, noisy_in_head
 from gate.files import analysis_json, calibration_json
 from gate.files.analysis_json import Analysis
 from gate.files.calibration_json import Calibration
@@ -227,13 +228,16 @@ def analysis(
         and (b["head"]["n_failed"] > 0 or b["head"]["n"] == 0)
         for b in benchmarks
     )
+    noisy = sum(noisy_in_head(b) for b in benchmarks)
     if decision is None:
-        if counts["regression"] or failed_in_head_only or (only_in_base and not benchmarks):
-            decision = "fail"
-        elif counts["inconclusive"] or counts["failed"] or only_in_base or not benchmarks:
-            decision = "inconclusive"
-        else:
-            decision = "pass"
+        decision = str(
+            default_decision(
+                counts,
+                failed_in_head_only=failed_in_head_only,
+                only_in_base=only_in_base,
+                noisy_in_head=noisy,
+            )
+        )
     return analysis_json.document(
         tool_version=TOOL_VERSION,
         created_at=CREATED_AT,
@@ -246,6 +250,7 @@ def analysis(
             "counts": counts,
             "n_benchmarks": len(benchmarks),
             "failed_in_head_only": failed_in_head_only,
+            "noisy_in_head": noisy,
             "only_in_base": only_in_base,
             "only_in_head": 0,
             "time": time,

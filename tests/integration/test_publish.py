@@ -153,9 +153,10 @@ def test_nothing_compared_fails_and_comments(job, fake):
     (comment,) = fake.comments_on(PR)
     assert "within ±3%" not in comment["body"] and "ran only in main" in comment["body"]
     assert "no benchmark of base ran in head" in comment["body"].splitlines()[1]  # the headline
-    # nothing in either version (an empty analysis) says nothing: inconclusive, not a failure
-    assert job.publish(analyses.analysis([])) == 0
-    assert fake.statuses_for(HEAD)[-1]["description"].startswith("inconclusive: no benchmark was compared")
+    # nothing in either version (an empty analysis) says nothing about the change: not green either
+    assert job.publish(analyses.analysis([])) == 1
+    status = fake.statuses_for(HEAD)[-1]
+    assert status["state"] == "failure" and "no benchmark could be compared" in status["description"]
 
 
 # ---- pull_request ------------------------------------------------------------------------------

@@ -170,3 +170,21 @@ def test_calibration_diff_lists_changed_benchmarks(tmp_path, capsys):
     assert main(["calibration-diff", str(tmp_path / "missing.json"), str(tmp_path / "new.json")]) == 0
     assert "First calibration" in capsys.readouterr().out
     assert main(["calibration-diff", str(tmp_path / "old.json"), str(tmp_path / "missing.json")]) == 2
+
+
+@pytest.mark.parametrize("content", [b'{"action": "opened", "x": "\xff\xfe"}', b"[" * 100_000])
+def test_an_event_file_that_is_not_utf8_json_is_a_clear_error(fake, tmp_path, capsys, content):
+    path = tmp_path / "event.json"
+    path.write_bytes(content)
+    env = {
+        "GITHUB_API_URL": fake.url,
+        "GITHUB_REPOSITORY": fake.full_name,
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(path),
+        "GITHUB_SHA": HEAD,
+        "INPUT_GITHUB_TOKEN": ACTIONS_TOKEN,
+    }
+    with mock.patch.dict(os.environ, env, clear=True):
+        assert main(["fork-guard"]) == 2
+    err = capsys.readouterr().err
+    assert "is not UTF-8 JSON" in err and "GITHUB_EVENT_PATH" in err and "Traceback" not in err

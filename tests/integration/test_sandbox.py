@@ -155,6 +155,8 @@ def _attack(
     }
     gate_argv = [PY, "-m", "gate", "run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1",
                  "--head", "HEAD", "--out", str(out), "--seed", "3", "--instance", "box"]  # fmt: skip
+    if mode == "off":  # on GitHub only the workflow (run --sandbox off) can turn it off, not the file
+        gate_argv += ["--sandbox", "off"]
     # The worker stays the gate's ancestor (a bash that does not exec its last command).
     step = 'env -u GITHUB_TOKEN "$@"; exit $?'
     result = subprocess.run(

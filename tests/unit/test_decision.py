@@ -23,14 +23,17 @@ GATE = Path(__file__).resolve().parents[2] / "gate"
 
 def test_default_decision() -> None:
     assert default_decision({"regression": 1, "failed": 2}) is Decision.FAIL
-    assert default_decision({"failed": 1}) is Decision.INCONCLUSIVE
+    assert default_decision({"failed": 1}) is Decision.FAIL  # failed in both: nothing compared
+    assert default_decision({"failed": 1, "unchanged": 1}) is Decision.INCONCLUSIVE
     assert default_decision({"inconclusive": 1, "unchanged": 3}) is Decision.INCONCLUSIVE
     assert default_decision({"unchanged": 3, "improvement": 1}) is Decision.PASS
     # a head that crashes where base ran is a finding; nothing compared is not a pass
     assert default_decision({"failed": 1, "unchanged": 3}, failed_in_head_only=1) is Decision.FAIL
-    assert default_decision({"unchanged": 3}, only_in_base=2) is Decision.INCONCLUSIVE
-    assert default_decision({"unchanged": 0, "failed": 0}) is Decision.INCONCLUSIVE
-    assert default_decision({}) is Decision.INCONCLUSIVE
+    # a rename, a head made noisy, nothing compared: none is a pass (the accept label is the way)
+    assert default_decision({"unchanged": 3}, only_in_base=2) is Decision.FAIL
+    assert default_decision({"inconclusive": 1, "unchanged": 3}, noisy_in_head=1) is Decision.FAIL
+    assert default_decision({"unchanged": 0, "failed": 0}) is Decision.FAIL
+    assert default_decision({}) is Decision.FAIL
     assert default_decision({}, only_in_base=2) is Decision.FAIL  # head ran none of base's benchmarks
 
 
@@ -66,11 +69,11 @@ def test_fail_on_and_the_accept_label(
         ({"failed": 1, "unchanged": 2}, {"failed_in_head_only": 1}, "regression", Decision.FAIL, 1),
         ({"failed": 1, "unchanged": 2}, {"failed_in_head_only": 1}, "never", Decision.FAIL, 0),
         ({"failed": 1, "unchanged": 2}, {}, "regression", Decision.INCONCLUSIVE, 0),  # broken in base too
-        ({"unchanged": 2}, {"only_in_base": 1}, "regression", Decision.INCONCLUSIVE, 0),
+        ({"unchanged": 2}, {"only_in_base": 1}, "regression", Decision.FAIL, 1),
         ({"unchanged": 2}, {"only_in_base": 1}, "inconclusive", Decision.FAIL, 1),
         ({}, {"only_in_base": 3}, "regression", Decision.FAIL, 1),  # head ran none of them
         ({}, {"only_in_base": 3}, "never", Decision.FAIL, 0),
-        ({"unchanged": 0}, {}, "regression", Decision.INCONCLUSIVE, 0),
+        ({"unchanged": 0}, {}, "regression", Decision.FAIL, 1),
         ({"unchanged": 0}, {}, "inconclusive", Decision.FAIL, 1),
     ],
 )

@@ -39,14 +39,19 @@ def test_a_benchmark_is_judged_by_its_own_threshold() -> None:
     assert by["tiny"]["threshold_pct"] == 10 and "threshold_pct" not in by["other"]
 
 
-def test_bad_thresholds_in_meta_are_ignored_not_trusted() -> None:
-    by = _analysis({"tiny": -1, "other": "x"})
-    assert by["tiny"]["verdict"] == by["other"]["verdict"] == "regression"
+@pytest.mark.parametrize("bad", [{"tiny": -1, "other": "x"}, {"tiny": 1e9}, {"tiny": 5000}])
+def test_bad_thresholds_in_meta_are_refused_not_trusted(bad: dict) -> None:
+    """meta.json's thresholds are held to the domain of .ordertrap.toml and analyze (0-1000 %):
+    one outside it leaves the field out (a meta_invalid warning), so the suite's threshold applies."""
+    from gate.files import run_meta
+
+    meta, problems = run_meta.from_json({"base": "base", "head": "head", "thresholds": bad}, "meta.json")
+    assert problems and "thresholds" in problems[0] and dict(meta.thresholds) == {}
 
 
 @pytest.mark.parametrize("bad", ["0", "-2", '"ten"', "true", "nan"])
 def test_threshold_pct_must_be_a_positive_number(tmp_path: Path, bad: str) -> None:
     text = f'[[benchmark]]\nname = "a"\ncommand = "true"\nthreshold_pct = {bad}\n'
-    with pytest.raises(ConfigError, match="threshold_pct must be a positive number") as err:
+    with pytest.raises(ConfigError, match="threshold_pct must be a percentage above 0 and below 1000") as err:
         parse_config(text.encode(), tmp_path / ".ordertrap.toml")
     assert "threshold_pct = 10" in err.value.fix

@@ -82,7 +82,7 @@ def test_a_file_run_refuses_is_not_shown_as_a_calibration(tmp_path: Path) -> Non
         calibration_diff(tmp_path / "missing.json", bad)
     good = tmp_path / "good.json"
     good.write_text(json.dumps(analyses.calibration_document(["parse"])), encoding="utf-8")
-    assert "First calibration" in calibration_diff(bad, good)  # an unreadable old file: none before
+    assert "could not be read" in calibration_diff(bad, good)  # an unreadable old file is named, not "first"
 
 
 def test_report_refuses_a_file_run_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

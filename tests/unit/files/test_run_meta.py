@@ -47,7 +47,7 @@ def a_run(**changes: Any) -> RunMeta:
         head="HEAD",
         instance="h",
         full=Levels(3, 5, 1),
-        benchmark_configs={"parse": BenchmarkConfig(2, 3, 1, config_source="calibration", discard_warmup=1)},
+        benchmark_configs={"parse": BenchmarkConfig(2, 3, 2, config_source="calibration", discard_warmup=1)},
         benchmarks={"parse": {"unit": "s", "higher_is_better": False, "versions": ["main", "HEAD"]}},
         thresholds={"parse": 5.0},
         schedule=[TRIAL],

@@ -4,6 +4,7 @@ Markdown per scenario (golden files), and benchmark names that stay inert text."
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -112,3 +113,14 @@ def test_an_audit_with_missing_numbers_shows_dashes():
     text = diff_markdown(old, new)
     assert "- v1 → v2: the same verdict for — of — benchmarks" in text
     assert "not a pair" not in text
+
+
+def test_a_corrupt_old_calibration_is_named_not_called_the_first(tmp_path, capsys):
+    from gate.cli import main
+
+    (tmp_path / "new.json").write_text(json.dumps(analyses.calibration_document()))
+    (tmp_path / "old.json").write_text('{"schema_version": 1, "benchmarks": ')
+    assert main(["calibration-diff", str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 0
+    out = capsys.readouterr().out
+    assert "First calibration" not in out
+    assert "The committed calibration could not be read" in out and "old.json" in out
