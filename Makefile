@@ -23,7 +23,7 @@ demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
 test: $(STAMP) system-deps
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest -q
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest -q -n 4 --dist loadfile
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check gate tests scripts eval benchmarks
