@@ -92,6 +92,7 @@ def audit(
     confidence: float = DEFAULT_CONFIDENCE,
     rule: str = "uoptime",
     seed: int = DEFAULT_SEED,
+    statistic: str | None = None,
 ) -> dict[str, Any]:
     """Replay consecutive version pairs: verdicts with each benchmark's minimal configuration
     (from the calibrated version, reused for the later ones — RQ4's forward setting) against the
@@ -99,13 +100,15 @@ def audit(
     is a regression.
 
     ``rule="gate"`` decides every verdict as ``analyze`` does with its default settings
-    (gate/analysis/compare.py: median, disjoint percentile-bootstrap CIs, the small-sample rank
-    guard, ``inconclusive`` when the evidence decides nothing), so the audit answers "would the
-    gate's verdict change with the minimal configuration?". ``rule="uoptime"`` is the paper's
+    (gate/analysis/compare.py: its default statistic, or ``statistic`` — the one the suite's PRs
+    use —, disjoint bootstrap CIs, the small-sample rank guard, ``inconclusive`` when the evidence
+    decides nothing), so the audit answers "would the gate's verdict change with the minimal
+    configuration?". ``rule="uoptime"`` is the paper's
     §4.5 rule (the average and CI that go with ``metric``, AUDIT_ESTIMATOR), kept to reproduce
     the published counts (tests/validation)."""
     if rule not in AUDIT_RULES:
         raise ConfigError(f"unknown audit rule {rule!r}", f"use one of {', '.join(AUDIT_RULES)}")
+    gate_statistic = statistic or AnalysisSettings().statistic
     statistic, method = AUDIT_ESTIMATOR[metric]
     versions = list(datasets)
     cache: dict[tuple[str, str, LevelCounts], Estimate] = {}
@@ -125,7 +128,11 @@ def audit(
     gate_settings: AnalysisSettings | None = None
     if rule == "gate":
         gate_settings = AnalysisSettings(
-            confidence=confidence, threshold_pct=threshold_pct, resamples=plan.resamples, seed=seed
+            confidence=confidence,
+            threshold_pct=threshold_pct,
+            resamples=plan.resamples,
+            seed=seed,
+            statistic=gate_statistic,
         )
 
     def gate_verdicts(v1: str, v2: str, names: Sequence[str], config_of: Any) -> dict[str, tuple[str, float]]:

@@ -13,6 +13,7 @@ from gate.bidi import json_for_terminal
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
 from gate.calibration.dataset import build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
+from gate.commands.analyze import statistic_argument
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
@@ -83,6 +84,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="verdict rule of the audit: gate (default) decides as `analyze` does with its default "
         "settings, so the audit says whether the gate's own verdicts hold with the minimal "
         "configurations; uoptime is the paper's §4.5 rule (reproduces the published counts)",
+    )
+    parser.add_argument(
+        "--statistic",
+        type=statistic_argument,
+        default=None,
+        metavar="STAT",
+        help="statistic of the gate audit rule's verdicts, as the suite's PRs use it ([suite] statistic; "
+        "default: analyze's default)",
     )
     parser.add_argument(
         "--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level (default: 0.99)"
@@ -206,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         configs = {name: choice.config for name, choice in audited.choices.items()}
         audit_json = audit(
             datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence,
-            rule=args.audit_rule, seed=args.seed,
+            rule=args.audit_rule, seed=args.seed, statistic=args.statistic,
         )  # fmt: skip
         audit_json["calibrated_on"] = first
         if version != first:

@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.decision import Decision
-from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats
+from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats, benchmark_statistic
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
+from gate.stats.quantile import describe, is_statistic
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
 
 VERDICT_ICON = {
@@ -446,7 +447,8 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "time": time_view(summary["time"], sum(1 for r in rows if r["minimal"])),
         "confidence": conf_label,
         "threshold_pct": settings["threshold_pct"],
-        "statistic": settings["statistic"],
+        "statistic": statistic_label(analysis),
+        "statistic_name": settings["statistic"],  # short, for a table header
         "settings": {str(k): str(v) for k, v in settings.items()},
         "order_tests": tests,
         "n_order_significant": n_order_sig,
@@ -464,6 +466,25 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "n_never_stable": sum(1 for r in rows if r["never_stable"]),
         "config_note": config_note(rows, n),
     }
+
+
+def statistic_label(analysis: Analysis) -> str:
+    """What decided, as the footers say it: "10th percentile (Harrell–Davis)", with the benchmarks
+    that a [[benchmark]] statistic decided instead (an old file: its settings.statistic)."""
+    suite = analysis["settings"]["statistic"]
+    label = describe(suite) if is_statistic(suite) else suite
+    own = {
+        b["benchmark"]: st
+        for b in analysis["benchmarks"]
+        if (st := benchmark_statistic(analysis, b)) != suite
+    }
+    if own:
+        shown = ", ".join(
+            f"{name}: {describe(st) if is_statistic(st) else st}" for name, st in list(own.items())[:5]
+        )
+        more = f" and {len(own) - 5} more" if len(own) > 5 else ""
+        label += f" ({len(own)} by their own statistic: {shown}{more})"
+    return label
 
 
 def config_note(rows: list[Row], n: int) -> str:
