@@ -19,7 +19,8 @@ draws; CI of the change excludes 0).
 
 ``--statistic`` takes a comma list (gate/stats/quantile.py names: median, mean, pNN); every
 statistic × scheme is one row. The tail check beside the verdict (gate/analysis/tail.py) is off
-here: it never changes a verdict (eval/eval_tail.py measures it).
+here unless ``--tail``: it never changes a verdict; with ``--tail`` a last column gives the A/A
+units with a (false) tail finding (eval/eval_tail.py measures what it finds).
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ def rates(
     verdicts = np.array([str(r.verdict) for r in res])
     n = len(res)
     return {
+        "tail": float(np.mean([r.tail is not None for r in res])) * 100,
         "regression": float(np.mean(verdicts == Verdict.REGRESSION)) * 100,
         "improvement": float(np.mean(verdicts == Verdict.IMPROVEMENT)) * 100,
         "unchanged": float(np.mean(verdicts == Verdict.UNCHANGED)) * 100,
@@ -120,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--schemes", default="all", help="comma list like flat/independent,two-level/suite-run"
     )
+    parser.add_argument("--tail", action="store_true", help="tail check on; count A/A tail findings")
     args = parser.parse_args(argv)
     for project in PROJECTS:  # every file, before minutes of work: a partial folder stops too
         require(args.data / project / "measurements.csv", "uoptime_go")
@@ -141,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             bootstrap=boot,  # type: ignore[arg-type]
             pairing=pairing,  # type: ignore[arg-type]
-            tail_statistic="",
+            tail_statistic="p90" if args.tail else "",
         )
         t0 = time.perf_counter()
         cells = {s: rates(data, settings, s) for s in SLOWDOWNS}
@@ -149,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {statistic} | {boot} | {pairing} | {aa['regression'] + aa['improvement']:.1f}% | {aa['unchanged']:.1f}% | "
             f"{aa['inconclusive']:.1f}% | {cells[3.0]['regression']:.1f}% | {cells[5.0]['regression']:.1f}% | "
-            f"{cells[10.0]['regression']:.1f}% | {time.perf_counter() - t0:.0f} s |",
+            f"{cells[10.0]['regression']:.1f}% | {time.perf_counter() - t0:.0f} s |"
+            + (f" A/A tail findings {aa['tail']:.1f}% |" if args.tail else ""),
             flush=True,
         )
     return 0

@@ -51,7 +51,7 @@ def tail_warning(name: str, decided: Comparison, finding: Mapping[str, Any]) -> 
     return {
         "code": WarningCode.TAIL_CHANGE.value,
         "message": (
-            f"{name}: the slowest values got {kind} — the {describe(finding['statistic'])} changed "
+            f"the slowest values got {kind} — the {describe(finding['statistic'])} changed "
             f"{change:+.1f}% (CI of the change [{lo:+.1f}%, {hi:+.1f}%]; {finding['verdict']} by the "
             f"same rule), while the {describe(decided.statistic)}, which decides, is "
             f"`{decided.verdict}`"

@@ -469,10 +469,11 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
 
 
 def statistic_label(analysis: Analysis) -> str:
-    """What decided, as the footers say it: "10th percentile (Harrell–Davis)", with the benchmarks
-    that a [[benchmark]] statistic decided instead (an old file: its settings.statistic)."""
+    """What decided, as the footers say it after "decided by the": "10th percentile
+    (Harrell–Davis) of each version", then the benchmarks a [[benchmark]] statistic decided
+    instead (an old file: its settings.statistic, median then)."""
     suite = analysis["settings"]["statistic"]
-    label = describe(suite) if is_statistic(suite) else suite
+    label = (describe(suite) if is_statistic(suite) else suite) + " of each version"
     own = {
         b["benchmark"]: st
         for b in analysis["benchmarks"]
@@ -480,10 +481,10 @@ def statistic_label(analysis: Analysis) -> str:
     }
     if own:
         shown = ", ".join(
-            f"{name}: {describe(st) if is_statistic(st) else st}" for name, st in list(own.items())[:5]
+            f"{name} ({describe(st) if is_statistic(st) else st})" for name, st in list(own.items())[:5]
         )
         more = f" and {len(own) - 5} more" if len(own) > 5 else ""
-        label += f" ({len(own)} by their own statistic: {shown}{more})"
+        label += f"; by their own statistic: {shown}{more}"
     return label
 
 

@@ -138,7 +138,9 @@ def resample_weight_matrix(positions: np.ndarray, size: int, q: float) -> FloatA
     cols = positions[:, start : start + w.size]
     flat = (cols + (np.arange(r, dtype=np.int64) * size)[:, None]).ravel()
     weights = np.broadcast_to(w, cols.shape).ravel()
-    return np.asarray(np.bincount(flat, weights=weights, minlength=r * size), dtype=np.float64).reshape(r, size)
+    return np.asarray(np.bincount(flat, weights=weights, minlength=r * size), dtype=np.float64).reshape(
+        r, size
+    )
 
 
 def weighted_harrell_davis(xs: FloatArray, cum: FloatArray, totals: FloatArray, q: float) -> FloatArray:

@@ -411,7 +411,11 @@ def test_the_statistic_comes_from_the_flag_else_the_run_else_the_default(tmp_pat
         proc = analyze(log, "--json", out, "--resamples", "500", *extra)
         assert proc.returncode == 0, proc.stderr
         doc = json.loads(out.read_text())
-        return doc["settings"]["statistic"], {b["benchmark"]: b["statistic"] for b in doc["benchmarks"]}, proc.stdout
+        return (
+            doc["settings"]["statistic"],
+            {b["benchmark"]: b["statistic"] for b in doc["benchmarks"]},
+            proc.stdout,
+        )
 
     suite, per, stdout = statistics()
     assert suite == "p10" and per == {"parse": "p10", "load": "p10"}  # the default
