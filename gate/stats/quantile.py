@@ -37,7 +37,6 @@ import re
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 FloatArray = NDArray[np.float64]
 
@@ -86,6 +85,8 @@ def describe(statistic: str) -> str:
 def _weights(n: int, q: float) -> tuple[int, FloatArray]:
     """``(start, w)``: the Harrell–Davis weights of sorted positions ``start … start+len(w)−1``
     of a sample of ``n`` values (positions outside carry less than WEIGHT_EPSILON each end)."""
+    from scipy import special  # here: the config reader parses names without loading scipy
+
     if n < 1:
         raise ValueError("a quantile needs at least one value")
     a, b = q * (n + 1), (1.0 - q) * (n + 1)
@@ -148,6 +149,8 @@ def weighted_harrell_davis(xs: FloatArray, cum: FloatArray, totals: FloatArray, 
     ``cum`` (B, n) the cumulative counts of each sorted value per resample, ``totals`` (B,).
     The sorted value j occupies ranks cum_{j−1}+1 … cum_j of the resample, so its weight is
     ``I_{cum_j/T}(a, b) − I_{cum_{j−1}/T}(a, b)`` (the same Beta weights, summed over its copies)."""
+    from scipy import special
+
     a = (q * (totals + 1.0))[:, None]
     b = ((1.0 - q) * (totals + 1.0))[:, None]
     cdf = special.betainc(a, b, np.clip(cum / totals[:, None], 0.0, 1.0))
