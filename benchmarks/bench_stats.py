@@ -10,6 +10,11 @@ scaled linearly (its cost is per benchmark), so the run stays short. Both are ti
 process, one after the other: the machine is shared, so read the *ratio*.
 
     .venv/bin/python -m benchmarks.bench_stats [--benchmarks 1000] [--samples 75] [--resamples 10000]
+    .venv/bin/python -m benchmarks.bench_stats --statistic p10 --bootstrap auto --against-median
+
+``--against-median`` also times, in the same process, the median without the tail check (what
+the gate did before the statistic was selectable) and the chosen statistic with and without
+the tail check (gate/analysis/tail.py), and prints the ratios.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import numpy as np
 from scipy import stats
 
 from gate.analysis.compare import BOOTSTRAPS, AnalysisSettings, Sample, compare_many
+from gate.stats.quantile import harrell_davis, parse_statistic, quantile_of
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--benchmarks", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=75)
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--statistic", choices=("median", "mean"), default="median")
+    parser.add_argument("--statistic", type=parse_statistic, default="median", help="median, mean or pNN")
+    parser.add_argument("--against-median", action="store_true")
     parser.add_argument(
         "--scipy-sample", type=int, default=20, help="benchmarks timed with scipy (scaled up)"
     )
@@ -59,7 +66,25 @@ def main(argv: list[str] | None = None) -> int:
         resamples=args.resamples,
         bootstrap=args.bootstrap,
         pairing=args.pairing,
+        tail_statistic="",
     )
+    if args.against_median:
+        timings = {}
+        for label, st in (
+            ("median, no tail check", replace(settings, statistic="median")),
+            (f"{args.statistic}, no tail check", settings),
+            (f"{args.statistic} + tail check (p90)", replace(settings, tail_statistic="p90")),
+        ):
+            t0 = time.perf_counter()
+            compare_many(items, st)
+            timings[label] = time.perf_counter() - t0
+        base_s = timings["median, no tail check"]
+        print(
+            f"{b} benchmarks × 2 versions × {n} samples, {args.resamples} resamples, bootstrap={args.bootstrap}"
+        )
+        for label, sec in timings.items():
+            print(f"{label:<32}: {sec:8.2f} s  ({sec / base_s:.2f}× the median's)")
+        return 0
     t0 = time.perf_counter()
     results = compare_many(items, settings)
     gate_s = time.perf_counter() - t0
@@ -70,7 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         compare_many(items, replace(settings, bootstrap="flat"))
         flat_s = time.perf_counter() - t0
 
-    stat = np.median if args.statistic == "median" else np.mean
+    q = quantile_of(args.statistic)
+    stat = (
+        np.median
+        if args.statistic == "median"
+        else np.mean
+        if args.statistic == "mean"
+        else (lambda x, axis=-1: harrell_davis(np.moveaxis(x, axis, -1), q))
+    )
     k = min(args.scipy_sample, b)
     t0 = time.perf_counter()
     for i in range(k):

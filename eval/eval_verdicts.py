@@ -15,7 +15,12 @@ Schemes: bootstrap flat | two-level (trials, then measurements) | auto (two-leve
 of a version differ, else flat) × pairing independent (disjoint CIs) | suite-run (shared suite-run
 draws; CI of the change excludes 0).
 
-    .venv/bin/python -m eval.eval_verdicts [--resamples 10000] [--instances 1,2,3]
+    .venv/bin/python -m eval.eval_verdicts [--statistic median,p10] [--resamples 10000] [--instances 1,2,3]
+
+``--statistic`` takes a comma list (gate/stats/quantile.py names: median, mean, pNN); every
+statistic × scheme is one row. The tail check beside the verdict (gate/analysis/tail.py) is off
+here unless ``--tail``: it never changes a verdict; with ``--tail`` a last column gives the A/A
+units with a (false) tail finding (eval/eval_tail.py measures what it finds).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import pandas as pd
 from eval.reference_data import reference_data, require
 from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.model import Verdict
+from gate.stats.quantile import parse_statistic
 
 DATA = reference_data("uoptime_go")
 PROJECTS = ("prometheus-common", "toml")
@@ -90,6 +96,7 @@ def rates(
     verdicts = np.array([str(r.verdict) for r in res])
     n = len(res)
     return {
+        "tail": float(np.mean([r.tail is not None for r in res])) * 100,
         "regression": float(np.mean(verdicts == Verdict.REGRESSION)) * 100,
         "improvement": float(np.mean(verdicts == Verdict.IMPROVEMENT)) * 100,
         "unchanged": float(np.mean(verdicts == Verdict.UNCHANGED)) * 100,
@@ -104,42 +111,49 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--statistic", choices=("median", "mean"), default="median")
+    parser.add_argument(
+        "--statistic",
+        default=AnalysisSettings().statistic,
+        help="comma list of statistics, e.g. median,p10,p20 (default: the gate's default)",
+    )
     parser.add_argument("--instances", default="1,2,3")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--split", choices=("iterations", "suite-runs"), default="iterations")
     parser.add_argument(
         "--schemes", default="all", help="comma list like flat/independent,two-level/suite-run"
     )
+    parser.add_argument("--tail", action="store_true", help="tail check on; count A/A tail findings")
     args = parser.parse_args(argv)
     for project in PROJECTS:  # every file, before minutes of work: a partial folder stops too
         require(args.data / project / "measurements.csv", "uoptime_go")
     data = units(args.data, tuple(int(i) for i in args.instances.split(",")), args.split)
     schemes = SCHEMES if args.schemes == "all" else [tuple(s.split("/")) for s in args.schemes.split(",")]
+    statistics = [parse_statistic(s) for s in args.statistic.split(",")]
     print(
         f"{len(data)} A/A units (project × version × instance × benchmark), split by {args.split}, "
-        f"statistic={args.statistic}, "
         f"99% CIs, {args.resamples} resamples, threshold 3%\n"
     )
     print(
-        "| bootstrap | pairing | A/A false positives | A/A unchanged | A/A inconclusive | detect 3% | detect 5% | detect 10% | time |"
+        "| statistic | bootstrap | pairing | A/A false positives | A/A unchanged | A/A inconclusive | detect 3% | detect 5% | detect 10% | time |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
-    for boot, pairing in schemes:
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for statistic, (boot, pairing) in ((st, sc) for st in statistics for sc in schemes):
         settings = AnalysisSettings(
-            statistic=args.statistic,
+            statistic=statistic,
             resamples=args.resamples,
             seed=args.seed,
             bootstrap=boot,  # type: ignore[arg-type]
             pairing=pairing,  # type: ignore[arg-type]
+            tail_statistic="p90" if args.tail else "",
         )
         t0 = time.perf_counter()
         cells = {s: rates(data, settings, s) for s in SLOWDOWNS}
         aa = cells[0.0]
         print(
-            f"| {boot} | {pairing} | {aa['regression'] + aa['improvement']:.1f}% | {aa['unchanged']:.1f}% | "
+            f"| {statistic} | {boot} | {pairing} | {aa['regression'] + aa['improvement']:.1f}% | {aa['unchanged']:.1f}% | "
             f"{aa['inconclusive']:.1f}% | {cells[3.0]['regression']:.1f}% | {cells[5.0]['regression']:.1f}% | "
-            f"{cells[10.0]['regression']:.1f}% | {time.perf_counter() - t0:.0f} s |",
+            f"{cells[10.0]['regression']:.1f}% | {time.perf_counter() - t0:.0f} s |"
+            + (f" A/A tail findings {aa['tail']:.1f}% |" if args.tail else ""),
             flush=True,
         )
     return 0

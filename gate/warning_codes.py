@@ -93,6 +93,8 @@ class WarningCode(StrEnum):
     IDENTICAL_VALUES = "identical_values", _C.BENCHMARKS
     CALIBRATION_COVERAGE = "calibration_coverage", _C.BENCHMARKS
     CALIBRATION_TOO_SMALL = "calibration_too_small", _C.BENCHMARKS
+    # the slowest values changed while the deciding (lower) statistic did not (gate/analysis/tail.py)
+    TAIL_CHANGE = "tail_change", _C.BENCHMARKS
     FULL_TOO_SMALL = "full_too_small", _C.BENCHMARKS  # run and calibrate alike
     # rows or files of the trial logs that were skipped, and base/head not measured together
     EMPTY_LOG = "empty_log", _C.LOG

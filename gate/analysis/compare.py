@@ -49,6 +49,7 @@ from gate.model import (
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
+from gate.stats.quantile import STATISTIC_FORMS, is_statistic, parse_statistic
 from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level", "auto"]
@@ -105,9 +106,15 @@ class Sample:
         return int(self.values.size)
 
 
+# The default statistic, chosen on the µOpTime Go data (eval/eval_verdicts.py; docs/statistics.md
+# "Which statistic"): interference only slows a process, and the 10th percentile (Harrell–Davis)
+# sits near the floor it cannot move. An analysis.json records the statistic it used.
+DEFAULT_STATISTIC = "p10"
+
+
 @dataclass(frozen=True)
 class AnalysisSettings:
-    statistic: Statistic = "median"
+    statistic: Statistic = DEFAULT_STATISTIC
     confidence: float = VERDICT_CONFIDENCE
     threshold_pct: float = 3.0
     resamples: int = 10_000
@@ -115,10 +122,16 @@ class AnalysisSettings:
     bootstrap: Bootstrap = "auto"
     pairing: Pairing = "independent"
     method: Literal["percentile", "bca"] = "percentile"
+    # The upper quantile compared beside the verdict, so that a change of the slowest values only
+    # is named (tail.py); "" turns the check off.
+    tail_statistic: str = "p90"
 
     def __post_init__(self) -> None:
-        if self.statistic not in bs.STATISTICS:
-            raise ValueError(f"statistic must be one of {bs.STATISTICS}")
+        if not is_statistic(self.statistic):
+            raise ValueError(f"statistic must be {STATISTIC_FORMS}, got {self.statistic!r}")
+        object.__setattr__(self, "statistic", parse_statistic(self.statistic))
+        if self.tail_statistic and not is_statistic(self.tail_statistic):
+            raise ValueError(f"tail_statistic must be {STATISTIC_FORMS} or empty")
         if not 0.0 < self.confidence < 1.0:
             raise ValueError("confidence must be in (0, 1)")
         if threshold_pct_problem(self.threshold_pct) is not None:
@@ -153,6 +166,8 @@ class Comparison:
     warnings: list[Warning_] = field(default_factory=list)
     bootstrap: str = "flat"  # the scheme used: flat | two-level
     bootstrap_reason: str = ""  # why (``auto``, or a two-level that could not be); else empty
+    statistic: str = "median"  # the statistic that decided (gate/stats/quantile.py)
+    tail: dict[str, Any] | None = None  # the upper-quantile finding (gate/analysis/tail.py), if any
 
 
 def _finite(v: float) -> float | None:
@@ -372,7 +387,7 @@ def compare_one(
         benchmark, base, head, higher_is_better, settings, (eb, lo_b, hi_b), (eh, lo_h, hi_h), change_reps,
         paired, warnings, calibrated,
     )  # fmt: skip
-    return replace(c, bootstrap=scheme, bootstrap_reason=why)
+    return replace(c, bootstrap=scheme, bootstrap_reason=why, statistic=settings.statistic)
 
 
 def _change_reps(rb: FloatArray, rh: FloatArray) -> FloatArray | None:
@@ -536,6 +551,7 @@ def compare_many(
     settings: AnalysisSettings,
     calibrated: Collection[str] = (),
     thresholds: Mapping[str, float] | None = None,
+    statistics: Mapping[str, str] | None = None,
 ) -> list[Comparison]:
     """Compare every (benchmark, base, head, higher_is_better) item.
 
@@ -545,20 +561,41 @@ def compare_many(
     depend on which other benchmarks were compared. ``calibrated``: the benchmarks that ran a
     calibrated minimal configuration (their advice names recalibration, not [full]).
     ``thresholds``: a benchmark's own ``threshold_pct`` (its [[benchmark]] entry), used instead of
-    ``settings.threshold_pct`` for it.
-    """
-    thresholds = thresholds or {}
+    ``settings.threshold_pct`` for it. ``statistics``: a benchmark's own statistic (its
+    [[benchmark]] ``statistic``), used instead of ``settings.statistic`` for it.
 
+    With ``settings.tail_statistic`` set, every benchmark is compared a second time by that upper
+    quantile (gate/analysis/tail.py) and a change found there but not by the deciding statistic is
+    attached as ``Comparison.tail``.
+    """
+    main = _compare_all(items, settings, calibrated, thresholds or {}, statistics or {})
+    if not settings.tail_statistic:
+        return main
+    from gate.analysis.tail import attach_tail_findings  # the check compares with this module
+
+    return attach_tail_findings(items, main, settings, calibrated, thresholds or {}, statistics or {})
+
+
+def _compare_all(
+    items: Sequence[tuple[str, Sample, Sample, bool]],
+    settings: AnalysisSettings,
+    calibrated: Collection[str],
+    thresholds: Mapping[str, float],
+    statistics: Mapping[str, str],
+) -> list[Comparison]:
     def own(name: str) -> AnalysisSettings:
-        t = thresholds.get(name)
-        return settings if t is None or t == settings.threshold_pct else replace(settings, threshold_pct=t)
+        t = thresholds.get(name, settings.threshold_pct)
+        st = statistics.get(name, settings.statistic)
+        if t == settings.threshold_pct and st == settings.statistic:
+            return settings
+        return replace(settings, threshold_pct=t, statistic=st)
 
     results: list[Comparison | None] = [None] * len(items)
-    batch: dict[tuple[int, int], list[int]] = {}
+    batch: dict[tuple[int, int, str], list[int]] = {}
     flat_reason: dict[int, str] = {}
     for i, (name, base, head, hib) in enumerate(items):
         if base.n == 0 or head.n == 0:
-            results[i] = _no_data(name, base, head)
+            results[i] = replace(_no_data(name, base, head), statistic=own(name).statistic)
             continue
         scheme, flat_reason[i] = choose_bootstrap(base, head, settings)
         structured = settings.pairing == "suite-run" or (
@@ -568,22 +605,19 @@ def compare_many(
             rng = np.random.default_rng([settings.seed, i])
             results[i] = compare_one(name, base, head, hib, own(name), rng, name in calibrated)
         else:
-            batch.setdefault((base.n, head.n), []).append(i)
-    for (nb, nh), members in batch.items():
+            batch.setdefault((base.n, head.n, own(name).statistic), []).append(i)
+    for (nb, nh, stat), members in batch.items():
         rng = np.random.default_rng([settings.seed, 1_000_003, nb, nh])
         step = max(1, bs._CHUNK_ELEMENTS // (settings.resamples * 4))
         for start in range(0, len(members), step):
             rows = members[start : start + step]
             xb = np.vstack([items[i][1].values for i in rows])
             xh = np.vstack([items[i][2].values for i in rows])
-            rb = bs.flat_replicates_many(xb, settings.statistic, settings.resamples, rng)
-            rh = bs.flat_replicates_many(xh, settings.statistic, settings.resamples, rng)
+            rb = bs.flat_replicates_many(xb, stat, settings.resamples, rng)
+            rh = bs.flat_replicates_many(xh, stat, settings.resamples, rng)
             lo_b, hi_b = bs.percentile_bounds(rb, settings.confidence)
             lo_h, hi_h = bs.percentile_bounds(rh, settings.confidence)
-            if settings.statistic == "median":
-                eb, eh = np.median(xb, axis=1), np.median(xh, axis=1)
-            else:
-                eb, eh = np.mean(xb, axis=1), np.mean(xh, axis=1)
+            eb, eh = bs.point_estimates(xb, stat), bs.point_estimates(xh, stat)
             for j, i in enumerate(rows):
                 name, base, head, hib = items[i]
                 c = _compare_estimates(
@@ -591,7 +625,7 @@ def compare_many(
                     (float(eh[j]), float(lo_h[j]), float(hi_h[j])), _change_reps(rb[j], rh[j]), False, [],
                     name in calibrated,
                 )  # fmt: skip
-                results[i] = replace(c, bootstrap="flat", bootstrap_reason=flat_reason[i])
+                results[i] = replace(c, bootstrap="flat", bootstrap_reason=flat_reason[i], statistic=stat)
     return [r for r in results if r is not None]
 
 
@@ -612,4 +646,6 @@ def comparison_dict(c: Comparison) -> dict[str, Any]:
         "base": version(c.base),
         "head": version(c.head),
         "bootstrap": {"scheme": c.bootstrap, "reason": c.bootstrap_reason},
+        "statistic": c.statistic,
+        "tail": c.tail,
     }

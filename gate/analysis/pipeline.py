@@ -21,6 +21,7 @@ from gate.files.analysis_json import Analysis
 from gate.files.run_meta import GiveUpRecord, RunMeta
 from gate.model import Verdict, utc_timestamp, warning
 from gate.stats import stability
+from gate.stats.quantile import describe
 from gate.warning_codes import WarningCode
 
 VERDICT_ORDER = {
@@ -487,7 +488,8 @@ def build_analysis(
     calibrated = {n for n, config in configs.items() if config.calibrated} & set(names)
     thresholds = _thresholds(logs.meta)
     order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
-    comparisons = compare_many(items, settings, calibrated, thresholds)
+    own_statistics = logs.meta.statistics if logs.meta is not None else {}
+    comparisons = compare_many(items, settings, calibrated, thresholds, own_statistics)
     exclusions: dict[str, dict[str, Any]] = {}
     if carryover == "exclude" and carry is not None:
 
@@ -503,7 +505,7 @@ def build_analysis(
                 )
                 for n in which
             ]
-            return compare_many(sub_items, settings, calibrated, thresholds)
+            return compare_many(sub_items, settings, calibrated, thresholds, own_statistics)
 
         comparisons, exclusions = carryover_exclusion.take_out(
             compared,
@@ -732,6 +734,30 @@ def _benchmark_entry(
     return entry
 
 
+def statistic_lines(doc: Analysis, limit: int = 50) -> list[str]:
+    """Which statistic decided (the suite's, and each benchmark's own when it differs), and the
+    tail findings beside the verdicts (gate/analysis/tail.py)."""
+    suite = doc["settings"]["statistic"]
+    rows = [f"decided by: the {describe(suite)} of each version"]
+    own = [
+        f"{b['benchmark']}: {describe(st)}"
+        for b in doc["benchmarks"]
+        if (st := analysis_json.benchmark_statistic(doc, b)) != suite
+    ]
+    if own:
+        rows[0] += f" ({len(own)} benchmark(s) by their own: " + "; ".join(own[:limit]) + ")"
+    for b in doc["benchmarks"]:
+        t = b.get("tail")
+        if t:
+            ci = t.get("change_ci")
+            shown = f" [{ci[0]:+.1f}%, {ci[1]:+.1f}%]" if ci else ""
+            rows.append(
+                f"tail change: {b['benchmark']}: {t['statistic']} {t['change_pct']:+.1f}%{shown} "
+                f"({t['verdict']} by the same rule; the verdict is {b['verdict']})"
+            )
+    return rows
+
+
 def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     """A short human table for stdout; every name shown is told apart from the others."""
     from gate.render import followup as words
@@ -776,6 +802,7 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
             rows.append(line)
         if len(still) > limit:
             rows.append(f"  ... and {len(still) - limit} more unresolved (see the JSON)")
+    rows.extend(statistic_lines(doc, limit))
     if doc["settings"]["bootstrap"] == "auto":
         by_trial = [
             b for b in doc["benchmarks"] if "bootstrap" in b and b["bootstrap"]["scheme"] == "two-level"

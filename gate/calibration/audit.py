@@ -97,6 +97,7 @@ def audit(
     rule: str = "uoptime",
     seed: int = DEFAULT_SEED,
     rounds: RoundsReplay | None = None,
+    statistic: str | None = None,
 ) -> dict[str, Any]:
     """Replay consecutive version pairs: verdicts with each benchmark's minimal configuration
     (from the calibrated version, reused for the later ones — RQ4's forward setting) against the
@@ -104,9 +105,10 @@ def audit(
     is a regression.
 
     ``rule="gate"`` decides every verdict as ``analyze`` does with its default settings
-    (gate/analysis/compare.py: median, disjoint percentile-bootstrap CIs, the small-sample rank
-    guard, ``inconclusive`` when the evidence decides nothing), so the audit answers "would the
-    gate's verdict change with the minimal configuration?". ``rule="uoptime"`` is the paper's
+    (gate/analysis/compare.py: its default statistic, or ``statistic`` — the one the suite's PRs
+    use —, disjoint bootstrap CIs, the small-sample rank guard, ``inconclusive`` when the evidence
+    decides nothing), so the audit answers "would the gate's verdict change with the minimal
+    configuration?". ``rule="uoptime"`` is the paper's
     §4.5 rule (the average and CI that go with ``metric``, AUDIT_ESTIMATOR), kept to reproduce
     the published counts (tests/validation).
 
@@ -122,6 +124,7 @@ def audit(
             "follow-up rounds replay only with the gate's verdict rule",
             "pass --audit-rule gate with --audit-budget (µOpTime's own rule has no rounds)",
         )
+    gate_statistic = statistic or AnalysisSettings().statistic
     statistic, method = AUDIT_ESTIMATOR[metric]
     versions = list(datasets)
     cache: dict[tuple[str, str, LevelCounts], Estimate] = {}
@@ -141,7 +144,11 @@ def audit(
     gate_settings: AnalysisSettings | None = None
     if rule == "gate":
         gate_settings = AnalysisSettings(
-            confidence=confidence, threshold_pct=threshold_pct, resamples=plan.resamples, seed=seed
+            confidence=confidence,
+            threshold_pct=threshold_pct,
+            resamples=plan.resamples,
+            seed=seed,
+            statistic=gate_statistic,
         )
 
     def gate_compare(

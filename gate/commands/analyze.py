@@ -21,7 +21,8 @@ from gate.errors import ConfigError, InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import RunMeta
-from gate.model import STATISTICS, confidence_problem, threshold_pct_problem
+from gate.model import confidence_problem, threshold_pct_problem
+from gate.stats.quantile import STATISTIC_FORMS, parse_statistic
 
 NAME = "analyze"
 HELP = "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags"
@@ -38,7 +39,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", type=Path, required=True, metavar="OUT.json", help="where to write analysis.json"
     )
-    parser.add_argument("--statistic", choices=STATISTICS, default=DEFAULTS.statistic)
+    parser.add_argument(
+        "--statistic",
+        type=statistic_argument,
+        default=None,
+        metavar="STAT",
+        help=f"what summarises each version: {STATISTIC_FORMS} (default: the run's [suite] statistic "
+        f"from meta.json, else {DEFAULTS.statistic}; a [[benchmark]] statistic applies to its benchmark)",
+    )
     parser.add_argument(
         "--confidence",
         type=float,
@@ -82,8 +90,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _settings(args: argparse.Namespace, confidence: float | None = None) -> AnalysisSettings:
-    """``confidence``: the default when ``--confidence`` is not given (meta.json's per-look level)."""
+def statistic_argument(text: str) -> str:
+    try:
+        return parse_statistic(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def run_statistic(metas: Sequence[RunMeta]) -> str | None:
+    """The [suite] statistic a run recorded in meta.json (None: the run's config did not set one)."""
+    return next((m.statistic for m in metas if m.statistic is not None), None)
+
+
+def _settings(
+    args: argparse.Namespace, confidence: float | None = None, statistic: str | None = None
+) -> AnalysisSettings:
+    """``confidence`` / ``statistic``: the defaults when ``--confidence`` / ``--statistic`` are not
+    given (meta.json's per-look level and [suite] statistic)."""
     if args.confidence is None:
         args = argparse.Namespace(**{**vars(args), "confidence": confidence or DEFAULTS.confidence})
     problem = confidence_problem(args.confidence)
@@ -97,7 +120,7 @@ def _settings(args: argparse.Namespace, confidence: float | None = None) -> Anal
             f"--resamples {args.resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000"
         )
     return AnalysisSettings(
-        statistic=args.statistic,
+        statistic=args.statistic or statistic or DEFAULTS.statistic,
         confidence=args.confidence,
         threshold_pct=args.threshold_pct,
         resamples=args.resamples,
@@ -155,7 +178,7 @@ def per_look_confidence(metas: Sequence[RunMeta]) -> float | None:
 def run(args: argparse.Namespace) -> int:
     _settings(args)  # bad options are reported before any file is read
     logs = load_trials(args.trials)
-    settings = _settings(args, per_look_confidence(logs.metas))
+    settings = _settings(args, per_look_confidence(logs.metas), run_statistic(logs.metas))
     doc = build_analysis(logs, base=args.base, head=args.head, settings=settings, carryover=args.carryover)
     try:
         analysis_json.write(args.json, doc)

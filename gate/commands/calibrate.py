@@ -15,6 +15,7 @@ from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
 from gate.calibration.audit_rounds import RoundsReplay
 from gate.calibration.dataset import Table, build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
+from gate.commands.analyze import statistic_argument
 from gate.engine.rounds import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
@@ -99,6 +100,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=DEFAULT_MAX_ROUNDS,
         help=f"most follow-up rounds the audit replays with --audit-budget (default {DEFAULT_MAX_ROUNDS})",
+    )
+    parser.add_argument(
+        "--statistic",
+        type=statistic_argument,
+        default=None,
+        metavar="STAT",
+        help="statistic of the gate audit rule's verdicts, as the suite's PRs use it ([suite] statistic; "
+        "default: analyze's default)",
     )
     parser.add_argument(
         "--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level (default: 0.99)"
@@ -240,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
         configs = {name: choice.config for name, choice in audited.choices.items()}
         audit_json = audit(
             datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence,
-            rule=args.audit_rule, seed=args.seed, rounds=rounds,
+            rule=args.audit_rule, seed=args.seed, rounds=rounds, statistic=args.statistic,
         )  # fmt: skip
         audit_json["calibrated_on"] = first
         if version != first:

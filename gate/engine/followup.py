@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
@@ -99,7 +99,10 @@ class Rounds:
     # ---- one look -----------------------------------------------------------------------------
     def look(self) -> tuple[Analysis, pd.DataFrame]:
         logs = load_trials([self.log_path])
+        # the run's [suite] statistic (meta.json), as `analyze` on the finished log uses it
         settings = AnalysisSettings(confidence=float(self.adaptive.rule.confidence_per_look))
+        if self.meta.statistic is not None:
+            settings = replace(settings, statistic=self.meta.statistic)
         return build_analysis(logs, base=None, head=None, settings=settings), logs.frame
 
     def _values_per_suite_run(self) -> dict[str, int]:

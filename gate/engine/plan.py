@@ -319,6 +319,22 @@ def thresholds(
     return out
 
 
+def statistics(
+    config: ProjectConfig, names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
+) -> dict[str, str]:
+    """``statistic`` of each benchmark whose [[benchmark]] entry (its name, or the pattern it was
+    expanded from) sets one; analyze uses it instead of the suite's statistic."""
+    given = {b.name: b.options["statistic"] for b in config.benchmarks if "statistic" in b.options}
+    out: dict[str, str] = {}
+    for n in names:
+        spec = next((specs[n] for specs in per_version.values() if n in specs), None)
+        pattern = spec.options.get("pattern") if spec is not None else None
+        st = given.get(n, given.get(pattern) if isinstance(pattern, str) else None)
+        if st is not None:
+            out[n] = str(st)
+    return out
+
+
 def benchmark_meta(
     names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
 ) -> dict[str, Any]:

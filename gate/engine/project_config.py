@@ -28,6 +28,7 @@ from gate.adapters.base import BenchmarkSpec
 from gate.engine.rounds import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.errors import ConfigError
 from gate.model import MAX_VALUES, threshold_pct_problem
+from gate.stats.quantile import STATISTIC_FORMS, parse_statistic
 
 __all__ = ["MAX_VALUES"]  # re-exported: its readers import it from here
 
@@ -60,6 +61,7 @@ SUITE_KEYS: dict[str, str] = {
     "toolchains": "directories under $HOME the sandbox binds read-only besides those found on PATH",
     "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/engine/layout.py)",
     "give_up_after": "skip a benchmark's remaining trials in a version once its first N all failed (default 2; 0 = never)",
+    "statistic": 'what summarises each version: "p10" (default), "median", "mean" or any "pNN" (docs/statistics.md)',
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = (
@@ -69,6 +71,7 @@ BENCHMARK_CORE_KEYS: tuple[str, ...] = (
     "unit",
     "higher_is_better",
     "threshold_pct",
+    "statistic",
 )
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
 SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/engine/sandbox.py
@@ -160,6 +163,8 @@ class SuiteConfig:
     # gate/engine/give_up.py: a benchmark × version whose first N trials all failed (or whose
     # first trial timed out) is not run further; 0 runs every planned trial whatever happens
     give_up_after: int = 2
+    # None: analyze's default (gate/analysis/compare.py AnalysisSettings.statistic)
+    statistic: str | None = None
 
 
 @dataclass(frozen=True)
@@ -354,6 +359,19 @@ def _threshold_pct(value: Any, where: str) -> float:
     return float(value)
 
 
+def _statistic(value: Any, where: str) -> str:
+    """A statistic name (gate/stats/quantile.py), canonical: "p10", "median", "mean"."""
+    try:
+        if not isinstance(value, str):
+            raise ValueError(value)
+        return parse_statistic(value)
+    except ValueError:
+        raise ConfigError(
+            f"{where}: statistic = {value!r} is not a statistic the gate knows",
+            f'write statistic = "p10" (the default), "median", "mean" or "pNN" ({STATISTIC_FORMS})',
+        ) from None
+
+
 def _regexes(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -438,6 +456,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         toolchains=_paths(table.get("toolchains", []), "[suite].toolchains"),
         randomise_layout=_bool(table.get("randomise_layout", True), "[suite].randomise_layout"),
         give_up_after=_count(table.get("give_up_after", 2), "[suite].give_up_after"),
+        statistic=_statistic(table["statistic"], "[suite]") if "statistic" in table else None,
     )
 
 
@@ -513,6 +532,8 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
         options["value"] = value
         if "threshold_pct" in entry:
             options["threshold_pct"] = _threshold_pct(entry["threshold_pct"], f"benchmark {name!r}")
+        if "statistic" in entry:
+            options["statistic"] = _statistic(entry["statistic"], f"benchmark {name!r}")
         specs.append(
             BenchmarkSpec(
                 name=name,

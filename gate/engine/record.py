@@ -17,7 +17,7 @@ from gate.adapters.base import VersionContext
 from gate.engine import config_files
 from gate.engine.checkout import Version
 from gate.engine.layout import Layout
-from gate.engine.plan import RunPlan, benchmark_meta, never_stable, thresholds, warmup_of
+from gate.engine.plan import RunPlan, benchmark_meta, never_stable, statistics, thresholds, warmup_of
 from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import AdaptiveConfig, adaptive_record
 from gate.engine.shard import METHOD
@@ -170,6 +170,8 @@ def new_meta(
         },
         benchmarks=benchmark_meta(plan.names, plan.per_version),
         thresholds=thresholds(config, plan.names, plan.per_version),
+        statistic=config.suite.statistic,
+        statistics=statistics(config, plan.names, plan.per_version),
         schedule=[t.as_meta() for t in plan.schedule],
         environment=environment,
         sandbox=sandbox,

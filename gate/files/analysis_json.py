@@ -122,6 +122,11 @@ class Benchmark(TypedDict):
     head: VersionStats
     threshold_pct: NotRequired[float]  # its own [[benchmark]] threshold, when it has one
     bootstrap: NotRequired[BootstrapChoice]  # absent from files of gates before `--bootstrap auto`
+    # the statistic that decided this benchmark (absent from older files: settings.statistic,
+    # which those files always give; :func:`benchmark_statistic`)
+    statistic: NotRequired[str]
+    # the upper-quantile finding beside the verdict (gate/analysis/tail.py); null or absent: none
+    tail: NotRequired[dict[str, Any] | None]
     samples_needed: int | None
     stability: dict[str, Stability]  # {"base": …, "head": …}
     config: dict[str, Any] | None
@@ -306,6 +311,12 @@ def write(path: Path, doc: Analysis) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def benchmark_statistic(doc: Analysis, b: Benchmark) -> str:
+    """The statistic that decided ``b``: its own (written since per-benchmark statistics), else
+    the suite's ``settings.statistic`` (every older file wrote that, ``median`` by default then)."""
+    return b.get("statistic") or doc["settings"]["statistic"]
 
 
 def document(**fields: Any) -> Analysis:
@@ -554,6 +565,8 @@ def _benchmark_ok(b: Any) -> bool:
             and _version_ok(b["head"])
             and ("threshold_pct" not in b or (b["threshold_pct"] is not None and _num_ok(b["threshold_pct"])))
             and ("bootstrap" not in b or _bootstrap_ok(b["bootstrap"]))
+            and ("statistic" not in b or isinstance(b["statistic"], str))
+            and _opt_obj_ok(b.get("tail"))
             and isinstance(b["stability"], dict)
             and _stability_ok(b["stability"]["base"])
             and _stability_ok(b["stability"]["head"])
@@ -603,6 +616,10 @@ def _benchmark(c: _Check, value: Any, i: int) -> Benchmark:
         boot = c.obj(b["bootstrap"], f"{where}.bootstrap")
         for k in ("scheme", "reason"):
             c.string(c.key(boot, k, f"{where}.bootstrap"), f"{where}.bootstrap.{k}")
+    if "statistic" in b:
+        c.string(b["statistic"], f"{where}.statistic")
+    if "tail" in b:
+        c.opt_obj(b["tail"], f"{where}.tail")
     stability = c.obj(c.key(b, "stability", where), f"{where}.stability")
     for role in ("base", "head"):
         s = c.obj(c.key(stability, role, f"{where}.stability"), f"{where}.stability.{role}")

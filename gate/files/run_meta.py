@@ -33,6 +33,7 @@ from gate.engine.process import disk_full_error, is_disk_full
 from gate.engine.schedule import Trial
 from gate.errors import InputError, RunError
 from gate.model import MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, threshold_pct_problem, warning
+from gate.stats.quantile import is_statistic, parse_statistic
 from gate.warning_codes import WarningCode, canonical
 
 FILE_NAME = "meta.json"
@@ -357,6 +358,9 @@ class RunMeta:
     benchmark_configs: Mapping[str, BenchmarkConfig] = field(default_factory=dict)
     benchmarks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # unit, direction, versions
     thresholds: Mapping[str, float] = field(default_factory=dict)  # positive finite threshold_pct
+    # [suite] statistic (None: analyze's default) and each [[benchmark]] statistic, canonical names
+    statistic: str | None = None
+    statistics: Mapping[str, str] = field(default_factory=dict)
     schedule: Sequence[Mapping[str, Any]] = ()  # Trial.as_meta() of every planned trial
     environment: Mapping[str, Any] | None = None
     sandbox: Mapping[str, Any] | None = None
@@ -439,6 +443,8 @@ class RunMeta:
             "benchmark_configs": {n: c.to_json() for n, c in self.benchmark_configs.items()},
             "benchmarks": plain(self.benchmarks),
             "thresholds": dict(self.thresholds),
+            "statistic": self.statistic,
+            "statistics": dict(self.statistics),
             "schedule": [dict(t) for t in self.schedule],
             "environment": plain(self.environment),
             "sandbox": plain(self.sandbox),
@@ -578,6 +584,16 @@ def _thresholds(value: Any) -> dict[str, float]:
             raise _Invalid(f"thresholds ({str(n)!r:.60}: {str(t)[:20]} is {bad})")
         out[str(n)] = float(t)
     return out
+
+
+def _statistic(value: Any) -> str | None:
+    """A statistic name the gate knows, canonical; anything else reads as absent (the default)."""
+    return parse_statistic(value) if isinstance(value, str) and is_statistic(value) else None
+
+
+def _statistics(value: Any) -> dict[str, str]:
+    """Entries that are not statistic names are left out (the suite's statistic applies)."""
+    return {str(n): s for n, v in (_object("statistics", value) or {}).items() if (s := _statistic(v))}
 
 
 # A schedule entry is Trial.as_meta(): exactly these keys, so that a resume rebuilds each trial
@@ -848,6 +864,8 @@ _FIELDS: dict[str, Callable[[Any], Any]] = {
     "benchmark_configs": _benchmark_configs,
     "benchmarks": _benchmarks,
     "thresholds": _thresholds,
+    "statistic": _statistic,
+    "statistics": _statistics,
     "schedule": _schedule,
     "environment": lambda v: _object("environment", v),
     "sandbox": lambda v: _object("sandbox", v),

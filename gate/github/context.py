@@ -22,7 +22,8 @@ from typing import Any, Final
 
 from gate.decision import FAIL_ON_CHOICES
 from gate.errors import ConfigError
-from gate.model import BOOTSTRAPS, STATISTICS, confidence_problem, threshold_pct_problem
+from gate.model import BOOTSTRAPS, confidence_problem, threshold_pct_problem
+from gate.stats.quantile import STATISTIC_FORMS, is_statistic, parse_statistic
 
 DEFAULT_API_URL: Final = "https://api.github.com"
 DEFAULT_SERVER_URL: Final = "https://github.com"
@@ -124,6 +125,23 @@ def _number(
     return parse
 
 
+def _statistic(name: str, value: str, problems: list[_Problem]) -> str | None:
+    """An optional statistic (gate/stats/quantile.py): empty means the analysis default."""
+    text = value.strip()
+    if not text:
+        return None
+    if not is_statistic(text):
+        problems.append(
+            (
+                f"{name} is {value!r}, which is not a statistic the gate knows",
+                f"set the action input `{name}` to {STATISTIC_FORMS}, e.g. `{name}: p10`, or leave it "
+                "empty for the default",
+            )
+        )
+        return None
+    return parse_statistic(text)
+
+
 def _boolean(name: str, value: str, problems: list[_Problem]) -> bool:
     """``true`` or ``false`` (any case), as a workflow's boolean input arrives; empty is false.
     Anything else is refused rather than read as false: ``allow_fork_prs: yes`` is meant as yes."""
@@ -201,7 +219,7 @@ _PARSERS: Final[dict[str, Callable[[str, str, list[_Problem]], Any]]] = {
     "head": _text,
     "threshold_pct": _number(threshold_pct_problem, "3"),
     "confidence": _number(confidence_problem, "0.99"),
-    "statistic": _optional_choice(STATISTICS),
+    "statistic": _statistic,
     "bootstrap": _optional_choice(BOOTSTRAPS),
     "fail_on": _choice(FAIL_ON_CHOICES, "--fail-on"),
     "comment": _choice(COMMENT_CHOICES, "--comment"),

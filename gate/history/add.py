@@ -68,7 +68,8 @@ def entries_from_trials(
     meta = logs.meta or RunMeta()
     present = sorted(str(v) for v in logs.frame["version"].unique())
     order = _order(meta, present, versions)
-    settings = settings or AnalysisSettings()
+    # the statistic the run's [suite] chose (meta.json), as analyze and the PR verdicts use it
+    settings = settings or AnalysisSettings(statistic=meta.statistic or AnalysisSettings().statistic)
     run = run_id or run_id_of(paths)
     when = date or meta.created_at or utc_timestamp()
     shas = {rev: v.sha for rev, v in meta.versions.items()}

@@ -13,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.decision import Decision
-from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats
+from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats, benchmark_statistic
 from gate.render import advice
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
+from gate.stats.quantile import describe, is_statistic
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
 
 VERDICT_ICON = {
@@ -472,7 +473,8 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "shards": shards_view(summary.get("shards")),
         "confidence": conf_label,
         "threshold_pct": settings["threshold_pct"],
-        "statistic": settings["statistic"],
+        "statistic": statistic_label(analysis),
+        "statistic_name": settings["statistic"],  # short, for a table header
         "settings": {str(k): str(v) for k, v in settings.items()},
         "order_tests": tests,
         "n_order_significant": n_order_sig,
@@ -549,6 +551,26 @@ def exclusion_note(b: Mapping[str, Any]) -> str | None:
         f"{gone.get('head', 0)}); {e.get('reason', '')}. "
         f"{'With all trials' if e.get('applied') else 'Without them'}: {other.get('verdict', '—')}, change CI {ci_text}."
     )
+
+
+def statistic_label(analysis: Analysis) -> str:
+    """What decided, as the footers say it after "decided by the": "10th percentile
+    (Harrell–Davis) of each version", then the benchmarks a [[benchmark]] statistic decided
+    instead (an old file: its settings.statistic, median then)."""
+    suite = analysis["settings"]["statistic"]
+    label = (describe(suite) if is_statistic(suite) else suite) + " of each version"
+    own = {
+        b["benchmark"]: st
+        for b in analysis["benchmarks"]
+        if (st := benchmark_statistic(analysis, b)) != suite
+    }
+    if own:
+        shown = ", ".join(
+            f"{name} ({describe(st) if is_statistic(st) else st})" for name, st in list(own.items())[:5]
+        )
+        more = f" and {len(own) - 5} more" if len(own) > 5 else ""
+        label += f"; by their own statistic: {shown}{more}"
+    return label
 
 
 def config_note(rows: list[Row], n: int) -> str:

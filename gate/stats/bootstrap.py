@@ -1,4 +1,5 @@
-"""Vectorised bootstrap confidence intervals of the mean and the median (pure numpy).
+"""Vectorised bootstrap confidence intervals of the mean, the median and Harrell–Davis quantiles
+(``pNN``, gate/stats/quantile.py; pure numpy/scipy).
 
 Three ways to resample one sample of a benchmark × version:
 
@@ -27,19 +28,34 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-Statistic = Literal["median", "mean"]
+from gate.stats.quantile import (
+    STATISTIC_FORMS,
+    harrell_davis,
+    is_statistic,
+    quantile_of,
+    resample_weight_matrix,
+    sorted_positions_estimate,
+    weighted_harrell_davis,
+)
+
+# A statistic's canonical name: "median", "mean" or "pNN" (gate/stats/quantile.py).
+Statistic = str
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
+# The fixed names; any "pNN" is accepted too (is_statistic).
 STATISTICS: tuple[str, ...] = ("median", "mean")
 # Bound on the number of float elements held at once by the vectorised paths (≈ 160 MB float64).
 _CHUNK_ELEMENTS = 20_000_000
+
+
+def _unknown(statistic: str) -> ValueError:
+    return ValueError(f"statistic must be {STATISTIC_FORMS}, got {statistic!r}")
 
 
 def point_estimate(x: np.ndarray, statistic: Statistic) -> float:
@@ -47,7 +63,20 @@ def point_estimate(x: np.ndarray, statistic: Statistic) -> float:
         return float(np.median(x))
     if statistic == "mean":
         return float(np.mean(x))
-    raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+    if is_statistic(statistic) and (q := quantile_of(statistic)) is not None:
+        return float(harrell_davis(np.asarray(x, dtype=np.float64).ravel(), q))
+    raise _unknown(statistic)
+
+
+def point_estimates(values: np.ndarray, statistic: Statistic) -> FloatArray:
+    """:func:`point_estimate` of every row of ``values`` (G, n)."""
+    if statistic == "median":
+        return np.asarray(np.median(values, axis=1), dtype=np.float64)
+    if statistic == "mean":
+        return np.asarray(np.mean(values, axis=1), dtype=np.float64)
+    if is_statistic(statistic) and (q := quantile_of(statistic)) is not None:
+        return np.asarray(harrell_davis(values, q), dtype=np.float64)
+    raise _unknown(statistic)
 
 
 def percentile_bounds(dist: np.ndarray, confidence: float) -> tuple[FloatArray, FloatArray]:
@@ -138,8 +167,16 @@ def flat_replicates_many(
         counts = _counts(idx, n) / n
         for start in range(0, g, step):
             out[start : start + step] = values[start : start + step] @ counts.T
+    elif is_statistic(statistic) and (q := quantile_of(statistic)) is not None:
+        # Harrell–Davis: the same sorted-index trick; the weights of each resample's sorted
+        # positions (gate/stats/quantile.py) become one (resamples, n) matrix, and every group's
+        # replicates are one matrix product with it.
+        idx.sort(axis=1)
+        weights = resample_weight_matrix(idx, n, q)  # (resamples, n), shared by every group
+        for start in range(0, g, step):
+            out[start : start + step] = np.sort(values[start : start + step], axis=1) @ weights.T
     else:
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+        raise _unknown(statistic)
     return out
 
 
@@ -176,7 +213,7 @@ def bootstrap_ci_many(
             reps = flat_replicates_many(sub, statistic, resamples, rng)
             lo, hi = percentile_bounds(reps, confidence)
             rows = members[s : s + step]
-            est[rows] = np.median(sub, axis=1) if statistic == "median" else np.mean(sub, axis=1)
+            est[rows] = point_estimates(sub, statistic)
             low[rows], high[rows] = lo, hi
     return Intervals(est, low, high)
 
@@ -288,7 +325,16 @@ def two_level_replicates(
     if statistic == "mean":
         return np.asarray(xs[pos].sum(axis=1) / totals, dtype=np.float64)
     if statistic != "median":
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
+        if not is_statistic(statistic) or (q := quantile_of(statistic)) is None:
+            raise _unknown(statistic)
+        pos.sort(axis=1)  # padding (rank n) sorts last
+        if equal:
+            return sorted_positions_estimate(xs, pos, q)
+        out = np.empty(resamples, dtype=np.float64)
+        for total in np.unique(totals):  # the weights depend on the replicate's size
+            rows_t = np.flatnonzero(totals == total)
+            out[rows_t] = sorted_positions_estimate(xs, pos[rows_t, : int(total)], q)
+        return out
     if equal:  # every replicate holds n values: two selections per row
         lo_k, hi_k = (n - 1) // 2, n // 2
         part = np.partition(pos, sorted({lo_k, hi_k}), axis=1)
@@ -336,11 +382,13 @@ def weighted_statistic(x: np.ndarray, weights: np.ndarray, statistic: Statistic)
     totals = weights.sum(axis=1)
     if statistic == "mean":
         return np.asarray((weights @ x) / totals, dtype=np.float64)
-    if statistic != "median":
-        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     order = np.argsort(x, kind="stable")
     xs = x[order]
     cum = np.cumsum(weights[:, order], axis=1)
+    if statistic != "median":
+        if not is_statistic(statistic) or (q := quantile_of(statistic)) is None:
+            raise _unknown(statistic)
+        return weighted_harrell_davis(xs, cum, totals, q)
     # Median of a multiset of size T: mean of the values of rank floor((T+1)/2) and floor(T/2)+1.
     r_lo = np.floor((totals + 1) / 2)
     r_hi = np.floor(totals / 2) + 1

@@ -39,7 +39,7 @@ CREATED_AT = "2026-11-26T02:30:00Z"
 # analysis.json sort order (docs/contracts.md): regression, failed, inconclusive, improvement, unchanged
 VERDICT_ORDER = ("regression", "failed", "inconclusive", "improvement", "unchanged")
 DEFAULT_SETTINGS: dict[str, Any] = {
-    "statistic": "median",
+    "statistic": "p10",
     "confidence": 0.99,
     "threshold_pct": 3.0,
     "resamples": 10000,
@@ -327,6 +327,28 @@ def mixed() -> dict[str, Any]:
             "[full].iterations or [full].suite_runs in .ordertrap.toml",
         ),
     ]
+    # the tail check's finding (gate/analysis/tail.py) and a benchmark with its own statistic
+    tokenize, serialize = benches[4], benches[5]
+    tokenize["tail"] = {
+        "statistic": "p90",
+        "verdict": "regression",
+        "change_pct": 41.5,
+        "change_ci": [22.0, 63.1],
+        "base": {"estimate": 0.0036, "ci": [0.0034, 0.0038]},
+        "head": {"estimate": 0.0051, "ci": [0.0044, 0.0059]},
+    }
+    tokenize["warnings"] = [
+        {
+            "code": "tail_change",
+            "message": "the slowest values got slower — the 90th percentile (Harrell–Davis) "
+            "changed +41.5% (CI of the change [+22.0%, +63.1%]; regression by the same rule), while the "
+            "10th percentile (Harrell–Davis), which decides, is `unchanged`",
+            "action": "look for a change that shows only in some runs (GC pauses, a slow path, contention); "
+            'to let the tail decide, set statistic = "median" or a higher pNN for this benchmark in its '
+            "[[benchmark]] entry (docs/statistics.md: Tail changes)",
+        }
+    ]
+    serialize["statistic"] = "median"
     matrix = {
         "benchmarks": ["parse", "render", "tokenize"],
         "predecessors": ["load", "parse", "render"],

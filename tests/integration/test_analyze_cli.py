@@ -265,7 +265,9 @@ def test_many_benchmarks_in_one_batch(tmp_path: Path) -> None:
 
 
 def test_the_same_log_twice_is_counted_once(tmp_path: Path) -> None:
-    # Six values per version: inconclusive. Passed twice (or as a copy) it must not become twelve.
+    # Six values per version: inconclusive by the median (the statistic this check was written
+    # for; the 10th percentile calls these six a regression). Passed twice (or as a copy) it must
+    # not become twelve.
     base = [1.00, 1.03, 0.98, 1.05, 0.99, 1.02]
     head = [1.07, 1.10, 1.04, 1.12, 1.06, 1.09]
     log = tmp_path / "m.csv"
@@ -277,7 +279,7 @@ def test_the_same_log_twice_is_counted_once(tmp_path: Path) -> None:
     copy.write_bytes(log.read_bytes())
     for inputs in ([log], [log, log], [log, copy]):
         out = tmp_path / "a.json"
-        proc = analyze(*inputs, "--base", "base", "--head", "head", "--json", out)
+        proc = analyze(*inputs, "--base", "base", "--head", "head", "--json", out, "--statistic", "median")
         assert proc.returncode == 0, proc.stderr
         doc = json.loads(out.read_text())
         (b,) = doc["benchmarks"]
@@ -400,3 +402,32 @@ def test_two_level_on_a_log_without_trial_labels_is_recorded_as_the_flat_resampl
     assert doc["settings"]["bootstrap"] == "two-level"  # what was asked
     scheme = by_name(doc)["parse"]["bootstrap"]  # what was done, and why
     assert scheme["scheme"] == "flat" and "no trial labels" in scheme["reason"]
+
+
+def test_the_statistic_comes_from_the_flag_else_the_run_else_the_default(tmp_path: Path) -> None:
+    log = make_log(tmp_path / "run", {"parse": (1.10, 0.005, False), "load": (1.00, 0.005, False)})
+    meta_path = log.parent / "meta.json"
+    out = tmp_path / "a.json"
+
+    def statistics(*extra: str) -> tuple[str, dict[str, str], str]:
+        proc = analyze(log, "--json", out, "--resamples", "500", *extra)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(out.read_text())
+        return (
+            doc["settings"]["statistic"],
+            {b["benchmark"]: b["statistic"] for b in doc["benchmarks"]},
+            proc.stdout,
+        )
+
+    suite, per, stdout = statistics()
+    assert suite == "p10" and per == {"parse": "p10", "load": "p10"}  # the default
+    assert "decided by: the 10th percentile (Harrell–Davis) of each version" in stdout
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "statistic": "median", "statistics": {"load": "p25"}}))
+    suite, per, stdout = statistics()  # the run's [suite] and [[benchmark]] statistics
+    assert suite == "median" and per == {"parse": "median", "load": "p25"}
+    assert "(1 benchmark(s) by their own: load: 25th percentile (Harrell–Davis))" in stdout
+    suite, per, _ = statistics("--statistic", "P20")  # the flag wins over [suite], not [[benchmark]]
+    assert suite == "p20" and per == {"parse": "p20", "load": "p25"}
+    bad = analyze(log, "--json", out, "--statistic", "p100")
+    assert bad.returncode == 2 and "fix: use median, mean, or pNN" in bad.stderr

@@ -1,9 +1,10 @@
-"""The default verdict rule (``--bootstrap auto``) meets the issue's targets on the real µOpTime Go
-data, and so does µOpTime's own flat bootstrap.
+"""The default verdict rule (the 10th percentile, ``--bootstrap auto``) meets issue 21's targets on
+the real µOpTime Go data: A/A false verdicts ≤ 1 %, A/A inconclusive ≤ 5 %, a 5 % slowdown
+detected in ≥ 97 % and a 10 % slowdown in ≥ 99 % of benchmarks (docs/statistics.md, table (a));
+µOpTime's own flat bootstrap keeps the older targets (≤ 1 % false, ≥ 90 % of 5 % slowdowns).
 
-A/A false positives ≤ 1 % of benchmarks and a 5 % slowdown detected in ≥ 90 % of benchmarks
-(split and injection exactly as eval/eval_verdicts.py documents; data read from the reference data
-folder, eval/reference_data.py).
+Split and injection exactly as eval/eval_verdicts.py documents; data read from the reference data
+folder (eval/reference_data.py).
 """
 
 from __future__ import annotations
@@ -29,33 +30,39 @@ def units() -> list[object]:
     return ev.units(data, (1, 2, 3))  # type: ignore[no-any-return]
 
 
-def test_default_keeps_aa_false_positives_at_most_1_percent(units: list[object]) -> None:
+def test_the_default_is_the_10th_percentile_with_auto() -> None:
+    assert (AnalysisSettings().statistic, AnalysisSettings().bootstrap) == ("p10", "auto")
+
+
+def test_default_aa_false_verdicts_at_most_1_and_inconclusive_at_most_5_percent(units: list[object]) -> None:
     ev = _eval_module()
     assert len(units) > 900  # 66 benchmarks × 5 versions × 3 instances, minus incomplete ones
-    r = ev.rates(units, AnalysisSettings(), 0.0)
+    r = ev.rates(units, AnalysisSettings(tail_statistic=""), 0.0)
     assert r["regression"] + r["improvement"] <= 1.0
+    assert r["inconclusive"] <= 5.0  # measured 4.4 % (the median: 12.1 %)
 
 
-def test_default_detects_a_5_percent_slowdown_in_at_least_90_percent(units: list[object]) -> None:
+def test_default_detects_5_percent_in_97_and_10_percent_in_99_percent(units: list[object]) -> None:
     ev = _eval_module()
-    r = ev.rates(units, AnalysisSettings(), 5.0)
-    assert r["regression"] >= 90.0
-    assert r["improvement"] == 0.0  # a slowdown is never called an improvement
+    five = ev.rates(units, AnalysisSettings(tail_statistic=""), 5.0)
+    assert five["regression"] >= 97.0  # measured 98.0 % (the median: 90.4 %)
+    assert five["improvement"] == 0.0  # a slowdown is never called an improvement
+    assert ev.rates(units, AnalysisSettings(tail_statistic=""), 10.0)["regression"] >= 99.0  # measured 99.1 %
 
 
 def test_detection_grows_with_the_size_of_the_slowdown(units: list[object]) -> None:
     ev = _eval_module()
-    s = AnalysisSettings(resamples=2000)
+    s = AnalysisSettings(resamples=2000, tail_statistic="")
     rates = [ev.rates(units, s, pct)["regression"] for pct in (1.0, 3.0, 10.0)]
     assert rates[0] < rates[1] < rates[2]
     assert rates[0] == 0.0  # a 1% change is below the 3% threshold: never a regression
 
 
-def test_flat_bootstrap_meets_both_targets_too(units: list[object]) -> None:
+def test_flat_bootstrap_meets_the_older_targets_too(units: list[object]) -> None:
     # µOpTime's rule (§4.5), every value an independent draw; the default (auto) resamples by
     # trial where the trials of a version differ (14 % of these units) and keeps flat elsewhere
     ev = _eval_module()
-    flat = AnalysisSettings(bootstrap="flat")
+    flat = AnalysisSettings(bootstrap="flat", tail_statistic="")
     aa = ev.rates(units, flat, 0.0)
     assert aa["regression"] + aa["improvement"] <= 1.0
     assert ev.rates(units, flat, 5.0)["regression"] >= 90.0

@@ -29,6 +29,7 @@ def test_inputs_are_typed_and_unset_or_empty_means_the_default():
     assert inputs.bootstrap == "two-level" and ActionInputs().bootstrap is None  # None: analyze's flat
     assert (inputs.allow_fork_prs, inputs.fork_label, inputs.comment) == (True, "run-it", "on-change")
     assert ActionInputs.from_env({}) == ActionInputs()
+    assert ActionInputs.from_env({"INPUT_STATISTIC": " P05 "}).statistic == "p5"  # any pNN, canonical
     assert ActionInputs().threshold_pct is None and ActionInputs().allow_fork_prs is False
 
 
@@ -43,7 +44,8 @@ def test_inputs_are_typed_and_unset_or_empty_means_the_default():
         ("confidence", "99", "outside [0.5, 1)"),
         ("confidence", "1", "outside [0.5, 1)"),
         ("confidence", "high", "not a number"),
-        ("statistic", "mode", "not one of median, mean"),
+        ("statistic", "mode", "not a statistic the gate knows"),
+        ("statistic", "p100", "not a statistic the gate knows"),
         ("bootstrap", "hierarchical", "not one of flat, two-level, auto"),
         ("fail_on", "sometimes", "not one of regression, inconclusive, never"),
         ("comment", "yes", "not one of always, on-change, never"),
