@@ -56,10 +56,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imp = verbs.add_parser(
         "import", help="import github-action-benchmark data.js/data.json, pytest-benchmark JSON, asv results"
     )
-    imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.add_argument(
+        "files", nargs="+", metavar="FILE", help="files, or an asv results folder (machine.json is skipped)"
+    )
     _store_arg(imp)
     imp.add_argument(
         "--format", choices=("github-action-benchmark", "pytest-benchmark", "asv"), help="(default: detected)"
+    )
+    imp.add_argument(
+        "--machine",
+        metavar="NAME",
+        help="the runner that measured these files: a data.js names none, so data.js files of different "
+        "runners stay separate series only when each is named (default: asv's machine, pytest-benchmark's "
+        "machine_info)",
+    )
+    imp.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="import pytest-benchmark runs of uncommitted code (commit_info.dirty), marked dirty",
     )
     ch = verbs.add_parser("changes", help="change points of every benchmark's series as JSON")
     _store_arg(ch)
@@ -102,10 +116,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _write(text: str, out: str | None, is_json: bool = False) -> None:
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
+        path = Path(out)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            what = "is a folder" if path.is_dir() else f"cannot be written ({exc.strerror or exc})"
+            raise InputError(
+                f"{out} {what}",
+                "pass a file path whose folder exists or can be created (e.g. --out history/index.html)",
+            ) from exc
     else:
         sys.stdout.write(json_for_terminal(text) if is_json else text)
+
+
+def _files_text(written: dict[str, int]) -> str:
+    names = sorted(written)
+    if len(names) <= 3:
+        return ", ".join(f"{written[f]} in data/{f}" for f in names)
+    return f"in {len(names)} month files, data/{names[0]} … data/{names[-1]}"
 
 
 def _add(args: argparse.Namespace) -> int:
@@ -131,22 +160,31 @@ def _add(args: argparse.Namespace) -> int:
         runner=args.runner,
     )
     written = Store(args.store).append(entries)
-    print(
-        f"history add: {len(entries)} entries ({', '.join(f'{n} in data/{f}' for f, n in written.items())})"
-    )
+    print(f"history add: {len(entries)} entries ({_files_text(written)})")
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    from gate.history.importers import import_file
+    from gate.history.importers import ImportOptions, import_paths
     from gate.history.store import Store
 
-    entries = []
-    for f in args.files:
-        entries.extend(import_file(f, args.format))
-    written = Store(args.store).append(entries)
+    got = import_paths(
+        args.files, args.format, ImportOptions(machine=args.machine, allow_dirty=args.allow_dirty)
+    )
+    if got.skipped:
+        print(f"history import: skipped {got.skipped_text()}")
+    if not got.entries:
+        raise InputError(
+            f"no benchmark result in {', '.join(args.files[:3])}",
+            "pass the files the tool wrote (asv: results/MACHINE/*.json with at least one non-null result)",
+        )
+    store = Store(args.store)
+    new, known = store.only_new(got.entries)
+    written = store.append(new)
+    files = _files_text(written)
+    already = f"; {known} already in the history, not stored again" if known else ""
     print(
-        f"history import: {len(entries)} entries ({', '.join(f'{n} in data/{f}' for f, n in sorted(written.items()))})"
+        f"history import: {len(new)} new entries from {got.files} file(s){f' ({files})' if files else ''}{already}"
     )
     return 0
 

@@ -9,13 +9,16 @@ kept with the head entry as ``step``: it is the most precise number the night ha
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from gate.analysis.compare import AnalysisSettings
-from gate.analysis.load import load_trials
+from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.analysis.shards import NOT_MEASURED, runner_of
 from gate.errors import ConfigError
@@ -35,8 +38,10 @@ def run_id_of(paths: Sequence[str | Path]) -> str:
 def _order(meta: RunMeta, present: list[str], versions: Sequence[str] | None) -> list[str]:
     if versions:
         order = list(versions)
-    elif meta.base and meta.head:
+    elif meta.base and meta.head and meta.base != meta.head:
         order = [meta.base, meta.head]
+    elif len(present) == 1:
+        order = present  # a nightly that measures HEAD only, or an imported plain run
     else:
         raise ConfigError(
             f"the commit order of the log's versions is unknown (no meta.json with base/head); versions: "
@@ -44,13 +49,50 @@ def _order(meta: RunMeta, present: list[str], versions: Sequence[str] | None) ->
             "pass --versions OLDEST,...,NEWEST in commit order",
         )
     missing = [v for v in order if v not in present]
-    if missing or len(set(order)) != len(order) or len(order) < 2:
+    if missing or len(set(order)) != len(order) or not order:
         raise ConfigError(
-            f"--versions must name two or more distinct versions of the log in commit order; "
+            f"--versions must name distinct versions of the log in commit order; "
             f"not in the log: {', '.join(missing) or '-'}; in the log: {', '.join(present[:10])}",
             "pass --versions OLDEST,...,NEWEST with names from the log's version column",
         )
     return order
+
+
+# the name under which a one-version log's rows are copied: never a version a log can hold, since
+# version names come from the log's own column and this one has a NUL
+_COPY = "\0ordertrap-history-copy"
+
+
+def _alone(
+    logs: TrialLogs, version: str, shas: dict[str, str | None], settings: AnalysisSettings, when: str,
+    common: dict[str, Any],
+) -> list[Entry]:  # fmt: skip
+    """The entries of a log that measured one version: summarised by the same analysis as a
+    nightly pair (warm-up discarded, the statistic and its bootstrap CI), taken from a comparison
+    of the version with a copy of its own rows, whose head side is exactly that summary. There is
+    no step: nothing was measured beside it."""
+    frame = logs.frame
+    copy = frame.loc[frame["version"] == version].assign(version=_COPY)
+    doubled = dataclasses.replace(logs, frame=pd.concat([copy, frame], ignore_index=True))
+    doc = build_analysis(doubled, base=_COPY, head=version, settings=settings, created_at=when)
+    out = []
+    for b in doc["benchmarks"]:
+        v = b["head"]
+        out.append(
+            Entry(
+                seq=0,
+                commit=str(shas.get(version) or version),
+                benchmark=b["benchmark"],
+                unit=b["unit"],
+                higher_is_better=b["higher_is_better"],
+                estimate=v["estimate"],
+                ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
+                n=v["n"],
+                n_failed=v["n_failed"],
+                **common,
+            )
+        )
+    return out
 
 
 def entries_from_trials(
@@ -88,6 +130,8 @@ def entries_from_trials(
         "confidence": settings.confidence,
     }
     out: list[Entry] = []
+    if len(order) == 1:
+        return _alone(logs, order[0], shas, settings, when, common)
     for k in range(len(order) - 1):
         doc = build_analysis(logs, base=order[k], head=order[k + 1], settings=settings, created_at=when)
         for b in doc["benchmarks"]:

@@ -16,23 +16,31 @@ for the gate's own RMIT nightly measurements.
 * asv results (``results/MACHINE/COMMIT-ENV.json``, asv ≥ 0.5 format version 2):
   ``{"commit_hash", "date": ms, "result_columns": [...], "results": {NAME: [columns...]}}``;
   the result with asv's own 99 % CI (``stats_ci_99_a``/``stats_ci_99_b``), one entry per
-  parameter combination.
+  parameter combination. A results folder is read as asv wrote it: ``machine.json`` and
+  ``benchmarks.json`` are not results, and a file whose results are all null (its environment
+  failed to build) holds nothing; both are skipped and counted.
+
+A series is one benchmark on one machine in one environment (docs/history.md): asv gives the
+machine (``params.machine``) and the environment (``env_name``), pytest-benchmark its
+``machine_info`` (hardware) and Python; a data.js names neither, so ``--machine`` names the runner
+that wrote it (several data.js files from different runners stay apart that way).
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 import math
 import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gate.errors import InputError
-from gate.history.store import Entry
+from gate.history.store import Entry, loads
 from gate.stats.median_ci import median_ci
 
 FORMATS = ("github-action-benchmark", "pytest-benchmark", "asv")
@@ -50,8 +58,14 @@ def _bad(path: Path, what: str, fix: str = "") -> InputError:
     )
 
 
+# 1970 … 9999: a date outside is a corrupt value, not a time (time.gmtime overflows on 1e20)
+_MS_MAX = 253402300799000
+
+
 def _iso_ms(ms: Any) -> str | None:
     if isinstance(ms, bool) or not isinstance(ms, int | float) or not math.isfinite(ms):
+        return None
+    if not 0 <= ms <= _MS_MAX:
         return None
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(ms) / 1000.0))
 
@@ -64,11 +78,14 @@ def _iso_text(text: Any) -> str | None:
 
     try:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except OverflowError:
+        return None
 
 
 def _finite(v: Any) -> float | None:
@@ -87,13 +104,13 @@ def load_document(path: Path) -> tuple[str, Any]:
     if stripped.startswith(GAB_PREFIX.strip()):
         body = stripped[stripped.index("=") + 1 :].strip().rstrip(";")
         try:
-            return "github-action-benchmark", json.loads(body)
+            return "github-action-benchmark", loads(body)
         except ValueError as exc:
             raise _bad(
                 path, f"data.js does not hold a JSON object after {GAB_PREFIX.strip()!r} ({exc})"
             ) from exc
     try:
-        doc = json.loads(text)
+        doc = loads(text)
     except ValueError as exc:
         raise _bad(path, f"not JSON ({exc})") from exc
     if isinstance(doc, dict) and isinstance(doc.get("entries"), dict):
@@ -102,10 +119,16 @@ def load_document(path: Path) -> tuple[str, Any]:
         return "pytest-benchmark", doc
     if isinstance(doc, dict) and "commit_hash" in doc and isinstance(doc.get("results"), dict):
         return "asv", doc
+    if isinstance(doc, dict) and set(doc) <= {"machine", "version", "arch", "cpu", "num_cpu", "os", "ram"}:
+        return "asv-machine", doc  # results/MACHINE/machine.json
+    if isinstance(doc, dict) and path.name == "benchmarks.json" and "version" in doc:
+        return "asv-benchmarks", doc  # results/benchmarks.json: the benchmark list
     raise _bad(path, "not a format `history import` reads")
 
 
-def _gab(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
+def _gab(path: Path, doc: Any, opts: ImportOptions) -> list[Entry]:
+    if not isinstance(doc, dict) or not isinstance(doc.get("entries"), dict):
+        raise _bad(path, 'data.js must hold {"entries": {SUITE: [runs...]}} (github-action-benchmark)')
     out: list[Entry] = []
     for suite, runs in doc["entries"].items():
         if not isinstance(runs, list):
@@ -114,9 +137,19 @@ def _gab(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
             if not isinstance(r, dict) or not isinstance(r.get("commit"), dict):
                 raise _bad(path, f"entries[{suite!r}][{i}] has no commit object")
             commit = r["commit"].get("id")
-            date = _iso_ms(r.get("date")) or _iso_text(r["commit"].get("timestamp"))
+            # `date` (ms) is when the action ran; the commit's timestamp stands in only when
+            # `date` is absent: a `date` that is no time is a damaged file, not a missing field
+            date = (
+                _iso_ms(r.get("date"))
+                if r.get("date") is not None
+                else _iso_text(r["commit"].get("timestamp"))
+            )
             if not isinstance(commit, str) or not commit or date is None:
-                raise _bad(path, f"entries[{suite!r}][{i}] lacks commit.id or date")
+                raise _bad(
+                    path,
+                    f"entries[{suite!r}][{i}] lacks commit.id or a date (`date` in ms since 1970, or "
+                    f"commit.timestamp); got date {r.get('date')!r}",
+                )
             tool = str(r.get("tool") or "")
             for b in r.get("benches") or []:
                 value = _finite(b.get("value")) if isinstance(b, dict) else None
@@ -127,7 +160,8 @@ def _gab(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
                     extra["range"] = str(b["range"])
                 out.append(
                     Entry(
-                        run=f"{run_prefix}:{suite}:{i}",
+                        # content-based: the same run in a grown data.js has the same id
+                        run=f"import-gab:{opts.machine or ''}:{suite}:{commit}:{date}",
                         date=date,
                         seq=0,
                         commit=commit,
@@ -139,13 +173,26 @@ def _gab(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
                         n=1,
                         source="import",
                         statistic="value",
+                        runner=opts.machine,
                         extra=extra,
                     )
                 )
     return out
 
 
-def _pytest_benchmark(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
+def _pytest_machine(doc: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(machine, environment) from ``machine_info``: the hardware and OS (not the host name,
+    which changes on every hosted CI runner), and the Python that ran."""
+    mi = doc.get("machine_info")
+    if not isinstance(mi, dict):
+        return None, None
+    cpu: dict[str, Any] = mi["cpu"] if isinstance(mi.get("cpu"), dict) else {}
+    hw = " ".join(str(x) for x in (mi.get("system"), mi.get("machine"), cpu.get("brand_raw")) if x)
+    py = " ".join(str(x) for x in (mi.get("python_implementation"), mi.get("python_version")) if x)
+    return hw or None, py or None
+
+
+def _pytest_benchmark(path: Path, doc: dict[str, Any], opts: ImportOptions) -> list[Entry]:
     info = doc.get("commit_info") or {}
     commit = info.get("id") if isinstance(info, dict) else None
     date = _iso_text(doc.get("datetime")) or _iso_text((info or {}).get("time"))
@@ -155,6 +202,17 @@ def _pytest_benchmark(path: Path, doc: dict[str, Any], run_prefix: str) -> list[
             "the pytest-benchmark file has no commit_info.id or datetime",
             "save runs inside the git checkout (pytest-benchmark reads the commit from git)",
         )
+    if isinstance(info, dict) and info.get("dirty") and not opts.allow_dirty:
+        raise _bad(
+            path,
+            f"pytest-benchmark ran on uncommitted changes (commit_info.dirty) at {commit[:12]}: its numbers "
+            "are not that commit's",
+            "import runs of committed code, or pass --allow-dirty to import it anyway (marked dirty)",
+        )
+    machine, env = _pytest_machine(doc)
+    machine = opts.machine or machine
+    if not isinstance(doc.get("benchmarks"), list):
+        raise _bad(path, "benchmarks must be a list")
     out = []
     for b in doc["benchmarks"]:
         stats = b.get("stats") if isinstance(b, dict) else None
@@ -173,9 +231,12 @@ def _pytest_benchmark(path: Path, doc: dict[str, Any], run_prefix: str) -> list[
             n = int(x.size)
             if math.isfinite(lo) and math.isfinite(hi):
                 ci, confidence = (lo, hi), 0.95
+        extra: dict[str, Any] = {"format": "pytest-benchmark", "iqr": _finite(stats.get("iqr"))}
+        if isinstance(info, dict) and info.get("dirty"):
+            extra["dirty"] = True
         out.append(
             Entry(
-                run=run_prefix,
+                run=f"import-pytest-benchmark:{machine or ''}:{env or ''}:{commit}:{date}",
                 date=date,
                 seq=0,
                 commit=commit,
@@ -188,18 +249,26 @@ def _pytest_benchmark(path: Path, doc: dict[str, Any], run_prefix: str) -> list[
                 source="import",
                 statistic="median",
                 confidence=confidence,
-                extra={"format": "pytest-benchmark", "iqr": _finite(stats.get("iqr"))},
+                runner=machine,
+                env=env,
+                extra=extra,
             )
         )
     return out
 
 
-def _asv(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
+def _asv(path: Path, doc: dict[str, Any], opts: ImportOptions) -> list[Entry]:
     commit, date = doc.get("commit_hash"), _iso_ms(doc.get("date"))
     cols = doc.get("result_columns")
     if not isinstance(commit, str) or date is None or not isinstance(cols, list):
-        raise _bad(path, "the asv results file lacks commit_hash, date or result_columns (asv < 0.5 format?)")
-    machine = (doc.get("params") or {}).get("machine") if isinstance(doc.get("params"), dict) else None
+        raise _bad(
+            path,
+            f"the asv results file lacks commit_hash, a date (ms since 1970) or result_columns (asv < 0.5 "
+            f"format?); date {doc.get('date')!r}",
+        )
+    params: dict[str, Any] = doc["params"] if isinstance(doc.get("params"), dict) else {}
+    machine = opts.machine or (str(params["machine"]) if params.get("machine") else None)
+    env = str(doc.get("env_name") or "") or (f"py{doc['python']}" if doc.get("python") else None)
     out = []
     for name, row in doc["results"].items():
         if not isinstance(row, list):
@@ -208,8 +277,10 @@ def _asv(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
         results = rec.get("result")
         if results is None:
             continue  # asv records a benchmark that failed or was skipped as null
-        params = rec.get("params") or []
-        combos = [", ".join(str(p) for p in c) for c in itertools.product(*params)] if params else [""]
+        bench_params = rec.get("params") or []
+        combos = (
+            [", ".join(str(p) for p in c) for c in itertools.product(*bench_params)] if bench_params else [""]
+        )
         lo_all, hi_all = rec.get("stats_ci_99_a") or [], rec.get("stats_ci_99_b") or []
         for j, label in enumerate(combos):
             value = _finite(results[j]) if j < len(results) else None
@@ -221,7 +292,7 @@ def _asv(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
             time_like = name.split(".")[-1].startswith(("time_", "timeraw_"))
             out.append(
                 Entry(
-                    run=run_prefix,
+                    run=f"import-asv:{machine or ''}:{env or ''}:{commit}:{date}",
                     date=date,
                     seq=0,
                     commit=commit,
@@ -234,22 +305,96 @@ def _asv(path: Path, doc: dict[str, Any], run_prefix: str) -> list[Entry]:
                     source="import",
                     statistic="asv",
                     confidence=0.99 if ci else None,
-                    runner=str(machine) if machine else None,
-                    extra={"format": "asv", "env": str(doc.get("env_name") or "")},
+                    runner=machine,
+                    env=env,
+                    extra={"format": "asv"},
                 )
             )
     return out
 
 
-def import_file(path: str | Path, fmt: str | None = None) -> list[Entry]:
-    p = Path(path)
-    found, doc = load_document(p)
-    if fmt and fmt != found:
-        raise _bad(p, f"looks like {found}, not {fmt}", f"pass --format {found}, or the right file")
-    digest = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
-    prefix = f"import-{found}-{digest}"
-    reader = {"github-action-benchmark": _gab, "pytest-benchmark": _pytest_benchmark, "asv": _asv}[found]
-    entries = reader(p, doc, prefix)
-    if not entries:
-        raise _bad(p, "holds no benchmark result", "check that the tool saved results into this file")
-    return entries
+@dataclass(frozen=True)
+class ImportOptions:
+    machine: str | None = None  # names the runner (a data.js names none)
+    allow_dirty: bool = False  # pytest-benchmark runs of uncommitted code
+
+
+@dataclass
+class Imported:
+    entries: list[Entry] = field(default_factory=list)
+    files: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)  # why → how many files
+
+    def skipped_text(self) -> str:
+        return "; ".join(f"{n} {why}" for why, n in sorted(self.skipped.items()))
+
+
+def _asv_all_null(doc: dict[str, Any]) -> bool:
+    cols = doc.get("result_columns")
+    if not isinstance(cols, list) or "result" not in cols:
+        return False
+    k = cols.index("result")
+    rows = doc["results"].values()
+    return all(isinstance(r, list) and (len(r) <= k or r[k] is None) for r in rows)
+
+
+def _files_of(path: Path) -> list[Path]:
+    """A file as given; a folder (an asv ``results`` or ``results/MACHINE`` folder) as its JSON
+    files, in name order so an import is reproducible."""
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*.json") if p.is_file())
+        if not found:
+            raise _bad(
+                path, "the folder holds no .json file", "pass an asv results folder or the files themselves"
+            )
+        return found
+    return [path]
+
+
+def import_paths(
+    paths: Sequence[str | Path], fmt: str | None = None, opts: ImportOptions | None = None
+) -> Imported:
+    """Every entry of ``paths`` (files or asv results folders); files that hold no results by
+    design are counted in ``skipped``. Nothing is partly read: a bad file refuses the import."""
+    opts = opts or ImportOptions()
+    out = Imported()
+    for given in paths:
+        for p in _files_of(Path(given)):
+            found, doc = load_document(p)
+            if found == "asv-machine":
+                out.skipped["machine.json (asv's machine description, not results)"] += 1
+                continue
+            if found == "asv-benchmarks":
+                out.skipped["benchmarks.json (asv's benchmark list, not results)"] += 1
+                continue
+            if fmt and fmt != found:
+                raise _bad(p, f"looks like {found}, not {fmt}", f"pass --format {found}, or the right file")
+            if found == "asv" and _asv_all_null(doc):
+                out.skipped["asv result file(s) whose results are all null (the environment failed)"] += 1
+                continue
+            reader = {"github-action-benchmark": _gab, "pytest-benchmark": _pytest_benchmark, "asv": _asv}[
+                found
+            ]
+            entries = reader(p, doc, opts)
+            if not entries:
+                raise _bad(p, "holds no benchmark result", "check that the tool saved results into this file")
+            out.entries.extend(entries)
+            out.files += 1
+    # the same result given twice in one import (an old and a grown data.js) is kept once
+    seen: set[tuple[str, ...]] = set()
+    unique = []
+    for e in out.entries:
+        key = (*e.series_key, e.commit, e.date)
+        if key not in seen:
+            seen.add(key)
+            unique.append(e)
+    out.entries = unique
+    return out
+
+
+def import_file(path: str | Path, fmt: str | None = None, opts: ImportOptions | None = None) -> list[Entry]:
+    """The entries of one file (or folder); refused when it holds none."""
+    got = import_paths([path], fmt, opts)
+    if not got.entries:
+        raise _bad(Path(path), f"holds no benchmark result ({got.skipped_text() or 'nothing read'})")
+    return got.entries

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from github import Github
@@ -39,14 +39,26 @@ class IssueResult:
     new: int = 0
 
 
+def _name(cp: dict[str, Any]) -> str:
+    """The series' name (benchmark, machine, environment); a document written before series had
+    names carries the benchmark only."""
+    return str(cp.get("series") or cp["benchmark"])
+
+
 def _key(cp: dict[str, Any]) -> str:
     # hex, so no benchmark name or commit text can close the HTML comment it sits in
-    text = "\0".join((cp["benchmark"], cp["before"], cp["after"]))
+    text = "\0".join((_name(cp), cp["before"], cp["after"]))
     return f"{KEY_PREFIX}{text.encode().hex()} -->"
 
 
-def recent(doc: dict[str, Any], days: int) -> list[dict[str, Any]]:
-    """Change points whose step lies within ``days`` of the newest one in the history."""
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def recent(doc: dict[str, Any], days: int, today: datetime | None = None) -> list[dict[str, Any]]:
+    """Change points whose step lies within ``days`` of the newest night in the history (the
+    document's ``newest_date``), or of ``today`` when the document does not say: never of the
+    newest change point, which would announce an old step as recent on the day it is imported."""
     cps = doc.get("change_points")
     if not isinstance(cps, list):
         raise InputError(
@@ -55,9 +67,10 @@ def recent(doc: dict[str, Any], days: int) -> list[dict[str, Any]]:
         )
     if not cps:
         return []
-    newest = max(datetime.fromisoformat(cp["after_date"].replace("Z", "+00:00")) for cp in cps)
+    newest_text = doc.get("newest_date")
+    newest = _when(newest_text) if isinstance(newest_text, str) else (today or datetime.now(UTC))
     since = newest - timedelta(days=days)
-    return [cp for cp in cps if datetime.fromisoformat(cp["after_date"].replace("Z", "+00:00")) >= since]
+    return [cp for cp in cps if _when(cp["after_date"]) >= since]
 
 
 def render_body(
@@ -78,14 +91,14 @@ def render_body(
         "Each row is a step between two nightly commits; bisect the range with the gate "
         "(base = before, head = each commit in between: docs/history.md).",
         "",
-        "| benchmark | change | CI | commit range | moved together |",
+        "| series (benchmark [machine · environment]) | change | CI | commit range | moved together |",
         "|---|---:|---|---|---:|",
     ]
-    shown = sorted(cps, key=lambda cp: (cp["after_date"], cp["benchmark"]))[-limit:] if limit else []
+    shown = sorted(cps, key=lambda cp: (cp["after_date"], _name(cp)))[-limit:] if limit else []
     for cp in shown:
         rng = f"{base}/compare/{cp['before']}...{cp['after']}"
         lines.append(
-            f"| {filters.md_code(filters.shorten_middle(cp['benchmark'], 100))} "
+            f"| {filters.md_code(filters.shorten_middle(_name(cp), 100))} "
             f"| {filters.fmt_pct(cp['change_pct'])} {filters.md_escape(cp['direction'])} "
             f"| {filters.fmt_pct_ci(cp['change_ci'])} "
             f"| [{filters.md_escape(cp['before'][:10])}…{filters.md_escape(cp['after'][:10])}]({filters.safe_url(rng)}) "
@@ -110,8 +123,8 @@ def render_body(
 
 def _title(cps: list[dict[str, Any]]) -> str:
     ranges = {(cp["before"], cp["after"]) for cp in cps}
-    benches = {cp["benchmark"] for cp in cps}
-    return f"Performance change points: {len(benches)} benchmark(s) in {len(ranges)} commit range(s)"
+    series = {_name(cp) for cp in cps}
+    return f"Performance change points: {len(series)} series in {len(ranges)} commit range(s)"
 
 
 def upsert_issue(

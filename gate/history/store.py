@@ -66,6 +66,23 @@ class Entry:
     runner: str | None = None
     config: str | None = None  # configuration hash (meta.json) or the importer's description
     extra: dict[str, Any] = field(default_factory=dict)
+    # the environment the benchmark ran in (asv env_name, pytest-benchmark's Python): with the
+    # runner and the benchmark name (which carries its parameters) it makes one series
+    env: str | None = None
+
+    @property
+    def environment(self) -> str | None:
+        """``env``, or for a line written before ``env`` existed, the asv importer's ``extra.env``
+        (so an old store's asv series are split by environment too)."""
+        if self.env:
+            return self.env
+        old = self.extra.get("env") if self.source == "import" else None
+        return str(old) if old else None
+
+    @property
+    def series_key(self) -> tuple[str, str, str]:
+        """One series = one benchmark (with its parameters) on one machine in one environment."""
+        return (self.benchmark, self.runner or "", self.environment or "")
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -170,7 +187,17 @@ def entry_from_json(d: Any, where: str) -> Entry:
         runner=_str(d, "runner", where, required=False),
         config=_str(d, "config", where, required=False),
         extra=extra,
+        env=_str(d, "env", where, required=False),
     )
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` whose every failure is a ValueError: a deeply nested document (``[[[[…``)
+    exhausts the parser's recursion before it is rejected, and that must read as bad input."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("nested too deeply to be a history or benchmark file") from exc
 
 
 def _line(e: Entry) -> str:
@@ -188,11 +215,19 @@ class Store:
         return self.root / MANIFEST
 
     def exists(self) -> bool:
+        self._check_root()
         return self.manifest.is_file()
+
+    def _check_root(self) -> None:
+        if self.root.exists() and not self.root.is_dir():
+            raise InputError(
+                f"--store {self.root} is a file, not a folder",
+                "point --store at the checkout of the history branch, or at a new or empty folder to start one",
+            )
 
     def _check_manifest(self) -> None:
         try:
-            doc = json.loads(self.manifest.read_text(encoding="utf-8"))
+            doc = loads(self.manifest.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise InputError(
                 f"{self.manifest}: unreadable ({exc})",
@@ -225,17 +260,26 @@ class Store:
         self._check_manifest()
         out: list[Entry] = []
         for path in self.files():
+            for where, raw in self._lines(path):
+                try:
+                    doc = loads(raw)
+                except ValueError as exc:
+                    raise _fail(where, f"not JSON ({exc})") from exc
+                out.append(entry_from_json(doc, where))
+        return out
+
+    @staticmethod
+    def _lines(path: Path) -> Iterable[tuple[str, str]]:
+        """(``file:line``, text) of each non-blank line; a file that is not UTF-8 text is named."""
+        try:
             with path.open(encoding="utf-8") as fh:
                 for i, raw in enumerate(fh, 1):
-                    if not raw.strip():
-                        continue
-                    where = f"{path}:{i}"
-                    try:
-                        doc = json.loads(raw)
-                    except ValueError as exc:
-                        raise _fail(where, f"not JSON ({exc})") from exc
-                    out.append(entry_from_json(doc, where))
-        return out
+                    if raw.strip():
+                        yield f"{path}:{i}", raw
+        except UnicodeDecodeError as exc:
+            raise _fail(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        except OSError as exc:
+            raise _fail(str(path), f"unreadable ({exc.strerror or exc})") from exc
 
     def runs(self, months: Iterable[str] | None = None) -> set[str]:
         """The run ids in the store, or in the month files ``months`` (``YYYY-MM``) only.
@@ -248,14 +292,36 @@ class Store:
         for month in months:
             path = self.root / DATA_DIR / f"{month}.jsonl"
             if path.is_file():
-                with path.open(encoding="utf-8") as fh:
-                    for i, raw in enumerate(fh, 1):
-                        if raw.strip():
-                            try:
-                                found.add(str(json.loads(raw)["run"]))
-                            except (ValueError, KeyError, TypeError) as exc:
-                                raise _fail(f"{path}:{i}", f"not a history line ({exc})") from exc
+                for where, raw in self._lines(path):
+                    try:
+                        found.add(str(loads(raw)["run"]))
+                    except (ValueError, KeyError, TypeError) as exc:
+                        raise _fail(where, f"not a history line ({exc})") from exc
         return found
+
+    def only_new(self, entries: Sequence[Entry]) -> tuple[list[Entry], int]:
+        """The entries not yet in the store, and how many were already there.
+
+        An import's entry is the same result when its series, commit and date are (the run id is
+        not compared: a grown data.js or a re-saved file gets other ids for the same results, and
+        stores written before run ids were content-based keep working). Only the month files of
+        the new entries' dates are read."""
+        if not entries or not self.exists():
+            return list(entries), 0
+        self._check_manifest()
+        present: set[tuple[Any, ...]] = set()
+        for month in sorted({e.date[:7] for e in entries}):
+            path = self.root / DATA_DIR / f"{month}.jsonl"
+            if path.is_file():
+                for where, raw in self._lines(path):
+                    try:
+                        doc = loads(raw)
+                    except ValueError as exc:
+                        raise _fail(where, f"not JSON ({exc})") from exc
+                    e = entry_from_json(doc, where)
+                    present.add((*e.series_key, e.commit, e.date))
+        new = [e for e in entries if (*e.series_key, e.commit, e.date) not in present]
+        return new, len(entries) - len(new)
 
     def append(self, entries: Sequence[Entry]) -> dict[str, int]:
         """Append ``entries`` (one or more whole runs) to the month files of their dates.
@@ -275,7 +341,8 @@ class Store:
         if again:
             raise InputError(
                 f"run(s) already in the history: {', '.join(again[:5])}",
-                "nothing to do: that log was added before (pass --run-id to store a different run under a new id)",
+                "nothing to do: that log was added before (`history add --run-id ID` stores a different "
+                "run of the same log under a new id)",
             )
         self.root.mkdir(parents=True, exist_ok=True)
         if not self.exists():

@@ -60,10 +60,14 @@ def test_asv_results(tmp_path: Path) -> None:
     assert e.ci == (row["stats_ci_99_a"][0], row["stats_ci_99_b"][0]) and e.confidence == 0.99
 
 
-def test_the_same_file_twice_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_same_file_twice_stores_nothing_new(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path / "s", "data.js") == 0
-    assert _import(tmp_path / "s", "data.js") == 2
-    assert "already in the history" in capsys.readouterr().err
+    before = {p: p.read_bytes() for p in (tmp_path / "s" / "data").iterdir()}
+    capsys.readouterr()
+    assert _import(tmp_path / "s", "data.js") == 0
+    out = capsys.readouterr().out
+    assert "0 new entries" in out and "4 already in the history" in out and "--run-id" not in out
+    assert {p: p.read_bytes() for p in (tmp_path / "s" / "data").iterdir()} == before
 
 
 def test_an_unknown_file_names_the_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

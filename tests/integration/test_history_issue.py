@@ -32,9 +32,12 @@ def _cp(name: str, before: str, after: str, date: str, change: float = 5.0) -> d
     }
 
 
-def _changes(tmp_path: Path, cps: list[dict[str, Any]]) -> Path:
+def _changes(tmp_path: Path, cps: list[dict[str, Any]], newest: str | None = None) -> Path:
+    """A changes document; the history's newest night is the newest step's unless ``newest``."""
     out = tmp_path / f"changes-{len(list(tmp_path.iterdir()))}.json"
-    out.write_text(json.dumps({"schema_version": 1, "change_points": cps, "groups": []}))
+    newest = newest or max((cp["after_date"] for cp in cps), default="2026-11-20T02:17:00Z")
+    doc = {"schema_version": 1, "newest_date": newest, "change_points": cps, "groups": []}
+    out.write_text(json.dumps(doc))
     return out
 
 
@@ -92,3 +95,29 @@ def test_someone_elses_issue_with_the_marker_is_left_alone(fake: FakeGitHub, tmp
 def test_no_change_point_opens_no_issue(fake: FakeGitHub, tmp_path: Path) -> None:
     assert _issue(_changes(tmp_path, [])) == 0
     assert fake.issues() == [] and not fake.requests("POST")
+
+
+def test_recent_is_counted_from_the_newest_night_not_the_newest_step(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    # a history imported today whose last step is a year old: nothing is recent
+    old = [_cp("alloc", "a" * 40, "b" * 40, "2025-11-20T02:17:00Z")]
+    assert _issue(_changes(tmp_path, old, newest="2026-11-25T02:17:00Z")) == 0
+    assert fake.issues() == [] and not fake.requests("POST")
+    # the same step within the last 7 nights is reported
+    assert _issue(_changes(tmp_path, old, newest="2025-11-26T02:17:00Z")) == 0
+    (issue,) = fake.issues()
+    assert "/compare/" + "a" * 40 + "..." + "b" * 40 in issue["body"]
+
+
+def test_series_are_named_with_machine_and_environment(fake: FakeGitHub, tmp_path: Path) -> None:
+    cps = []
+    for env in ("conda-py3.8", "conda-py3.12"):
+        cp = _cp("query.time_filter", "a" * 40, "b" * 40, "2026-11-20T02:17:00Z")
+        cp["series"] = f"query.time_filter [ubuntu-22.04 · {env}]"
+        cps.append(cp)
+    assert _issue(_changes(tmp_path, cps)) == 0
+    (issue,) = fake.issues()
+    for env in ("conda-py3.8", "conda-py3.12"):
+        assert md_code(f"query.time_filter [ubuntu-22.04 · {env}]") in issue["body"]
+    assert "2 series in 1 commit range" in issue["title"]

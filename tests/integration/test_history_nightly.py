@@ -55,13 +55,16 @@ def test_planted_steps_are_found_with_their_commit_range(history: Path, tmp_path
     doc = json.loads(out.read_text())
     cps = doc["change_points"]
     by = {(cp["benchmark"], cp["after"]): cp for cp in cps}
+    # a series is named by its benchmark and the machine the nightly ran on
+    together = [f"{name} [{by[(name, commit(30))]['machine']}]" for name in ("alloc_a", "alloc_b")]
+    assert all(by[(name, commit(30))]["machine"] for name in ("alloc_a", "alloc_b"))
     for name in ("alloc_a", "alloc_b"):
         cp = by[(name, commit(30))]
         assert cp["before"] == commit(29)
         assert cp["direction"] == "regression"
         lo, hi = cp["change_ci"]
         assert lo < 5.0 + 1.5 and hi > 5.0 - 1.5 and lo > 0  # the planted +5 %, not zero
-        assert cp["moved_together"] == ["alloc_a", "alloc_b"]
+        assert cp["moved_together"] == together
     parse = by[("parse", commit(42))]
     assert parse["direction"] == "improvement" and parse["change_ci"][1] < 0
     tiny = [cp for cp in cps if cp["benchmark"] == "tiny_step" and abs(cp["index"] - 20) <= 1]
@@ -71,7 +74,7 @@ def test_planted_steps_are_found_with_their_commit_range(history: Path, tmp_path
     false = [cp for cp in cps if (cp["benchmark"], cp["index"]) not in planted]
     assert 100.0 * len(false) / (NIGHTS * len(PLAN)) < 1.0, false
     groups = {(g["before"], g["after"]): g["benchmarks"] for g in doc["groups"]}
-    assert groups[(commit(29), commit(30))] == ["alloc_a", "alloc_b"]
+    assert groups[(commit(29), commit(30))] == together
     dates = [g["after_date"] for g in doc["groups"]]
     assert dates == sorted(dates, reverse=True)  # newest commit range first
 

@@ -82,3 +82,52 @@ def test_filter_hides_unchanged_benchmarks(page: Path, tmp_path: Path) -> None:
     proc = _chromium(tmp_path, "--dump-dom", checked.as_uri())
     assert proc.returncode == 0 and 'data-ready="1"' in proc.stdout
     assert "2 of 4 shown" in proc.stdout
+
+
+def test_page_has_dates_gaps_readable_units_and_a_wide_ci_does_not_squash(tmp_path: Path) -> None:
+    rng = np.random.default_rng(8)
+    entries = []
+    for k in range(30):
+        day = k if k < 15 else k + 200  # a 200-day hole after night 14
+        v = 3.26e7 * (1 + 0.004 * rng.standard_normal())
+        ci = (v * 0.01, v * 50) if k == 5 else (v * 0.99, v * 1.01)  # one absurdly wide CI
+        entries.append(
+            Entry(
+                run=f"n{k}",
+                date=night_date(day),
+                seq=0,
+                commit=commit(k),
+                benchmark="big",
+                unit="ns",
+                higher_is_better=False,
+                estimate=v,
+                ci=ci,
+                n=15,
+            )
+        )
+    Store(tmp_path / "s").append(entries)
+    out = tmp_path / "p.html"
+    assert main(["history", "report", "--store", str(tmp_path / "s"), "--out", str(out)]) == 0
+    html = out.read_text()
+    assert "e+07" not in html and " ms</text>" in html  # 32.6 ms, not 3.26e+07
+    assert night_date(0)[:10] in html and "1 gap(s) in the dates" in html and "no data from" in html
+    assert html.count('<polyline class="line"') == 2  # the line is broken at the gap
+    import re
+
+    ys = [
+        float(m)
+        for m in re.findall(r'<polyline class="line" points="([^"]+)"', html)[0]
+        .replace(",", " ")
+        .split()[1::2]
+    ]
+    assert max(ys) - min(ys) > 60  # the values use the chart's height, not a sliver beside the CI
+
+
+def test_series_too_short_for_change_points_are_listed(tmp_path: Path) -> None:
+    e = Entry(run="r", date=night_date(1), seq=0, commit=commit(1), benchmark="lonely", unit="ns",
+              higher_is_better=False, estimate=5.0, ci=None, n=1)  # fmt: skip
+    Store(tmp_path / "s").append([e])
+    out = tmp_path / "p.html"
+    assert main(["history", "report", "--store", str(tmp_path / "s"), "--out", str(out)]) == 0
+    html = out.read_text()
+    assert "1 series too short for change points" in html and "<code>lonely</code>: 1 point(s)" in html

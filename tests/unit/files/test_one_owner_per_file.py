@@ -29,10 +29,10 @@ OWNERS: dict[str, tuple[frozenset[str], str]] = {
     ),
     "gate/github/event.py": (frozenset({"json"}), "the GitHub event payload and the pr-info JSON"),
     "gate/history/changes.py": (frozenset({"json"}), "the change-point JSON of `history changes`"),
-    "gate/history/store.py": (frozenset({"json"}), "the history store (JSON lines)"),
-    "gate/history/importers.py": (
+    "gate/history/store.py": (
         frozenset({"json"}),
-        "github-action-benchmark, pytest-benchmark and asv files",
+        "the history store (JSON lines), and `loads` for the importers' github-action-benchmark, "
+        "pytest-benchmark and asv files",
     ),
     "gate/adapters/": (
         frozenset({"json"}),
