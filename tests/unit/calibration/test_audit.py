@@ -81,7 +81,10 @@ def test_the_audit_replays_follow_up_rounds_within_the_budget() -> None:
     datasets = {"v1": dataset(base), "v2": dataset(head)}
 
     def run(rounds: RoundsReplay | None) -> dict:  # type: ignore[type-arg]
-        (pair,) = audit(datasets, configs, "rmad", plan, rule="gate", rounds=rounds)["pairs"]
+        # the median, whose CI at 10 values per version cannot call +5 % under 2 % noise
+        (pair,) = audit(datasets, configs, "rmad", plan, rule="gate", rounds=rounds, statistic="median")[
+            "pairs"
+        ]
         return pair
 
     alone = run(None)
