@@ -21,7 +21,6 @@ from enum import StrEnum
 from typing import Any, Final
 
 from gate.model import Verdict
-from gate.stats.stability import head_noisier
 
 # The values of the action's ``fail_on`` input: what fails the check (exit code 1).
 FAIL_ON_CHOICES: Final = ("regression", "inconclusive", "never")
@@ -76,6 +75,9 @@ def noisy_in_head(benchmark: Mapping[str, Any]) -> bool:
     samples = benchmark.get("samples")
     if not isinstance(samples, Mapping):
         return False
+    # numpy only here: the fork guard imports this module in a venv without the analysis stack
+    from gate.stats.stability import head_noisier
+
     try:
         base, head = samples["base"]["value"], samples["head"]["value"]
         return head_noisier(base, head)[0]

@@ -28,7 +28,7 @@ from gate.adapters.base import BenchmarkSpec
 from gate.engine.rounds import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.errors import ConfigError
 from gate.model import MAX_VALUES, threshold_pct_problem
-from gate.stats.quantile import STATISTIC_FORMS, parse_statistic
+from gate.statistic import STATISTIC_FORMS, parse_statistic
 
 __all__ = ["MAX_VALUES"]  # re-exported: its readers import it from here
 

@@ -33,7 +33,7 @@ from gate.engine.process import disk_full_error, is_disk_full
 from gate.engine.schedule import Trial
 from gate.errors import InputError, RunError
 from gate.model import MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, threshold_pct_problem, warning
-from gate.stats.quantile import is_statistic, parse_statistic
+from gate.statistic import is_statistic, parse_statistic
 from gate.warning_codes import WarningCode, canonical
 
 FILE_NAME = "meta.json"

@@ -23,7 +23,7 @@ from typing import Any, Final
 from gate.decision import FAIL_ON_CHOICES
 from gate.errors import ConfigError
 from gate.model import BOOTSTRAPS, confidence_problem, threshold_pct_problem
-from gate.stats.quantile import STATISTIC_FORMS, is_statistic, parse_statistic
+from gate.statistic import STATISTIC_FORMS, is_statistic, parse_statistic
 
 DEFAULT_API_URL: Final = "https://api.github.com"
 DEFAULT_SERVER_URL: Final = "https://github.com"

@@ -33,52 +33,17 @@ vectorised replicates affordable.
 from __future__ import annotations
 
 import functools
-import re
 
 import numpy as np
 from numpy.typing import NDArray
 
+from gate.statistic import STATISTIC_FORMS, describe, is_statistic, parse_statistic, quantile_of
+
+__all__ = ["STATISTIC_FORMS", "describe", "is_statistic", "parse_statistic", "quantile_of"]
+
 FloatArray = NDArray[np.float64]
 
 WEIGHT_EPSILON = 1e-12
-_PERCENTILE = re.compile(r"p([1-9][0-9]?)")
-STATISTIC_FORMS = "median, mean, or pNN (p1 … p99: the NN-th percentile, Harrell–Davis)"
-
-
-def parse_statistic(text: str) -> str:
-    """The canonical name of a statistic (``"median"``, ``"mean"``, ``"p10"``), or ``ValueError``
-    naming the accepted forms. Leading zeros and case are normalised (``"P05"`` → ``"p5"``)."""
-    name = str(text).strip().lower()
-    if name in ("median", "mean"):
-        return name
-    m = _PERCENTILE.fullmatch(name.replace("p0", "p", 1) if name.startswith("p0") else name)
-    if m is None:
-        raise ValueError(f"unknown statistic {text!r}; fix: use {STATISTIC_FORMS}")
-    return f"p{int(m.group(1))}"
-
-
-def is_statistic(text: str) -> bool:
-    try:
-        parse_statistic(text)
-    except ValueError:
-        return False
-    return True
-
-
-def quantile_of(statistic: str) -> float | None:
-    """The quantile level of a ``pNN`` statistic (``"p10"`` → 0.1); ``None`` for median and mean."""
-    name = parse_statistic(statistic)
-    return int(name[1:]) / 100.0 if name.startswith("p") else None
-
-
-def describe(statistic: str) -> str:
-    """How a report names the statistic: ``"10th percentile (Harrell–Davis)"``."""
-    q = quantile_of(statistic)
-    if q is None:
-        return parse_statistic(statistic)
-    k = round(q * 100)
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix} percentile (Harrell–Davis)"
 
 
 @functools.lru_cache(maxsize=512)
