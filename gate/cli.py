@@ -19,7 +19,7 @@ from types import FrameType
 from gate import __version__
 from gate.bidi import visible_output
 from gate.errors import GateError
-from gate.github.workflow_commands import inert_output
+from gate.workflow_commands import inert_output
 
 # Subcommands in pipeline order: (name, module, one-line help). Only the module of the command
 # being run is imported, so ``ordertrap-gate run`` and ``--help`` do not pay for scipy, pandas and
@@ -65,7 +65,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     # the steps the GitHub actions and example workflows run (action.yml, guard/, run/, examples/)
     (
         "action",
-        "gate.commands.action",
+        "gate.action_entrypoint",
         "the Docker action (action.yml): analyze the trial logs, write the HTML report, publish; inputs from INPUT_*",
     ),
     (

@@ -6,6 +6,9 @@ Modules raise these; only :mod:`gate.cli` turns them into a message and an exit 
 
 from __future__ import annotations
 
+import errno
+from pathlib import Path
+
 
 class GateError(Exception):
     """Base class. ``fix`` is the action that resolves the problem, shown after the message."""
@@ -44,3 +47,20 @@ class DiskFullError(RunError):
     EX_TEMPFAIL: a temporary failure, retrying later (after freeing space) may succeed."""
 
     exit_code = 75
+
+
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS
+
+
+def disk_full_error(where: str, detail: str, path: Path | str | None = None) -> DiskFullError:
+    """The error that stops a run on a full disk; the fix says how to go on."""
+    place = f" on the file system of {path}" if path is not None else ""
+    return DiskFullError(
+        f"the disk is full while {where}: {detail}",
+        f"free space{place} or raise the disk quota, then run the same command again: the run resumes "
+        "and runs the trial the full disk interrupted again (nothing was logged as failed because of it)",
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Final
 
@@ -147,3 +148,35 @@ def warning(code: WarningCode, message: str, action: str) -> dict[str, str]:
 def utc_timestamp() -> str:
     """The ``created_at`` stamp of every file the gate writes: UTC, to the second, ISO 8601."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+# The schedule's units (gate/engine/schedule.py builds them; the trial log and meta.json store them).
+@dataclass(frozen=True)
+class LevelConfig:
+    """How often one benchmark runs: (suite runs, iterations per suite run, values per trial)."""
+
+    suite_runs: int
+    iterations: int
+    measurements: int
+    config_source: str = ConfigSource.FULL.value
+
+
+@dataclass(frozen=True)
+class Trial:
+    trial: int  # 1-based index in the schedule
+    instance: str
+    suite_run: int
+    order_type: str
+    position: int  # 1-based inside the suite run
+    benchmark: str
+    version: str
+    iteration: int  # 1-based iteration of this benchmark × version inside the suite run
+    measurements: int
+    config_source: str  # ConfigSource value; trials.csv column `config`
+    round: int = 0  # 0 = planned, k = follow-up round k (gate/engine/rounds.py)
+
+    def as_meta(self) -> dict[str, object]:
+        """The meta.json ``schedule`` entry (docs/contracts.md); the round is where it is listed."""
+        d = asdict(self)
+        del d["config_source"], d["round"]
+        return d

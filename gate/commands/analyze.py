@@ -15,13 +15,14 @@ from pathlib import Path
 from gate.analysis import carryover_exclusion
 from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings
 from gate.analysis.load import load_trials
-from gate.analysis.pipeline import benchmark_table, build_analysis
+from gate.analysis.pipeline import build_analysis
 from gate.bidi import show_controls_on_one_line
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import RunMeta
 from gate.model import confidence_problem, threshold_pct_problem
+from gate.render.terminal import benchmark_table
 from gate.stats.quantile import STATISTIC_FORMS, parse_statistic
 
 NAME = "analyze"

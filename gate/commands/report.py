@@ -9,8 +9,8 @@ from pathlib import Path
 from gate.decision import Decision
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json, calibration_json
-from gate.github.workflow_commands import on_github
 from gate.render import MAX_PLOTS, RenderContext, render
+from gate.workflow_commands import on_github
 
 NAME = "report"
 HELP = "render analysis.json as a PR comment, a job summary or a self-contained HTML report"

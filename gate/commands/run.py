@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from gate import errors
 from gate.engine import (
     checkout,
     config_files,
@@ -47,8 +48,8 @@ from gate.errors import ConfigError, InputError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
 from gate.files.trial_log import TrialLog
-from gate.github.workflow_commands import emit
 from gate.warning_codes import WarningCode
+from gate.workflow_commands import emit
 
 NAME = "run"
 HELP = "run the benchmark suite for base and head in a randomized interleaved (RMIT) order"
@@ -183,11 +184,11 @@ def run(args: argparse.Namespace, clock: BudgetClock | None = None) -> int:
         finally:
             lock.close()
     except OSError as exc:
-        if not process.is_disk_full(exc):
+        if not errors.is_disk_full(exc):
             raise
         # anywhere else the run writes (the lock, a build marker, the log's header): the same fix
         where = exc.filename or out
-        raise process.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
+        raise errors.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
 
 
 def _adaptive(args: argparse.Namespace, config: ProjectConfig) -> AdaptiveConfig:
@@ -363,6 +364,7 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
         adaptive=adaptive,
         clock=clock,
         warn=_warn,
+        follow_up=_follow_up,
     )
     if not completed:
         print(
@@ -551,3 +553,11 @@ def _report_changes(
         warnings.append(w)
         _warn(w)
     return changes_by_file
+
+
+def _follow_up(**state: Any) -> Any:
+    """The follow-up loop (gate.adaptive.loop.Rounds), imported only with a budget: it brings the
+    analysis stack (pandas, scipy), which `run --help` and a run without a budget do not pay for."""
+    from gate.adaptive.loop import Rounds
+
+    return Rounds(**state)

@@ -19,7 +19,7 @@ from gate.bidi import show_controls_on_one_line
 from gate.engine import worktree
 from gate.engine.project_config import ProjectConfig, substitute_worktree
 from gate.errors import RunError
-from gate.github.workflow_commands import print_untrusted
+from gate.workflow_commands import print_untrusted
 
 
 @dataclass(frozen=True)

@@ -35,13 +35,14 @@ from gate.engine.give_up import GiveUp
 from gate.engine.layout import Layout
 from gate.engine.schedule import Trial
 from gate.errors import RunError
-from gate.github.workflow_commands import print_untrusted
 from gate.model import TrialStatus
+from gate.workflow_commands import print_untrusted
 
 if TYPE_CHECKING:
     pass
 
-from gate.engine.process import disk_full_error, is_disk_full, low_space
+from gate.engine.process import low_space
+from gate.errors import disk_full_error, is_disk_full
 from gate.files.trial_log import TrialLog, TrialRow, _clean
 
 

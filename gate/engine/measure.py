@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
@@ -27,6 +27,14 @@ from gate.files.trial_log import TrialLog, _clean
 from gate.warning_codes import WarningCode
 
 Warn = Callable[[Mapping[str, str]], None]
+
+
+class FollowUpLoop(Protocol):
+    def run(self, finished: Any) -> bool: ...
+
+
+# builds the follow-up loop from the run's state (keyword arguments of gate.adaptive.loop.Rounds)
+FollowUp = Callable[..., FollowUpLoop]
 
 
 @dataclass(frozen=True)
@@ -129,9 +137,11 @@ def measure(
     adaptive: AdaptiveConfig,
     clock: BudgetClock | None,
     warn: Warn,
+    follow_up: FollowUp | None = None,
 ) -> bool:
-    """Run the planned trials, then the follow-up rounds within the budget (docs/running.md).
-    False when interrupted (Ctrl-C/SIGTERM): every finished trial is in the log."""
+    """Run the planned trials, then, with a budget, the follow-up rounds ``follow_up`` builds
+    (gate.adaptive.loop.Rounds: the loop lives above the analysis it runs, so the engine is handed
+    it; docs/running.md). False when interrupted (Ctrl-C/SIGTERM): every finished trial is in the log."""
     log_path = session.log.path
     meta_file = MetaFile(meta_path, meta)
     give_up = GiveUp(session.config.suite.give_up_after, list(meta.given_up), meta_file.add_given_up)
@@ -140,7 +150,7 @@ def measure(
     if clock is None:  # the budget counts from the first planned trial (docs/running.md)
         clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, session.finished))
     try:
-        return _measure(session, meta_file, schedule, levels, adaptive, clock, warn)
+        return _measure(session, meta_file, schedule, levels, adaptive, clock, warn, follow_up)
     finally:  # also when interrupted: the trials that ran were measured under that load
         meta_file.add_load(load)
 
@@ -153,6 +163,7 @@ def _measure(
     adaptive: AdaptiveConfig,
     clock: BudgetClock,
     warn: Warn,
+    follow_up: FollowUp | None,
 ) -> bool:
     log_path = session.log.path
     give_up = session.give_up
@@ -169,10 +180,9 @@ def _measure(
         )
     if not adaptive.on:
         return True
-    from gate.engine.followup import Rounds  # the analysis stack, only with a budget
-
     assert meta.instance is not None and meta.seed is not None
-    rounds = Rounds(
+    assert follow_up is not None, "a budget needs the follow-up loop (gate.adaptive.loop.Rounds)"
+    rounds = follow_up(
         meta=_warn_planned_over_budget(meta_file.meta, adaptive, clock, warn),
         save_meta=meta_file.write,
         log_path=log_path,

@@ -10,7 +10,6 @@ failure of the benchmark (:func:`is_disk_full`, :func:`disk_full_error`).
 from __future__ import annotations
 
 import _signal
-import errno
 import os
 import re
 import select
@@ -30,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from gate.adapters.base import (
     ProcessResult,
 )
-from gate.errors import DiskFullError
 
 if TYPE_CHECKING:
     from gate.engine.sandbox import Sandbox
@@ -664,24 +662,9 @@ def _drain(fd: int) -> None:
 
 # ---- a full disk --------------------------------------------------------------------------------
 # ENOSPC ("No space left on device") and EDQUOT ("Disk quota exceeded"), write(2).
-DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 # A trial that failed while a disk the run writes to had less than this left is not a result:
 # the benchmark may have failed for want of space (a framework's JSON output, a temp file).
 LOW_SPACE_BYTES = 1 << 20
-
-
-def is_disk_full(exc: BaseException) -> bool:
-    return isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS
-
-
-def disk_full_error(where: str, detail: str, path: Path | str | None = None) -> DiskFullError:
-    """The error that stops a run on a full disk; the fix says how to go on."""
-    place = f" on the file system of {path}" if path is not None else ""
-    return DiskFullError(
-        f"the disk is full while {where}: {detail}",
-        f"free space{place} or raise the disk quota, then run the same command again: the run resumes "
-        "and runs the trial the full disk interrupted again (nothing was logged as failed because of it)",
-    )
 
 
 def low_space(paths: Iterable[Path | str]) -> tuple[str, int] | None:

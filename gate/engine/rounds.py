@@ -3,7 +3,7 @@ are ``inconclusive`` for lack of data, within a wall-time budget (docs/running.m
 
 This module is PURE apart from :class:`WallClock`: it decides which benchmarks get a round, how
 many extra suite runs each, how that fits the time left, and why the rounds stop. The loop that
-runs them is :class:`gate.engine.followup.Rounds`, started by :func:`gate.engine.measure.measure`.
+runs them is :class:`gate.adaptive.loop.Rounds`, started by :func:`gate.engine.measure.measure`.
 
 Error control: every look (the planned analysis, each follow-up analysis) tests again, so the
 chance of a false verdict grows with the number of looks. The union bound over the

@@ -23,47 +23,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 
 from gate.errors import ConfigError
-from gate.model import ConfigSource, OrderType
+from gate.model import ConfigSource, LevelConfig, OrderType, Trial
 
 # Trials one schedule may hold. It is built in memory and written in full to meta.json: about
 # 2.3 kB of memory and 190 bytes of meta.json per trial (a 1,000,000-trial schedule took 2.3 GB
 # and 30 s before the first trial), and each trial starts at least one process, so a longer
 # schedule is a typo (e.g. [full] suite_runs = 1e9) or a suite to split, not a run to start.
 MAX_TRIALS = 100_000
-
-
-@dataclass(frozen=True)
-class LevelConfig:
-    """How often one benchmark runs: (suite runs, iterations per suite run, values per trial)."""
-
-    suite_runs: int
-    iterations: int
-    measurements: int
-    config_source: str = ConfigSource.FULL.value
-
-
-@dataclass(frozen=True)
-class Trial:
-    trial: int  # 1-based index in the schedule
-    instance: str
-    suite_run: int
-    order_type: str
-    position: int  # 1-based inside the suite run
-    benchmark: str
-    version: str
-    iteration: int  # 1-based iteration of this benchmark × version inside the suite run
-    measurements: int
-    config_source: str  # ConfigSource value; trials.csv column `config`
-    round: int = 0  # 0 = planned, k = follow-up round k (gate/engine/rounds.py)
-
-    def as_meta(self) -> dict[str, object]:
-        """The meta.json ``schedule`` entry (docs/contracts.md); the round is where it is listed."""
-        d = asdict(self)
-        del d["config_source"], d["round"]
-        return d
 
 
 def _check(benchmarks: Sequence[str], versions: Sequence[str]) -> None:

@@ -29,10 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from gate import jsontext
-from gate.engine.process import disk_full_error, is_disk_full
-from gate.engine.schedule import Trial
-from gate.errors import InputError, RunError
-from gate.model import MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, threshold_pct_problem, warning
+from gate.errors import InputError, RunError, disk_full_error, is_disk_full
+from gate.model import MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, Trial, threshold_pct_problem, warning
 from gate.statistic import is_statistic, parse_statistic
 from gate.warning_codes import WarningCode, canonical
 
@@ -98,7 +96,7 @@ class BenchmarkConfig:
         }
 
 
-# ---- adaptive: the follow-up rounds of ``run --budget`` (gate/engine/followup.py) ---------------
+# ---- adaptive: the follow-up rounds of ``run --budget`` (gate/adaptive/loop.py) ---------------
 @dataclass(frozen=True)
 class LookRule:
     """``adaptive.rule``: the error control over all looks (gate/engine/rounds.py: Bonferroni over

@@ -25,10 +25,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gate.engine.process import disk_full_error, is_disk_full
-from gate.engine.schedule import Trial
-from gate.errors import InputError, RunError
-from gate.model import TRIAL_COLUMNS, TrialStatus, warning
+from gate.errors import InputError, RunError, disk_full_error, is_disk_full
+from gate.model import TRIAL_COLUMNS, Trial, TrialStatus, warning
 from gate.warning_codes import WarningCode
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from typing import Any
 
 from gate.errors import InputError
 from gate.files import calibration_json
-from gate.github.workflow_commands import escape_data
 from gate.render.render import render_markdown
+from gate.workflow_commands import escape_data
 
 MAX_ROWS = 200
 

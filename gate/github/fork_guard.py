@@ -133,7 +133,8 @@ def reviewed_head(event_name: str, payload: Mapping[str, Any], sha: str) -> str:
 def guard(env: Mapping[str, str]) -> int:
     """``ordertrap-gate fork-guard``: write the outputs and return 0 (go) or 1 (refused); a
     :class:`GateError` (bad input, API failure) means the guard could not decide."""
-    from gate.github import outputs, workflow_commands
+    from gate import workflow_commands
+    from gate.github import outputs
 
     settings = from_env(env)
     payload = load_payload(settings)

@@ -5,7 +5,7 @@
   (actions/toolkit ``file-command.ts`` ``prepareKeyValueMessage``).
 * ``GITHUB_STEP_SUMMARY``: Markdown appended to the file (1 MiB per step at most).
 * Annotations: at most :data:`MAX_ANNOTATIONS` ``::error::`` lines through
-  :mod:`gate.github.workflow_commands` (GitHub shows 10 error annotations per step).
+  :mod:`gate.workflow_commands` (GitHub shows 10 error annotations per step).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
+from gate import workflow_commands
 from gate.errors import GitHubError
-from gate.github import workflow_commands
 
 MAX_ANNOTATIONS: Final = 10
 SUMMARY_LIMIT: Final = 1024 * 1024

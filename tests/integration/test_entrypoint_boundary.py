@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from gate import action_entrypoint as entrypoint
 from gate.commands import publish as publish_module
-from gate.github import entrypoint
 from gate.github.client import make_client, make_retry
 from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
 from tests.integration.test_container import write_trial_log

@@ -470,7 +470,7 @@ def test_publish_function_raises_input_error_without_analysis(job, fake, tmp_pat
 
 
 def test_entrypoint_analyses_reports_publishes_and_hides_the_token(job, fake, monkeypatch, capsys):
-    from gate.github import entrypoint
+    from gate import action_entrypoint as entrypoint
     from tests.integration.test_container import write_trial_log
 
     job.pull_request()
@@ -500,7 +500,7 @@ def test_entrypoint_fences_benchmark_names_from_the_trial_logs(job, fake, monkey
     monkeypatch.setenv("GITHUB_ACTIONS", "true")  # set by the runner; the fences depend on it
     import pandas as pd
 
-    from gate.github import entrypoint
+    from gate import action_entrypoint as entrypoint
     from tests.integration.test_container import write_trial_log
 
     job.pull_request()
@@ -526,7 +526,7 @@ def test_entrypoint_fences_benchmark_names_from_the_trial_logs(job, fake, monkey
         elif token is not None and line == f"::{token}::":
             token = None
         elif "spoofed" in line and line.replace("\u200b", "").lstrip().startswith("::warning::"):
-            # (on GitHub every line is also made inert by a zero-width space: gate.github.workflow_commands)
+            # (on GitHub every line is also made inert by a zero-width space: gate.workflow_commands)
             seen += 1
             assert token is not None, f"unfenced workflow command: {line!r}"
     assert seen >= 1  # analyze did print the name; it was fenced
@@ -543,7 +543,7 @@ def test_github_down_still_writes_summary_and_outputs_then_fails(job, fake, caps
 
 
 def test_entrypoint_bad_input_value_still_publishes_status_error(job, fake, monkeypatch):
-    from gate.github import entrypoint
+    from gate import action_entrypoint as entrypoint
     from tests.integration.test_container import write_trial_log
 
     job.pull_request()

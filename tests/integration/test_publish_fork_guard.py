@@ -10,11 +10,11 @@ from unittest import mock
 
 import pytest
 
+from gate.action_entrypoint import analyze_args, expand_trials
 from gate.cli import main
 from gate.errors import ConfigError
 from gate.github.calibration_diff import diff_markdown
 from gate.github.context import from_env
-from gate.github.entrypoint import analyze_args, expand_trials
 from tests.fakes import analyses
 from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
 

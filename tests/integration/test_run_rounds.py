@@ -101,7 +101,7 @@ def verdicts(doc: dict) -> dict[str, str]:
 @pytest.fixture
 def looks(monkeypatch):
     """The verdicts of every look the run itself made (its in-process analyses)."""
-    import gate.engine.followup as followup
+    import gate.adaptive.loop as followup
 
     seen: list[dict[str, str]] = []
     real = followup.build_analysis

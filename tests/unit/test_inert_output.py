@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from gate.github.workflow_commands import InertText, emit, group, inert_output, print_untrusted
+from gate.workflow_commands import InertText, emit, group, inert_output, print_untrusted
 
 
 def runner_commands(log: str) -> list[str]:

@@ -14,8 +14,9 @@ import pytest
 
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
-from gate.analysis.pipeline import benchmark_table, build_analysis
+from gate.analysis.pipeline import build_analysis
 from gate.model import ANALYSIS_SCHEMA, TRIAL_COLUMNS, TRIAL_LOG_SCHEMA
+from gate.render.terminal import benchmark_table
 
 SETTINGS = AnalysisSettings(resamples=400, seed=1)
 TRIAL_S = 2.0  # elapsed_s of every trial

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from gate.analysis.pipeline import benchmark_table
 from gate.render import render
+from gate.render.terminal import benchmark_table
 from tests.fakes import analyses
 
 # Two pytest-benchmark cases that share their first 60 characters, as parametrised tests do.

@@ -26,6 +26,7 @@ the other inputs as given and the invalid ones at their defaults.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 import sys
@@ -33,10 +34,10 @@ import traceback
 from pathlib import Path
 from typing import Final
 
-from gate import cli
+from gate import cli, workflow_commands
 from gate.commands import publish as publish_cmd
 from gate.errors import ConfigError, GateError
-from gate.github import outputs, workflow_commands
+from gate.github import outputs
 from gate.github.client import make_client
 from gate.github.context import ActionContext, ActionInputs, from_env
 from gate.github.event import load_event
@@ -220,3 +221,20 @@ def _main(settings: ActionContext) -> int:
         return exc.exit_code
     assert result.outcome is not None
     return result.outcome.exit_code
+
+
+# ``ordertrap-gate action``: the image runs ``python -I -u -B -m gate`` with ``action`` as its default
+# argument (Dockerfile ``ENTRYPOINT`` + ``CMD``); the inputs arrive in ``INPUT_*`` variables
+# (action.yml ``runs.env``), so the command takes no options. It sits above the CLI it drives
+# (docs/development.md, "Layers"); gate.cli loads it by name like every command.
+NAME = "action"
+HELP = "the Docker action (action.yml): analyze the trial logs, write the HTML report, publish; inputs from INPUT_*"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    del parser  # the inputs are INPUT_* environment variables, as GitHub passes them
+
+
+def run(args: argparse.Namespace) -> int:
+    del args
+    return main()
