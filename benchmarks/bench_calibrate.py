@@ -12,6 +12,10 @@ filters the stable ones and picks the cheapest. It shares only the metric kernel
 bootstrap plan with the product, which is what makes identical results possible.
 
     .venv/bin/python -m benchmarks.bench_calibrate [--data DIR] [--metrics cv,rmad,...]
+
+``--compare-partitions N`` instead times only the product's search, alternating N times between
+percentile intervals from one partition at both tails' ranks and from one partition per tail
+(``gate.stats.bootstrap.SINGLE_KTH``), and checks both choose identical configurations and values.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import pandas as pd
 from eval.reference_data import reference_data, require
 from gate.calibration.dataset import MIN_VALUES, build_dataset, normalise, read_tables, select
 from gate.calibration.search import calibrate, enumerate_configs, make_plan
+from gate.stats import bootstrap
 from gate.stats.stability import METRICS, BootstrapPlan, metric_batch
 
 LEVELS = ("suite_run", "iteration", "second")
@@ -79,6 +84,49 @@ def prototype_estimate(frames: list[pd.DataFrame], metrics: list[str], n_configs
     return (time.perf_counter() - t0) / sample * n_configs
 
 
+def compare_partitions(files: list[Path], metrics: list[str], args: argparse.Namespace) -> int:
+    """CPU seconds of the product's search with the percentile intervals' order statistics from
+    one multi-kth partition vs one single-kth partition per tail, alternated in one process."""
+    datasets = []
+    for f in files:
+        table = select(normalise(read_tables([f]), LEVELS, "ns_per_op"), "instance", "1", "--instance")
+        for version in dict.fromkeys(table.frame["version"]):
+            datasets.append(
+                (f.parent.name, version, build_dataset(select(table, "version", version, "--version")))
+            )
+
+    def search() -> dict[tuple[str, ...], tuple[tuple[int, ...], float]]:
+        out = {}
+        for project, version, ds in datasets:
+            plan = make_plan(ds.full, args.seed, args.resamples)
+            for metric in metrics:
+                for name, ch in calibrate(ds, metric, args.threshold, plan=plan).choices.items():
+                    out[(project, version, metric, name)] = (ch.config, ch.instability)
+        return out
+
+    default = bootstrap.SINGLE_KTH
+    modes = {"both kths": False, "kth per tail": True}
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
+    results = {}
+    search()  # warm the plans' caches and the search spaces for both modes alike
+    try:
+        for _ in range(args.compare_partitions):
+            for mode, single_kth in modes.items():
+                bootstrap.SINGLE_KTH = single_kth
+                c0 = time.process_time()
+                results[mode] = search()
+                times[mode].append(time.process_time() - c0)
+    finally:
+        bootstrap.SINGLE_KTH = default
+    for mode, ts in times.items():
+        print(f"{mode:13s} CPU s: " + " ".join(f"{t:.2f}" for t in ts) + f"  (min {min(ts):.2f})")
+    ratios = [t / f for t, f in zip(times["kth per tail"], times["both kths"], strict=True)]
+    print("kth per tail / both kths, per pair: " + " ".join(f"{q:.3f}" for q in ratios))
+    identical = results["both kths"] == results["kth per tail"]
+    print(f"identical results (configuration and metric value): {identical}")
+    return 0 if identical else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -94,11 +142,20 @@ def main() -> int:
         default=200,
         help="configurations timed with the prototype's kernels to extrapolate its cost (0: skip)",
     )
+    parser.add_argument(
+        "--compare-partitions",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time the search with one partition for both tails vs one per tail, alternating N times",
+    )
     args = parser.parse_args()
     metrics = args.metrics.split(",")
     files = sorted(Path(args.data).glob("*/measurements.csv"))
     if not files:
         require(Path(args.data) / "<project>" / "measurements.csv", "uoptime_go")
+    if args.compare_partitions:
+        return compare_partitions(files, metrics, args)
 
     # ---- fast: the product's path, including reading and preparing the data ----
     make_plan.cache_clear()

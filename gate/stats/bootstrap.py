@@ -103,15 +103,17 @@ def percentile_bounds(dist: np.ndarray, confidence: float) -> tuple[FloatArray, 
     # (lower tail) or min (upper tail) of the few values beyond it: two selection passes, not four.
     lower_kth = bounds[0][1]
     upper_kth = bounds[1][0]
-    part = np.partition(dist, sorted({lower_kth, upper_kth}), axis=-1)
+    lower_part, upper_part = _tail_partitions(dist, lower_kth, upper_kth, single_kth=SINGLE_KTH)
 
     def order_stat(k: int) -> FloatArray:
-        if k in (lower_kth, upper_kth):
-            return part[..., k]
+        if k == lower_kth:
+            return lower_part[..., k]
+        if k == upper_kth:
+            return upper_part[..., k]
         if k == lower_kth - 1:
-            return part[..., :lower_kth].max(axis=-1)
+            return lower_part[..., :lower_kth].max(axis=-1)
         if k == upper_kth + 1:
-            return part[..., upper_kth + 1 :].min(axis=-1)
+            return upper_part[..., upper_kth + 1 :].min(axis=-1)
         return np.partition(dist, k, axis=-1)[..., k]  # pragma: no cover - not reachable for r >= 2
 
     out = []
@@ -125,6 +127,24 @@ def percentile_bounds(dist: np.ndarray, confidence: float) -> tuple[FloatArray, 
     lo = np.where(np.isnan(lo), -np.inf, lo)
     hi = np.where(np.isnan(hi), np.inf, hi)
     return lo, hi
+
+
+# One np.partition per tail, each with a single kth: numpy (2.x on x86) selects a single kth with
+# its vectorised quickselect but several kths with the generic introselect, which took 4× as long
+# on 10,000 replicates (benchmarks/bench_calibrate.py --compare-partitions). Both give the same
+# order statistics; the single-kth path is the default, the other is kept to compare against.
+SINGLE_KTH = True
+
+
+def _tail_partitions(
+    dist: np.ndarray, lower_kth: int, upper_kth: int, *, single_kth: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Arrays partitioned at ``lower_kth`` and at ``upper_kth`` along the last axis (one array
+    partitioned at both when ``single_kth`` is false)."""
+    if not single_kth or lower_kth == upper_kth:
+        both = np.partition(dist, sorted({lower_kth, upper_kth}), axis=-1)
+        return both, both
+    return np.partition(dist, lower_kth, axis=-1), np.partition(dist, upper_kth, axis=-1)
 
 
 # ---------------------------------------------------------------------------------------------
