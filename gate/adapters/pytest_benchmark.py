@@ -84,6 +84,11 @@ def process_env(options: Mapping[str, Any]) -> dict[str, str]:
         "PYTHONPATH": str(PLUGIN_DIR) + (os.pathsep + existing if existing else ""),
         "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ in the worktree
         "PYTEST_ADDOPTS": "",  # a CI-wide PYTEST_ADDOPTS must not add -n auto, --benchmark-autosave, ...
+        # The trial's pytest is its own session, never an xdist worker: pytest-benchmark disables
+        # itself when this variable is set (session.py: xdist_active), and a gate started from a
+        # pytest-xdist worker would pass the worker's value on, so every trial would measure nothing.
+        # Empty reads as unset there; the runner can add variables, not remove them.
+        "PYTEST_XDIST_WORKER": "",
     }
     if not _bool(options, "plugin_autoload", True):
         # Skips importing every installed pytest plugin (hypothesis, cov, ...); then only

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,7 +21,7 @@ from gate.engine.load import LoadSampler, with_measured_load
 from gate.engine.project_config import ProjectConfig
 from gate.engine.rounds import AdaptiveConfig, BudgetClock, WallClock, prior_elapsed_s
 from gate.engine.schedule import LevelConfig, Trial
-from gate.errors import RunError
+from gate.errors import DiskFullError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import GiveUpRecord, RunMeta
 from gate.files.trial_log import TrialLog, _clean
@@ -149,10 +150,17 @@ def measure(
     session = replace(session, give_up=give_up, load=load)
     if clock is None:  # the budget counts from the first planned trial (docs/running.md)
         clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, session.finished))
+    # also when interrupted or stopped: the trials that ran were measured under that load
     try:
-        return _measure(session, meta_file, schedule, levels, adaptive, clock, warn, follow_up)
-    finally:  # also when interrupted: the trials that ran were measured under that load
-        meta_file.add_load(load)
+        completed = _measure(session, meta_file, schedule, levels, adaptive, clock, warn, follow_up)
+    except BaseException:
+        # The load record is secondary: failing to write it (on the disk that just filled and
+        # stopped the run) must not replace the error that says why the run stopped and how to go on.
+        with suppress(DiskFullError, OSError):
+            meta_file.add_load(load)
+        raise
+    meta_file.add_load(load)
+    return completed
 
 
 def _measure(

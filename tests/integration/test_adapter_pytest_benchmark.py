@@ -113,3 +113,14 @@ def test_failures(worktree: Path, name: str, status: TrialStatus, words: str) ->
         get_adapter("pytest-benchmark").run_trial(trial(BenchmarkSpec(name=name), version, 2), real_runner())
     assert err.value.status == status and words in err.value.reason
     assert git(worktree, "status", "--porcelain", "--ignored") == ""
+
+
+def test_a_gate_started_from_an_xdist_worker_still_measures(worktree: Path) -> None:
+    # pytest-benchmark disables itself in any process that has PYTEST_XDIST_WORKER set; the
+    # trial's pytest must not inherit that marker from the process that started the gate
+    version = context(worktree, worktree.parent / "scratch", python=sys.executable)
+    runner = real_runner({"PYTEST_XDIST_WORKER": "gw3"})
+    values = get_adapter("pytest-benchmark").run_trial(
+        trial(BenchmarkSpec(name="test_bench.py::test_add"), version, 3), runner
+    )
+    assert len(values) == 3 and all(v > 0 for v in values)

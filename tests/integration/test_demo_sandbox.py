@@ -60,4 +60,7 @@ def test_with_a_working_bubblewrap_the_demo_config_is_unchanged(tmp_path: Path) 
         pytest.skip("bubblewrap cannot start a sandbox on this machine")
     proc, repo = _setup(tmp_path, bwrap)
     assert "unsandboxed" not in proc.stdout and "run in the bubblewrap sandbox" in proc.stdout
-    assert "sandbox" not in _committed_config(repo)
+    # the example's own file, no `sandbox = ...` added (its comments may mention the sandbox)
+    text = _committed_config(repo)
+    assert text == (REPO_ROOT / "examples" / "demo-project" / ".ordertrap.toml").read_text()
+    assert parse_config(text.encode(), repo / ".ordertrap.toml").suite.sandbox == "auto"

@@ -66,12 +66,16 @@ def _run(repo: Path, out: Path) -> subprocess.CompletedProcess[str]:
 def test_a_disk_that_fills_during_the_run_stops_it_and_the_resume_runs_those_trials(tmp_path, small_disk):
     """One benchmark fills the disk the --out lies on (once); every benchmark writes its output
     file in its worktree, as frameworks write their JSON, and fails when it cannot."""
-    flag = tmp_path / "filled-once"
+    # "once" across both versions and the resume: the sandbox gives each version a private /tmp,
+    # so the flag lives in a [suite] caches directory, the place base and head share
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    flag = shared / "filled-once"
     fill = f"[ -e {flag} ] || {{ touch {flag}; head -c 64m /dev/zero > filler 2>/dev/null; }}; "
     write = "echo 1 > result.txt && cat result.txt"
     repo = make_repo(
         tmp_path,
-        '[suite]\nadapter = "command"\ntimeout = 60\n'
+        f'[suite]\nadapter = "command"\ntimeout = 60\ncaches = ["{shared}"]\n'
         + "".join(
             f'[[benchmark]]\nname = "{name}"\ncommand = "{cmd}"\n'
             for name, cmd in (("a", write), ("b", write), ("fill", fill + write))
