@@ -110,7 +110,7 @@ def test_an_unexpected_exception_still_publishes_with_the_token_masked(job, fake
         ("fail_on", "sometimes", "one of: regression"),
         ("threshold_pct", "5%", "to a number, e.g."),
         ("confidence", "99", "to a number, e.g."),
-        ("statistic", "mode", "one of: median, mean"),
+        ("statistic", "mode", "median, mean, or pNN"),
     ],
 )
 def test_an_invalid_input_still_publishes_status_error(job, fake, monkeypatch, capsys, name, value, fix):

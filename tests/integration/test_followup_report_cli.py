@@ -35,14 +35,25 @@ def test_analyze_then_report_a_run_with_follow_up_rounds(tmp_path: Path) -> None
     assert "follow-up rounds: planned 75 s + follow-up 56 s of a 2.5 min budget" in analyzed.stdout
     doc = json.loads((tmp_path / "analysis.json").read_text(encoding="utf-8"))
     assert doc["adaptive"]["stop_reason"] == "budget_spent" and doc["adaptive"]["rounds"] == 2
+    # The comment: the time line once, and for the benchmark still inconclusive its one next step,
+    # the budget the rounds priced (docs/reports.md); what the rounds did per benchmark is the
+    # summary's and the HTML report's.
     comment = _gate(tmp_path, "report", "analysis.json")
     assert comment.returncode == 0, comment.stderr
-    assert "`steady`: unchanged after 1 follow-up round, +4 values per version" in comment.stdout
+    assert "planned 75 s + follow-up 56 s of a 2.5 min budget" in comment.stdout
+    assert "`noisy` **inconclusive**" in comment.stdout
+    assert "about 10 min more would resolve it (about 1,544 values per version): `--budget 13m`" in (
+        comment.stdout
+    )
+    summary = _gate(tmp_path, "report", "analysis.json", "--format", "summary")
+    assert summary.returncode == 0, summary.stderr
+    assert "`steady`: unchanged after 1 follow-up round, +4 values per version" in summary.stdout
     assert (
-        "After 2 follow-up rounds (+8 base / +7 head values) the budget ran out; about 10 min more would "
-        "resolve it: `--budget 13m`"
-    ) in comment.stdout
+        "after 2 follow-up rounds (+8 base / +7 head values) the budget ran out → **next:** about 10 min "
+        "more would resolve it (about 1,544 values per version): `--budget 13m`"
+    ) in summary.stdout
     html = _gate(tmp_path, "report", "analysis.json", "--format", "html", "--out", "report.html")
     assert html.returncode == 0, html.stderr
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert '<table id="followup">' in page and "<code>--budget 13m</code>" in page
+    assert "unchanged after 1 follow-up round, +4 values per version" in page

@@ -12,6 +12,7 @@ import pytest
 from gate.adapters.base import BenchmarkSpec
 from gate.adapters.registry import get_adapter
 from gate.cli import main
+from gate.decision import Decision, default_decision
 from tests.integration.adapter_helpers import context, real_runner, trial
 from tests.integration.test_adapter_go import go_env
 from tests.integration.two_versions import GO_CONFIG, git, make_go_repo, run_and_analyze, statuses, use_go_env
@@ -44,8 +45,13 @@ def test_go_pattern_is_expanded_per_version_and_the_union_is_run(
     assert {b["benchmark"] for b in analysis["benchmarks"]} == {"BenchmarkSum/4B", "BenchmarkSum/64B"}
     summary = analysis["summary"]
     assert (summary["only_in_head"], summary["only_in_base"]) == (2, 1)
-    # BenchmarkOld ran in base only: removed by the change, so not compared; the README's policy
-    assert summary["decision"] == "inconclusive"
+    # BenchmarkOld ran in base only: removed by the change, so not compared, and by the policy
+    # (gate/decision.py, docs/github-actions.md) a benchmark that ran in base but not in head fails
+    # the gate (a rename's regression would be compared with nothing; the accept label is the way
+    # through). That count alone decides it: without it the compared benchmarks would not fail.
+    assert summary["decision"] == "fail"
+    others = {k: summary[k] for k in ("failed_in_head_only", "noisy_in_head")}
+    assert default_decision(summary["counts"], **others) is not Decision.FAIL
 
 
 def test_go_pattern_matching_nothing_in_either_version_stops_the_run(

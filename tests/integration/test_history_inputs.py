@@ -8,9 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
+from gate.analysis.compare import AnalysisSettings
 from gate.cli import main
 from gate.history.store import Store
+from gate.stats.quantile import quantile_of
 from tests.fakes.nightly import COLUMNS, commit, write_night
 
 DATA = Path(__file__).resolve().parents[1] / "testdata" / "history"
@@ -52,10 +55,17 @@ def test_a_log_of_one_version_is_added(tmp_path: Path, with_meta: bool) -> None:
     assert main([*args, *([] if with_meta else ["--date", "2026-11-20T02:17:00Z"])]) == 0
     entries = Store(tmp_path / "s").read()
     assert sorted(e.benchmark for e in entries) == ["parse", "render"]
+    # Without a [suite] statistic in meta.json the entry holds analyze's default (p10), the
+    # statistic a PR verdict on this log would use; its value is that quantile of the version's
+    # values: nominal × (1 + 1 % × z_q) for the 1 % normal noise above (z = 0 for median/mean).
+    default = AnalysisSettings().statistic
+    z = float(norm.ppf(quantile_of(default) or 0.5))
     for e in entries:
         assert e.commit == (commit(7) if with_meta else "HEAD") and e.step is None and e.n == 15
+        assert e.statistic == default
         assert e.ci is not None and e.ci[0] <= e.estimate <= e.ci[1]  # type: ignore[operator]
-        assert abs(e.estimate - (100.0 if e.benchmark == "parse" else 250.0)) < 3  # type: ignore[operator]
+        nominal = 100.0 if e.benchmark == "parse" else 250.0
+        assert abs(e.estimate - nominal * (1 + 0.01 * z)) < 0.01 * nominal  # type: ignore[operator]
 
 
 def test_one_version_log_summary_equals_the_pairs_summary(tmp_path: Path) -> None:
