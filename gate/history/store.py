@@ -25,6 +25,10 @@ from typing import Any, Literal
 
 from gate.errors import InputError
 
+# the one JSON reader whose every failure (deep nesting included) is a ValueError; the importers
+# parse the tools' files through it too
+from gate.jsontext import loads
+
 HISTORY_SCHEMA = 1
 FORMAT = "ordertrap-history"
 MANIFEST = "ordertrap-history.json"
@@ -189,15 +193,6 @@ def entry_from_json(d: Any, where: str) -> Entry:
         extra=extra,
         env=_str(d, "env", where, required=False),
     )
-
-
-def loads(text: str) -> Any:
-    """``json.loads`` whose every failure is a ValueError: a deeply nested document (``[[[[…``)
-    exhausts the parser's recursion before it is rejected, and that must read as bad input."""
-    try:
-        return json.loads(text)
-    except RecursionError as exc:
-        raise ValueError("nested too deeply to be a history or benchmark file") from exc
 
 
 def _line(e: Entry) -> str:
