@@ -167,11 +167,11 @@ def plan_shard(
 
 def write_shard(plan: Any, server: Server, out: Path, cfg: Any, calibration: Any, seed: int) -> float:
     """The shard's trials.csv and meta.json as ``run`` writes them; returns its simulated seconds."""
-    from gate.engine.plan import benchmark_meta, never_stable, warmup_of
-    from gate.engine.record import shard_record
+    from gate.engine.plan import benchmark_meta
+    from gate.engine.record import benchmark_configs, shard_record
     from gate.files import run_meta
-    from gate.files.run_meta import BenchmarkConfig, Levels, RunMeta, VersionRecord
-    from gate.model import TRIAL_COLUMNS, ConfigSource
+    from gate.files.run_meta import Levels, RunMeta, VersionRecord
+    from gate.model import TRIAL_COLUMNS
 
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[tuple[str, str], int] = {}
@@ -191,7 +191,6 @@ def write_shard(plan: Any, server: Server, out: Path, cfg: Any, calibration: Any
             for c, x in zip(TRIAL_COLUMNS, row, strict=True):
                 cols[c].append(x)
     pd.DataFrame(cols).to_csv(out / "trials.csv", index=False)
-    level, count = warmup_of(calibration)
     meta = RunMeta(
         seed=seed,
         mode="rmit",
@@ -203,18 +202,7 @@ def write_shard(plan: Any, server: Server, out: Path, cfg: Any, calibration: Any
         instance=plan.schedule[0].instance,
         full=Levels(*FULL),
         calibration={"path": calibration.path, "sha256": "replayed"},
-        benchmark_configs={
-            n: BenchmarkConfig(
-                c.suite_runs,
-                c.iterations,
-                c.measurements,
-                config_source=c.config_source,
-                discard_warmup=count if c.config_source == ConfigSource.CALIBRATION.value else 0,
-                warmup_level=level,
-                never_stable=never_stable(calibration, n),
-            )
-            for n, c in plan.levels.items()
-        },
+        benchmark_configs=benchmark_configs(plan, calibration),
         benchmarks=benchmark_meta(plan.names, plan.per_version),
         schedule=[t.as_meta() for t in plan.schedule],
         shard=shard_record(plan),

@@ -133,7 +133,6 @@ def new_meta(
     adaptive: AdaptiveConfig,
 ) -> RunMeta:
     """meta.json of a new run: ``fresh`` (:func:`identity`) with everything else it records."""
-    warmup_level, warmup = warmup_of(calibration)
     return replace(
         fresh,
         schema_version=TRIAL_LOG_SCHEMA,
@@ -156,18 +155,7 @@ def new_meta(
             rev: VersionRecord(v.role, v.sha, str(contexts[rev].workdir)) for rev, v in fresh.versions.items()
         },
         full=Levels(config.full.suite_runs, config.full.iterations, config.full.measurements),
-        benchmark_configs={
-            n: BenchmarkConfig(
-                c.suite_runs,
-                c.iterations,
-                c.measurements,
-                config_source=c.config_source,
-                discard_warmup=warmup if c.config_source == ConfigSource.CALIBRATION.value else 0,
-                warmup_level=warmup_level,
-                never_stable=never_stable(calibration, n),
-            )
-            for n, c in plan.levels.items()
-        },
+        benchmark_configs=benchmark_configs(plan, calibration),
         benchmarks=benchmark_meta(plan.names, plan.per_version),
         thresholds=thresholds(config, plan.names, plan.per_version),
         statistic=config.suite.statistic,
@@ -180,6 +168,24 @@ def new_meta(
         adaptive=adaptive_record(adaptive),
         shard=shard_record(plan),
     )
+
+
+def benchmark_configs(plan: RunPlan, calibration: Calibration | None) -> dict[str, BenchmarkConfig]:
+    """meta.json ``benchmark_configs``: each benchmark's planned levels, and the warm-up the
+    calibration discards from the benchmarks it configured."""
+    warmup_level, warmup = warmup_of(calibration)
+    return {
+        n: BenchmarkConfig(
+            c.suite_runs,
+            c.iterations,
+            c.measurements,
+            config_source=c.config_source,
+            discard_warmup=warmup if c.config_source == ConfigSource.CALIBRATION.value else 0,
+            warmup_level=warmup_level,
+            never_stable=never_stable(calibration, n),
+        )
+        for n, c in plan.levels.items()
+    }
 
 
 def shard_record(plan: RunPlan) -> ShardRecord | None:
