@@ -10,7 +10,7 @@ reads (``X-RateLimit-*``, ``Link`` for pagination, ``Retry-After``):
 * ``GET|POST /repos/{o}/{r}/issues/{n}/comments`` (paginated; 422 over 65,536 characters)
 * ``GET|PATCH /repos/{o}/{r}/issues/comments/{id}``
 * ``GET /repos/{o}/{r}/commits/{sha}``, ``POST /repos/{o}/{r}/statuses/{sha}``,
-  ``GET /repos/{o}/{r}/commits/{ref}/statuses``
+  ``GET /repos/{o}/{r}/commits/{ref}/statuses`` (and its legacy route ``GET .../statuses/{ref}``)
 * ``GET /repos/{o}/{r}/collaborators/{user}/permission``
 * ``GET|POST /repos/{o}/{r}/issues`` (plain issues, paginated, ``state`` filter), ``PATCH
   /repos/{o}/{r}/issues/{n}``: what `history issue` uses
@@ -506,7 +506,11 @@ class FakeGitHub:
                 },
                 {},
             )
-        if m := re.fullmatch(r"/commits/([^/]+)/statuses", rest):
+        # GET .../statuses/{ref} is the legacy route of the same list, the one PyGithub's
+        # Commit.get_statuses() uses (docs.github.com, "List commit statuses for a reference")
+        if (m := re.fullmatch(r"/commits/([^/]+)/statuses", rest)) or (
+            method == "GET" and (m := re.fullmatch(r"/statuses/([^/]+)", rest))
+        ):
             return self._paginate(path, query, list(reversed(self.state.statuses.get(m[1], []))))
         if (m := re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)) and method == "POST":
             data = body or {}
