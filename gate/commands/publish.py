@@ -444,6 +444,14 @@ def publish(
         if done is not None and not done.written:
             result.status_kept = _kept_message(done)
             note(result.status_kept, warn=True)
+        elif done is not None and done.restored is not None:
+            raced = done.restored
+            result.status_kept = (
+                f"another run set `{raced.state}` for {raced.about} on this commit while this run wrote "
+                f"`{done.state}`; that status was written again on top, as it would have been kept "
+                "(docs/github-actions.md: a PR's failure is not turned green by another PR's run)"
+            )
+            note(result.status_kept, warn=True)
     else:
         note("no GitHub token/repository: the commit status is not set (local run)")
 

@@ -20,8 +20,10 @@ hide a verdict:
   is always written (naming its PR), and a status that names no PR (a push or a local publish)
   is not kept against a PR's run.
 
-The read and the write are two requests: two runs finishing within the same second can still
-interleave (the statuses API has no compare-and-set).
+The statuses API has no compare-and-set, so another run may write between this run's read and
+its write; after writing a ``success`` the run reads the list again, and a status that landed in
+between and that the rules above would have kept is written again on top (status ids grow with
+creation). Two runs that both finish that check within the same moment can still interleave.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ def describe(text: str, pr_number: int | None) -> str:
 class GateStatus:
     """The latest ``ordertrap-gate`` status of a commit, as read back."""
 
+    id: int
     state: str
     description: str
     target_url: str | None
@@ -80,6 +83,7 @@ class GateStatus:
         pr = _PR_SUFFIX.search(description)
         run = _RUN_IN_URL.search(str(target_url or ""))
         return cls(
+            id=int(status.id),
             state=str(status.state),
             description=description,
             target_url=target_url,
@@ -98,6 +102,7 @@ class StatusWrite:
     written: bool
     kept: GateStatus | None = None  # the status left in place when not written
     why_kept: str = ""
+    restored: GateStatus | None = None  # written again on top: it landed between read and write
 
 
 def latest_gate_status(repo: Repository, sha: str) -> GateStatus | None:
@@ -167,19 +172,51 @@ def publish_status(
         why = reason_to_keep(repo, sha, latest, state, pr_number, run_id)
         if why:
             return StatusWrite(state, written=False, kept=latest, why_kept=why)
-    set_status(repo, sha, state, describe(text, pr_number), target_url)
-    return StatusWrite(state, written=True)
+    own_id = _create(repo, sha, state, describe(text, pr_number), target_url)
+    if state in NOT_GREEN:
+        return StatusWrite(state, written=True)
+    restored = _restore_raced(repo, sha, own_id, latest, state, pr_number, run_id)
+    return StatusWrite(state, written=True, restored=restored)
+
+
+def _restore_raced(
+    repo: Repository,
+    sha: str,
+    own_id: int,
+    seen: GateStatus | None,
+    state: State,
+    pr_number: int | None,
+    run_id: int | None,
+) -> GateStatus | None:
+    """The status another run wrote between this run's read (``seen``) and its write (``own_id``)
+    that the rules would have kept, written again on top; None when there is none."""
+    for index, status in enumerate(repo.get_commit(sha).get_statuses()):
+        if index >= SCAN_LIMIT or (seen is not None and int(status.id) <= seen.id):
+            break
+        if status.context != CONTEXT or int(status.id) >= own_id:
+            continue
+        raced = GateStatus.of(status)
+        if reason_to_keep(repo, sha, raced, state, pr_number, run_id):
+            _create(repo, sha, raced.state, raced.description, raced.target_url)  # type: ignore[arg-type]
+            return raced
+    return None
+
+
+def _create(repo: Repository, sha: str, state: State, description: str, target_url: str | None) -> int:
+    """POST the status (PyGithub's lazy commit: no GET first); its id."""
+    commit = repo.get_commit(sha)
+    if target_url:
+        created = commit.create_status(
+            state=state, target_url=target_url, description=clip(description), context=CONTEXT
+        )
+    else:
+        created = commit.create_status(state=state, description=clip(description), context=CONTEXT)
+    return int(created.id)
 
 
 def set_status(
     repo: Repository, sha: str, state: State, description: str, target_url: str | None = None
 ) -> State:
-    """Set the status and return its state (PyGithub's lazy commit: one POST, no GET)."""
-    commit = repo.get_commit(sha)
-    if target_url:
-        commit.create_status(
-            state=state, target_url=target_url, description=clip(description), context=CONTEXT
-        )
-    else:
-        commit.create_status(state=state, description=clip(description), context=CONTEXT)
+    """Set the status unconditionally and return its state."""
+    _create(repo, sha, state, description, target_url)
     return state

@@ -84,6 +84,8 @@ class State:
     permissions: dict[str, str] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     injected: list[Injected] = field(default_factory=list)
+    # (method, path pattern, callback): run once, before the first matching request is answered
+    before: list[tuple[str, re.Pattern[str], Callable[[], None]]] = field(default_factory=list)
 
 
 class FakeGitHub:
@@ -198,6 +200,12 @@ class FakeGitHub:
                     times,
                 )
             )
+
+    def before_next(self, method: str, path_regex: str, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once, just before the next ``method`` request matching ``path_regex``
+        is answered: what another job did between this client's requests."""
+        with self.lock:
+            self.state.before.append((method.upper(), re.compile(path_regex), callback))
 
     def add_issue(self, number: int, title: str, body: str, login: str = "someone") -> dict[str, Any]:
         user = BOT if login == BOT["login"] else (OCTOCAT if login == "octocat" else _user(login, 900))
@@ -328,6 +336,12 @@ class FakeGitHub:
         kind = {ACTIONS_TOKEN: "actions", READ_ONLY_TOKEN: "read-only", PAT_TOKEN: "pat"}.get(
             token, "invalid"
         )
+        with self.lock:
+            due = [hook for hook in self.state.before if hook[0] == method and hook[1].search(path)][:1]
+            for hook in due:
+                self.state.before.remove(hook)
+        for _, _, callback in due:
+            callback()  # e.g. another client's write landing first (it takes the lock itself)
         with self.lock:
             self.state.requests.append(Request(method, path, kind, body))
             for inj in self.state.injected:

@@ -12,7 +12,7 @@ import pytest
 from gate.commands import publish as publish_module
 from gate.github.client import make_client, make_retry
 from tests.fakes import analyses
-from tests.fakes.github_server import FakeGitHub
+from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
 from tests.integration.test_publish import BASE, HEAD, Job
 
 TO_MAIN = 42
@@ -146,3 +146,31 @@ def test_statuses_of_other_contexts_are_ignored(job, fake):
     assert _run(job, TO_RELEASE, 101, analyses.all_unchanged()) == 0
     # the newest status of the commit is another context's success: PR 42's failure still counts
     assert [s["context"] for s in fake.statuses_for(HEAD)] == ["ordertrap-gate", "ci/other"]
+
+
+def test_a_failure_written_between_the_read_and_the_write_is_put_back_on_top(job, fake, capsys):
+    """PR 42's run writes its failure after PR 43's run read the statuses and before it writes its
+    success (the statuses API has no compare-and-set): the failure ends on top again."""
+
+    def other_run_writes(state: str) -> None:
+        body = {
+            "state": state,
+            "description": f"{state}: see the PR comment (PR #42)",
+            "target_url": "https://github.example/acme/widgets/actions/runs/100",
+            "context": "ordertrap-gate",
+        }
+        assert (
+            fake.handle("POST", f"/repos/{fake.full_name}/statuses/{HEAD}", {}, ACTIONS_TOKEN, body)[0] == 201
+        )
+
+    fake.before_next("POST", r"/statuses/", lambda: other_run_writes("failure"))
+    assert _run(job, TO_RELEASE, 101, analyses.all_unchanged()) == 0
+    assert [s["state"] for s in fake.statuses_for(HEAD)] == ["failure", "success", "failure"]
+    assert _latest(fake)["description"].endswith("(PR #42)") and _latest(fake)["target_url"].endswith("/100")
+    assert "that status was written again on top" in capsys.readouterr().out
+    # a success that landed in between is not written again: only what the rules keep
+    fake.state.statuses.clear()
+    fake.before_next("POST", r"/statuses/", lambda: other_run_writes("success"))
+    assert _run(job, TO_RELEASE, 102, analyses.all_unchanged()) == 0
+    assert [s["state"] for s in fake.statuses_for(HEAD)] == ["success", "success"]
+    assert _latest(fake)["description"].endswith("(PR #43)")
