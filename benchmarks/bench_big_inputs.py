@@ -1,9 +1,11 @@
 """Time and peak memory of `ordertrap-gate analyze` (and `publish`'s reader) on very large inputs:
 what a huge trial log, meta.json or analysis.json costs before any guard refuses it.
 
-Each case writes its files into a temporary folder and runs the real CLI in a child process;
-the child's wall time and peak resident set size come from ``os.wait4`` (its own rusage, so
-other children do not mix in). Shapes (``--rows`` rows each, default 300,000):
+Each case writes its files into a temporary folder (in a child process of its own) and runs the
+real CLI in a child process; the child's wall time and peak resident set size come from
+``os.wait4`` (its own rusage, so other children do not mix in). Linux keeps a process's peak RSS
+across ``exec``, so this script itself stays small (only the imports the children have too) and
+never holds the generated data. Shapes (``--rows`` rows each, default 300,000):
 
 * ``values``: 10 benchmarks x 2 versions, ``rows / 20`` values each (above MAX_VALUES per version);
 * ``bounded``: 30 benchmarks x 2 versions x ``rows / 60`` values (at most MAX_VALUES each);
@@ -71,6 +73,12 @@ def trial_log(path: Path, benchmarks: int, values: int, *, seed: int = 1) -> int
     return n
 
 
+def write_in_child(kind: str, path: Path, *sizes: int) -> None:
+    """Write a file of ``kind`` ("log" or "analysis") in a child process (see the docstring)."""
+    argv = [sys.executable, "-m", "benchmarks.bench_big_inputs", "--write", kind, str(path), *map(str, sizes)]
+    subprocess.run(argv, check=True)
+
+
 def analysis_file(path: Path, benchmarks: int) -> None:
     from tests.fakes import analyses
 
@@ -99,7 +107,15 @@ def main() -> int:
     parser.add_argument(
         "--resamples", type=int, default=None, help="analyze's --resamples (its default if absent)"
     )
+    parser.add_argument("--write", nargs="+", help=argparse.SUPPRESS)  # the child that writes a file
     args = parser.parse_args()
+    if args.write:
+        kind, path, *sizes = args.write
+        if kind == "log":
+            trial_log(Path(path), int(sizes[0]), int(sizes[1]))
+        else:
+            analysis_file(Path(path), int(sizes[0]))
+        return 0
     gate = [sys.executable, "-m", "gate"]
     extra = ["--resamples", str(args.resamples)] if args.resamples else []
     shapes = {
@@ -113,7 +129,7 @@ def main() -> int:
             folder.mkdir()
             if case == "analysis":
                 target = folder / "analysis.json"
-                analysis_file(target, args.rows // 6)
+                write_in_child("analysis", target, args.rows // 6)
                 env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
                 env |= {"GITHUB_EVENT_NAME": "push", "GITHUB_SHA": "a" * 40}
                 size = target.stat().st_size / 1e6
@@ -124,7 +140,7 @@ def main() -> int:
                 continue
             if case == "read":
                 log = folder / "trials.csv"
-                trial_log(log, *shapes["bounded"])
+                write_in_child("log", log, *shapes["bounded"])
                 code = "from gate.analysis.load import load_trials; import sys; load_trials([sys.argv[1]])"
                 wall, rss, _ = measure([sys.executable, "-c", code, str(log)])
                 bare, bare_rss, _ = measure([sys.executable, "-c", "import gate.analysis.load"])
@@ -133,7 +149,8 @@ def main() -> int:
                 continue
             benchmarks, values = shapes[case]
             log = folder / "trials.csv"
-            rows = trial_log(log, benchmarks, values)
+            write_in_child("log", log, benchmarks, values)
+            rows = benchmarks * 2 * values
             size = log.stat().st_size / 1e6
             cmd = [*gate, "analyze", str(log), "--base", "base", "--head", "head",
                    "--json", str(folder / "analysis.json"), *extra]  # fmt: skip

@@ -128,8 +128,9 @@ MAX_VALUES: Final = 10_000
 # values of one benchmark and version (the bootstrap holds resamples × n indices: 15,000 values per
 # version took 2.7 GB, 5,000 took 1.1 GB), so a log holding more than MAX_VALUES values for one
 # benchmark and version — more than one run collects — is refused before any statistics. A JSON
-# file is parsed whole; at MAX_JSON_BYTES it stays within the 2 GB target (an analysis.json of
-# 10,000 benchmarks with their values is ~20 MB).
+# file is parsed whole, so it is refused beyond MAX_JSON_BYTES (the analysis.json analyze wrote for
+# 30 benchmarks × 2 × 5,000 values has 7.8 MB; publish read one of 50,000 benchmarks, 61 MB, at a
+# peak of 468 MB, so this bound stays near the 2 GB target).
 MAX_JSON_BYTES: Final = 256 * 1024 * 1024
 # One trial log is read whole by pandas, at about 5 times its size (300,000 rows, 25 MB: 116 MB
 # above the interpreter's), so a log of this size needs ~1.2 GB just to read: ~3 million rows,
