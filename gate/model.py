@@ -122,6 +122,26 @@ def confidence_problem(confidence: float) -> str | None:
 # per version took 1.7 GB). A typo such as 1e9 is caught before any work.
 MAX_VALUES: Final = 10_000
 
+# Size guards for the files a user or a pull request's artifact hands the gate (trial logs in the
+# fork-safe workflow_run flow, meta.json and analysis.json come from the PR's own run). Measured with
+# benchmarks/bench_big_inputs.py (docs/performance.md "Size guards"): analyze's memory grows with the
+# values of one benchmark and version (the bootstrap holds resamples × n indices: 15,000 values per
+# version took 2.7 GB, 5,000 took 1.1 GB), so a log holding more than MAX_VALUES values for one
+# benchmark and version — more than one run collects — is refused before any statistics. A JSON
+# file is parsed whole, so it is refused beyond MAX_JSON_BYTES (the analysis.json analyze wrote for
+# 30 benchmarks × 2 × 5,000 values has 7.8 MB; publish read one of 50,000 benchmarks, 61 MB, at a
+# peak of 468 MB, so this bound stays near the 2 GB target).
+MAX_JSON_BYTES: Final = 256 * 1024 * 1024
+# One trial log is read whole by pandas, at about 5 times its size (300,000 rows, 25 MB: 116 MB
+# above the interpreter's), so a log of this size needs ~1.2 GB just to read: ~3 million rows,
+# 150 times the 10,000 benchmarks of an 8-shard run (200,822 rows, docs/performance.md).
+MAX_TRIAL_LOG_BYTES: Final = 256 * 1024 * 1024
+# Benchmarks in one analysis: its time grows with them (10,000 took 52 s CPU; 50,000 had not
+# finished after 21 minutes at load 13-21, at 710 MB), and no PR comment lists more; the largest
+# suite benchmarks/bench_analyze_large.py analyses is this one. Beyond it the suite is split into
+# shards, each analysed on its own.
+MAX_BENCHMARKS: Final = 100_000
+
 
 def threshold_pct_problem(threshold_pct: float) -> str | None:
     """Why a threshold (in %) cannot be used (None: it can). The one domain of ``threshold_pct``:

@@ -31,7 +31,7 @@ from gate.errors import InputError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
 from gate.files.trial_log import fill_blanks, parse_columns, parse_names, parse_numbers, read_rows
-from gate.model import TrialStatus, warning
+from gate.model import MAX_BENCHMARKS, MAX_VALUES, TrialStatus, warning
 from gate.warning_codes import WarningCode
 
 REQUIRED: tuple[str, ...] = ("benchmark", "version", "value")
@@ -207,6 +207,37 @@ def _repeated_logs(paths: Sequence[Path]) -> dict[int, tuple[int, str]]:
     return repeats
 
 
+def _refuse_oversized_series(frame: pd.DataFrame, names: Sequence[str]) -> None:
+    """More than MAX_BENCHMARKS benchmarks, or more than MAX_VALUES values of one benchmark and
+    version (more than one run collects): the time and the bootstrap's memory grow with them
+    (gate/model.py), so they are refused before any statistics."""
+    benchmarks = frame["benchmark"].nunique()
+    if benchmarks > MAX_BENCHMARKS:
+        raise InputError(
+            f"{', '.join(names)}: {benchmarks:,} benchmarks, more than the {MAX_BENCHMARKS:,} one analysis "
+            "takes (its time grows with them: 50,000 ran over 20 minutes)",
+            "split the suite into shards and analyze each shard's logs on their own "
+            "(docs/github-actions.md, Several runners), or check that the log's benchmark column holds names",
+        )
+    ok = frame.loc[frame["kind"] == "ok", ["benchmark", "version"]]
+    counts = ok.groupby(["benchmark", "version"], sort=False).size()
+    over = counts[counts > MAX_VALUES]
+    if over.empty:
+        return
+    shown = "; ".join(
+        f"{bench!r} in {version!r}: {int(n):,}"
+        for (bench, version), n in zip(over.index[:3].tolist(), over.to_numpy()[:3], strict=True)
+    )
+    more = f" and {len(over) - 3} more" if len(over) > 3 else ""
+    raise InputError(
+        f"{', '.join(names)}: {len(over)} benchmark/version pair(s) have more than the {MAX_VALUES:,} "
+        f"values one run collects per benchmark and version ({shown}{more}); analyze's memory grows "
+        "with them (15,000 values took 2.7 GB)",
+        "analyze the logs of one run (its runners' logs together are fine while each benchmark and "
+        "version stays within the bound), or lower [full] suite_runs × iterations × measurements",
+    )
+
+
 def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
     """Read and validate the trial logs; see the module docstring for what is kept."""
     if not paths:
@@ -263,6 +294,7 @@ def load_trials(paths: Sequence[str | Path]) -> TrialLogs:
     frame = fill_blanks(frame)
     frame = _drop_duplicate_trials(frame, names, warnings)
     frame = _classify(frame, names, warnings)
+    _refuse_oversized_series(frame, names)
     if not (frame["kind"] == "ok").any() and not (frame["kind"] == "failed").any():
         raise InputError(
             f"no usable value in {', '.join(names)}",

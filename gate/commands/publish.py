@@ -38,7 +38,7 @@ from gate.github.client import make_client
 from gate.github.comment import CommentResult, upsert_comment
 from gate.github.context import COMMENT_CHOICES, ActionContext, from_env
 from gate.github.event import EventInfo, load_event
-from gate.github.status import DESCRIPTION_LIMIT, State, set_status
+from gate.github.status import TEXT_LIMIT, State, StatusWrite, publish_status
 from gate.model import Verdict
 
 NAME = "publish"
@@ -145,6 +145,7 @@ class Published:
     outcome: Outcome | None
     comment: CommentResult | None = None
     status_set: bool = False
+    status_kept: str = ""  # why the latest status of the commit was left in place
     read_only: bool = False
     notes: list[str] = field(default_factory=list)
     errors: list[GitHubError] = field(default_factory=list)
@@ -236,21 +237,25 @@ def publish_error(
     *,
     repo: Any = None,
     sha: str | None = None,
+    pr_number: int | None = None,
     report_path: str | None = None,
     stream: TextIO | None = None,
 ) -> bool:
     """What a run without a verdict still publishes: the commit status ``error`` with ``reason`` on
-    ``sha`` (when a repository and a commit that may carry it are known), the job summary with the
-    reason and the fix, and the outputs with ``decision=error``. Never raises: a write that fails
-    is reported in the log. Returns whether the status was set."""
+    ``sha`` (when a repository and a commit that may carry it are known; about ``pr_number``, and
+    never over a newer run's status, :func:`gate.github.status.publish_status`), the job summary
+    with the reason and the fix, and the outputs with ``decision=error``. Never raises: a write
+    that fails is reported in the log. Returns whether the status was set."""
     from gate.render.filters import md_escape
 
     out = stream or sys.stdout
     status_set = False
     if repo is not None and sha:
         try:
-            set_status(repo, sha, "error", reason, settings.run_url)
-            status_set = True
+            written = _set_status(repo, sha, "error", reason, settings, pr_number)
+            status_set = written.written
+            if not written.written:
+                outputs.warning(_kept_message(written), stream=out)
         except GithubException as exc:
             why = _permission_explanation("commit status") if _is_read_only(exc) else _message(exc)
             outputs.warning(f"the commit status `error` could not be set: {exc.status} {why}", stream=out)
@@ -367,6 +372,7 @@ def publish(
             exc.fix,
             repo=repo,
             sha=event.head_sha,
+            pr_number=event.pr_number,
             report_path=report_path,
             stream=out,
         )
@@ -430,11 +436,22 @@ def publish(
     if labels_unread and outcome.decision is Decision.FAIL:
         description = _with_labels_unread(description)
     if repo is not None:
-        done = try_write(
+        done: StatusWrite | None = try_write(
             "commit status",
-            lambda: set_status(repo, event.head_sha, state, description, settings.run_url),
+            lambda: _set_status(repo, event.head_sha, state, description, settings, event.pr_number),
         )
-        result.status_set = bool(done)
+        result.status_set = bool(done and done.written)
+        if done is not None and not done.written:
+            result.status_kept = _kept_message(done)
+            note(result.status_kept, warn=True)
+        elif done is not None and done.restored is not None:
+            raced = done.restored
+            result.status_kept = (
+                f"another run set `{raced.state}` for {raced.about} on this commit while this run wrote "
+                f"`{done.state}`; that status was written again on top, as it would have been kept "
+                "(docs/github-actions.md: a PR's failure is not turned green by another PR's run)"
+            )
+            note(result.status_kept, warn=True)
     else:
         note("no GitHub token/repository: the commit status is not set (local run)")
 
@@ -442,6 +459,10 @@ def publish(
     summary_md = _render(analysis, "summary", outcome, settings, report_url)
     if labels_unread:
         summary_md = _labels_unread_note(event, settings) + summary_md
+    if result.status_kept:
+        from gate.render.filters import md_escape
+
+        summary_md = f"> **Note:** {md_escape(result.status_kept)}\n\n" + summary_md
     outputs.write_summary(settings.summary_path, summary_md)
     outputs.write_outputs(
         settings.output_path,
@@ -475,7 +496,7 @@ def _with_labels_unread(description: str) -> str:
     comment was written, and the accept label was not applied (said when it fits the 140 characters)."""
     description = description.removesuffix(": see the PR comment")
     extra = f"; {LABELS_UNREAD}"
-    return description + extra if len(description) + len(extra) <= DESCRIPTION_LIMIT else description
+    return description + extra if len(description) + len(extra) <= TEXT_LIMIT else description
 
 
 def _labels_unread_note(event: EventInfo, settings: ActionContext) -> str:
@@ -483,6 +504,22 @@ def _labels_unread_note(event: EventInfo, settings: ActionContext) -> str:
         f"> **Note:** the labels of PR #{event.pr_number} could not be read from the GitHub API, so the "
         f"accept label `{settings.inputs.accept_label}` was not applied and no PR comment was written. "
         "Re-run the job once the API answers; the log says what failed.\n\n"
+    )
+
+
+def _set_status(
+    repo: Any, sha: str, state: State, text: str, settings: ActionContext, pr_number: int | None
+) -> StatusWrite:
+    run_id = int(settings.run_id) if settings.run_id.isdecimal() else None
+    return publish_status(repo, sha, state, text, settings.run_url, pr_number=pr_number, run_id=run_id)
+
+
+def _kept_message(written: StatusWrite) -> str:
+    kept = written.kept
+    assert kept is not None
+    return (
+        f"the commit status `{written.state}` was not written: the status stays `{kept.state}` "
+        f"({kept.description}): {written.why_kept}"
     )
 
 

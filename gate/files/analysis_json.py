@@ -55,7 +55,8 @@ from typing import Any, Final, NotRequired, TypedDict, cast
 
 from gate.decision import fails_in_head_only, noisy_in_head
 from gate.errors import InputError
-from gate.model import ANALYSIS_SCHEMA, Verdict
+from gate.files import bounded
+from gate.model import ANALYSIS_SCHEMA, MAX_JSON_BYTES, Verdict
 
 SCHEMA: Final = ANALYSIS_SCHEMA
 MAX_SAFE_INTEGER: Final = 2**53 - 1  # RFC 8259 §6 (and JavaScript's Number.MAX_SAFE_INTEGER)
@@ -270,7 +271,13 @@ def read(path: str | Path) -> Analysis:
     """Read and check the analysis.json at ``path`` (InputError naming the fix otherwise)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = bounded.read_text_within(p, MAX_JSON_BYTES)
+    except bounded.FileTooLarge as exc:
+        raise InputError(
+            f"{exc}, so it is not read as an analysis.json",
+            "pass the analysis.json `ordertrap-gate analyze` wrote for this run (split a suite this "
+            "large into shards: docs/github-actions.md, Several runners)",
+        ) from None
     except FileNotFoundError:
         raise InputError(
             f"analysis file {p} does not exist",

@@ -39,6 +39,26 @@ BINARY_LIMIT = 4 * 1024 * 1024 * 1024  # a test executable
 _CHUNK = 1 << 20
 
 
+class FileTooLarge(ValueError):
+    """A file a user or an artifact handed the gate is larger than the gate reads whole."""
+
+
+def read_text_within(path: Path, limit: int) -> str:
+    """The UTF-8 text of a file a user names (links are followed: not a PR-writable place), read
+    only when it has at most ``limit`` bytes; :class:`FileTooLarge` (a ValueError) otherwise. The
+    size is checked on the open file and the read stops one byte past the limit, so a file that
+    grows meanwhile is refused too."""
+    with path.open("rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = b"" if size > limit else fh.read(limit + 1)
+    if size > limit or len(data) > limit:
+        raise FileTooLarge(
+            f"{path} has {max(size, len(data)) / 1e6:,.0f} MB, more than the {limit / 1e6:,.0f} MB "
+            "the gate reads whole"
+        )
+    return data.decode("utf-8")
+
+
 class UnsafeFile(Exception):
     """A file in a PR-writable place that the gate does not read; ``reason`` says why."""
 

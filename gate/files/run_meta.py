@@ -30,7 +30,16 @@ from typing import Any
 
 from gate import jsontext
 from gate.errors import InputError, RunError, disk_full_error, is_disk_full
-from gate.model import MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, Trial, threshold_pct_problem, warning
+from gate.files import bounded
+from gate.model import (
+    MAX_JSON_BYTES,
+    MAX_VALUES,
+    TRIAL_LOG_SCHEMA,
+    ConfigSource,
+    Trial,
+    threshold_pct_problem,
+    warning,
+)
 from gate.statistic import is_statistic, parse_statistic
 from gate.warning_codes import WarningCode, canonical
 
@@ -927,7 +936,9 @@ def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
 
 
 def _load(path: Path) -> Any:
-    return jsontext.loads(path.read_text(encoding="utf-8"))
+    # ValueError when larger than MAX_JSON_BYTES: unreadable, like bad JSON (a schedule entry per
+    # trial is ~150 bytes, so a real meta.json stays far below)
+    return jsontext.loads(bounded.read_text_within(path, MAX_JSON_BYTES))
 
 
 def read(path: Path) -> RunMeta:

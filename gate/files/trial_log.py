@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gate.errors import InputError, RunError, disk_full_error, is_disk_full
-from gate.model import TRIAL_COLUMNS, Trial, TrialStatus, warning
+from gate.model import MAX_TRIAL_LOG_BYTES, TRIAL_COLUMNS, Trial, TrialStatus, warning
 from gate.warning_codes import WarningCode
 
 if TYPE_CHECKING:
@@ -401,7 +401,15 @@ def read_rows(
             f"trial log {path} does not exist",
             "pass the path of a trials.csv written by `ordertrap-gate run` (or a CSV file with a header row)",
         )
-    if path.stat().st_size == 0:
+    size = path.stat().st_size
+    if size > MAX_TRIAL_LOG_BYTES:
+        raise InputError(
+            f"trial log {path} has {size / 1e6:,.0f} MB, more than the {MAX_TRIAL_LOG_BYTES / 1e6:,.0f} MB "
+            "the gate reads (pandas holds about 5 times a log's size in memory)",
+            "pass the trials.csv files `ordertrap-gate run` wrote, one per runner; a suite this large "
+            "is split into shards (docs/github-actions.md, Several runners)",
+        )
+    if size == 0:
         warnings.append(
             warning(
                 WarningCode.EMPTY_LOG,

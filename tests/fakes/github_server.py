@@ -10,7 +10,7 @@ reads (``X-RateLimit-*``, ``Link`` for pagination, ``Retry-After``):
 * ``GET|POST /repos/{o}/{r}/issues/{n}/comments`` (paginated; 422 over 65,536 characters)
 * ``GET|PATCH /repos/{o}/{r}/issues/comments/{id}``
 * ``GET /repos/{o}/{r}/commits/{sha}``, ``POST /repos/{o}/{r}/statuses/{sha}``,
-  ``GET /repos/{o}/{r}/commits/{ref}/statuses``
+  ``GET /repos/{o}/{r}/commits/{ref}/statuses`` (and its legacy route ``GET .../statuses/{ref}``)
 * ``GET /repos/{o}/{r}/collaborators/{user}/permission``
 * ``GET|POST /repos/{o}/{r}/issues`` (plain issues, paginated, ``state`` filter), ``PATCH
   /repos/{o}/{r}/issues/{n}``: what `history issue` uses
@@ -84,6 +84,8 @@ class State:
     permissions: dict[str, str] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     injected: list[Injected] = field(default_factory=list)
+    # (method, path pattern, callback): run once, before the first matching request is answered
+    before: list[tuple[str, re.Pattern[str], Callable[[], None]]] = field(default_factory=list)
 
 
 class FakeGitHub:
@@ -198,6 +200,12 @@ class FakeGitHub:
                     times,
                 )
             )
+
+    def before_next(self, method: str, path_regex: str, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once, just before the next ``method`` request matching ``path_regex``
+        is answered: what another job did between this client's requests."""
+        with self.lock:
+            self.state.before.append((method.upper(), re.compile(path_regex), callback))
 
     def add_issue(self, number: int, title: str, body: str, login: str = "someone") -> dict[str, Any]:
         user = BOT if login == BOT["login"] else (OCTOCAT if login == "octocat" else _user(login, 900))
@@ -328,6 +336,12 @@ class FakeGitHub:
         kind = {ACTIONS_TOKEN: "actions", READ_ONLY_TOKEN: "read-only", PAT_TOKEN: "pat"}.get(
             token, "invalid"
         )
+        with self.lock:
+            due = [hook for hook in self.state.before if hook[0] == method and hook[1].search(path)][:1]
+            for hook in due:
+                self.state.before.remove(hook)
+        for _, _, callback in due:
+            callback()  # e.g. another client's write landing first (it takes the lock itself)
         with self.lock:
             self.state.requests.append(Request(method, path, kind, body))
             for inj in self.state.injected:
@@ -506,7 +520,11 @@ class FakeGitHub:
                 },
                 {},
             )
-        if m := re.fullmatch(r"/commits/([^/]+)/statuses", rest):
+        # GET .../statuses/{ref} is the legacy route of the same list, the one PyGithub's
+        # Commit.get_statuses() uses (docs.github.com, "List commit statuses for a reference")
+        if (m := re.fullmatch(r"/commits/([^/]+)/statuses", rest)) or (
+            method == "GET" and (m := re.fullmatch(r"/statuses/([^/]+)", rest))
+        ):
             return self._paginate(path, query, list(reversed(self.state.statuses.get(m[1], []))))
         if (m := re.fullmatch(r"/statuses/([0-9a-f]{40})", rest)) and method == "POST":
             data = body or {}
