@@ -22,7 +22,9 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   toolchains under ``$HOME`` are bound back read-only (:func:`toolchains`).
 * **No service sockets, no network on a pull request.** ``/run`` and ``/var/run`` are empty
   (tmpfs): a read-only bind does not stop ``connect()`` to a socket there (``docker.sock``: root
-  on a host where the runner user is in ``docker``). Without ``network`` the sandbox has a
+  on a host where the runner user is in ``docker``). Nor to one anywhere else: a seccomp filter
+  (bwrap ``--seccomp``, gate/engine/seccomp.py) refuses ``socket(AF_UNIX)``, unless ``[suite]
+  unix_sockets = true`` (``socketpair`` stays: it reaches nothing). Without ``network`` the sandbox has a
   network namespace of its own (``--unshare-net``): no route anywhere, localhost included.
   Read-only again inside those, whatever their place: the gate's own files (its venv or install
   prefix, its interpreter, its package), the runner's tool cache (``RUNNER_TOOL_CACHE``, where
@@ -48,7 +50,9 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   included.
 
 Not covered: the network on trusted events (builds download dependencies) or with
-``network = true``, sockets outside ``/run`` the runner user can reach, reading files this user
+``network = true``, unix sockets outside ``/run`` the runner user can reach when ``[suite]
+unix_sockets = true`` or on a host whose ABIs the filter does not know (neither x86_64 nor
+aarch64: warning ``unix_sockets_unfiltered``), reading files this user
 can read outside ``$HOME`` and ``/tmp`` (other repositories), the terminal a local run is started
 from (TIOCSTI, as without the sandbox; kernels from 6.2 refuse it with
 ``dev.tty.legacy_tiocsti = 0``), and what persists in the ``[suite] caches`` for later jobs on a
@@ -76,7 +80,7 @@ from pathlib import Path
 from typing import Any
 
 import gate
-from gate.engine import programs, worktree
+from gate.engine import programs, seccomp, worktree
 from gate.errors import RunError
 from gate.warning_codes import WarningCode
 
@@ -112,7 +116,9 @@ class Sandbox:
     ``/tmp``, ``/var/tmp``, ``$TMPDIR``); ``fallback``: the private directory of a process started
     outside every area. ``tmpfs``: directories seen empty (``/run``: the sockets of the host's
     services). ``network``: False gives the process a network namespace of its own with only a
-    loopback interface that is down (bwrap ``--unshare-net``)."""
+    loopback interface that is down (bwrap ``--unshare-net``). ``unix_sockets``: False refuses
+    ``socket(AF_UNIX, ...)`` inside (gate/engine/seccomp.py), where the host's ABIs are known
+    (``seccomp`` is then the filter; None: unix sockets stay reachable)."""
 
     def __init__(
         self,
@@ -128,6 +134,7 @@ class Sandbox:
         fallback: Path | None = None,
         tmpfs: Iterable[Path] = (),
         network: bool = True,
+        unix_sockets: bool = False,
     ) -> None:
         self.bwrap = bwrap
         self.writable = tuple(_real(p) for p in writable)
@@ -144,6 +151,8 @@ class Sandbox:
         self.fallback = fallback
         self.tmpfs = tuple(_real(p) for p in tmpfs)
         self.network = network
+        self.unix_sockets = unix_sockets
+        self.seccomp = None if unix_sockets else seccomp.unix_socket_filter()
         self._cache: dict[str, list[str]] = {}
 
     def _area_of(self, cwd: str) -> Area | None:
@@ -214,14 +223,33 @@ class Sandbox:
                 args += ["--bind", str(path), str(path)]
         return [*args, "--proc", "/proc", "--dev", "/dev"]
 
-    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
-        """``argv`` as run inside the sandbox; its stdin must be the timing socket (process._Marks)."""
+    def filter_fd(self) -> int | None:
+        """A fresh descriptor to read the seccomp filter from (bwrap reads it to its end, so one
+        per spawn; the caller passes it to the child and closes it), or None without a filter."""
+        if self.seccomp is None:
+            return None
+        read, write = os.pipe2(os.O_CLOEXEC)
+        try:
+            os.write(write, self.seccomp)  # a few hundred bytes: within any pipe's buffer
+        except OSError:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        return read
+
+    def wrap(self, argv: Sequence[str], cwd: Path, filter_fd: int | None = None) -> list[str]:
+        """``argv`` as run inside the sandbox; its stdin must be the timing socket
+        (process._Marks), and ``filter_fd`` (from :meth:`filter_fd`) passed to the child."""
         key = os.path.realpath(cwd)
         prefix = self._cache.get(key)
         if prefix is None:
-            prefix = [self.bwrap, *self.options(self._area_of(key)), "--", "/bin/sh", "-c", _STARTER, "sh"]
+            prefix = [self.bwrap, *self.options(self._area_of(key))]
             self._cache[key] = prefix
-        return [*prefix, *argv]
+        if self.seccomp is not None and filter_fd is None:
+            raise ValueError("the sandbox's seccomp filter needs a descriptor: Sandbox.filter_fd()")
+        refuse = ["--seccomp", str(filter_fd)] if self.seccomp is not None else []
+        return [*prefix, *refuse, "--", "/bin/sh", "-c", _STARTER, "sh", *argv]
 
 
 def _real(path: Path | str) -> Path:
@@ -353,6 +381,7 @@ def plan(
     bwrap: str,
     env: Mapping[str, str] = os.environ,
     network: bool = True,
+    unix_sockets: bool = False,
     caches: Iterable[str] = (),
     toolchain_dirs: Iterable[str] = (),
 ) -> Sandbox:
@@ -395,6 +424,7 @@ def plan(
         fallback=private_directory(out, "other"),
         tmpfs=tmpfs,
         network=network,
+        unix_sockets=unix_sockets,
     )
 
 
@@ -407,20 +437,27 @@ class Isolation:
 
 def probe(sandbox: Sandbox, cwd: Path) -> str:
     """ "" when the sandbox starts here, else why not (bwrap's own message)."""
+    fd: int | None = None
     try:
+        fd = sandbox.filter_fd()
+        refuse = ["--seccomp", str(fd)] if fd is not None else []
         proc = subprocess.run(
-            [sandbox.bwrap, *sandbox.options(), "--", "/bin/true"],
+            [sandbox.bwrap, *sandbox.options(), *refuse, "--", "/bin/true"],
             cwd=cwd,
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,
             timeout=60,
             check=False,
+            pass_fds=() if fd is None else (fd,),
         )
     except subprocess.TimeoutExpired:
         return "bwrap did not start /bin/true within 60 s"
     except OSError as exc:
         return f"bwrap cannot be started: {exc.strerror or exc}"
+    finally:
+        if fd is not None:
+            os.close(fd)
     if proc.returncode != 0:
         message = " ".join(proc.stderr.split())[:300] or f"exit status {proc.returncode}"
         return f"bwrap cannot create the sandbox here: {message}"
@@ -477,7 +514,17 @@ def choose_isolation(
         sandbox = make(bwrap)
         reason = probe(sandbox, cwd)
         if not reason:
-            return Isolation(sandbox, {"kind": "bwrap", "version": _version(bwrap)})
+            unfiltered = None
+            if sandbox.seccomp is None and not sandbox.unix_sockets:
+                unfiltered = {
+                    "code": WarningCode.UNIX_SOCKETS_UNFILTERED.value,
+                    "message": f"no seccomp filter for this machine ({os.uname().machine}): builds and "
+                    "benchmarks in the sandbox can connect to unix sockets outside /run that this user "
+                    "can reach (x86_64 and aarch64 have one)",
+                    "action": "run on x86_64 or aarch64, or keep service sockets this user can connect to "
+                    "under /run",
+                }
+            return Isolation(sandbox, {"kind": "bwrap", "version": _version(bwrap)}, unfiltered)
         fix = (
             "let unprivileged users create user namespaces (sysctl user.max_user_namespaces > 0; Debian: "
             "sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10+: an AppArmor profile that allows "
