@@ -198,6 +198,11 @@ class Sandbox:
             "/",
             "/",
         ]
+        # What each mounted path shows: a read-only place inside a place already seen read-only at
+        # its own path shows the same files read-only without a mount of its own (bwrap binds
+        # recursively and remounts every submount read-only). Each mount costs bwrap start-up
+        # time on every process (docs/running.md, "Cost of the driver itself").
+        shown: dict[Path, int] = {Path("/"): _READ_ONLY}
         for path, (kind, source) in sorted(
             rules.items(), key=lambda item: (len(item[0].parts), str(item[0]))
         ):
@@ -206,8 +211,12 @@ class Sandbox:
             if kind == _PRIVATE and source is not None:
                 if os.path.isdir(path):  # a place that exists here, seen with the area's content
                     args += ["--bind", str(source), str(path)]
+                    shown[path] = _PRIVATE
                 continue
             if not os.path.lexists(path):
+                continue
+            shown[path] = kind
+            if kind == _READ_ONLY and shown[next(p for p in path.parents if p in shown)] == _READ_ONLY:
                 continue
             if kind == _HIDDEN:
                 if path.is_dir():

@@ -57,9 +57,7 @@ def _sandbox(layout: dict[str, Path]) -> Sandbox:
 
 def test_a_trial_may_write_its_own_worktree_and_scratch_only(layout):
     box = _sandbox(layout)
-    argv = box.wrap(
-        ["/bin/true"], cwd=layout["base"], filter_fd=3
-    )  # the descriptor bwrap reads the filter from
+    argv = box.wrap(["/bin/true"], cwd=layout["base"], filter_fd=3)  # 3: where bwrap reads the filter
     assert argv[0] == "/usr/bin/bwrap" and argv[-1] == "/bin/true"
     options = argv[1 : argv.index("--")]
     assert options[:6] == ["--die-with-parent", "--unshare-pid", "--cap-drop", "ALL", "--ro-bind", "/"]
@@ -69,9 +67,7 @@ def test_a_trial_may_write_its_own_worktree_and_scratch_only(layout):
         ("--bind", str(layout["home"])),
         ("--ro-bind", str(layout["runner"])),
         ("--ro-bind", str(layout["runner"] / ".credentials")),  # /dev/null over it
-        ("--ro-bind", str(layout["repo"])),
-        ("--ro-bind", str(layout["git"])),
-        ("--ro-bind", str(layout["out"])),
+        # the repository, its .git and OUT: read-only through the runner's bind, no mount of their own
         ("--bind", str(layout["base scratch"])),
         ("--bind", str(layout["base"])),
     ]
