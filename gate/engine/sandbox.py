@@ -60,7 +60,9 @@ persistent runner: that is what an ephemeral runner is for (docs/github-actions.
 benchmark runner (checklist)").
 
 Timing: the sandbox is set up before the command starts and torn down after it ended. A shell
-inside sends one datagram before it starts the command and one when the command has exited,
+inside sends one datagram from the forked process that then execs the command (after a new
+process's wait for its first turn on a CPU, which the unsandboxed spawn, a vfork, does not pay
+either) and one when the command has exited,
 stamped by the kernel when sent; :class:`~gate.engine.process.SubprocessRunner` measures the process's wall time
 (``ProcessResult.elapsed_s``, the command adapter's ``value = "wall"``) between the two, so
 neither bwrap's set-up nor the namespace's teardown is measured. Frameworks that time
@@ -85,9 +87,13 @@ from gate.errors import RunError
 from gate.warning_codes import WarningCode
 
 # Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, process._Marks) says
-# "set up, starting the command now", a second one "the command has ended"; the command gets /dev/null as stdin, as
-# without the sandbox, and its exit status is passed on.
-_STARTER = 'printf . >&0; "$@" </dev/null; s=$?; printf . >&0; exit $s'
+# "set up, starting the command now", a second one "the command has ended"; the command gets
+# /dev/null as stdin, as without the sandbox, and its exit status is passed on. The first mark is
+# sent by the forked subshell that then becomes the command (exec): a new process waits for a CPU
+# before it first runs, which without the sandbox the measured spawn does not (vfork lends it the
+# gate's); sent by the parent before the fork, that wait was in the value (+36 % on the
+# /bin/true value on 2 cores at load 22, benchmarks/bench_sandbox.py).
+_STARTER = '(printf . >&0; exec "$@" </dev/null); s=$?; printf . >&0; exit $s'
 
 _OFF_FIX = 'or, if only trusted code ever runs on this machine, set [suite] sandbox = "off"'
 
