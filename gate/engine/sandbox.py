@@ -91,8 +91,8 @@ from gate.warning_codes import WarningCode
 # /dev/null as stdin, as without the sandbox, and its exit status is passed on. The first mark is
 # sent by the forked subshell that then becomes the command (exec): a new process waits for a CPU
 # before it first runs, which without the sandbox the measured spawn does not (vfork lends it the
-# gate's); sent by the parent before the fork, that wait was in the value (+36 % on the
-# /bin/true value on 2 cores at load 22, benchmarks/bench_sandbox.py).
+# gate's); sent by the parent before the fork, that wait was in the value (milliseconds on a
+# loaded machine: docs/running.md, "The sandbox on real adapters").
 _STARTER = '(printf . >&0; exec "$@" </dev/null); s=$?; printf . >&0; exit $s'
 
 _OFF_FIX = 'or, if only trusted code ever runs on this machine, set [suite] sandbox = "off"'
