@@ -64,6 +64,8 @@ class WarningCode(StrEnum):
     # the trials ran without the bubblewrap sandbox (gate/engine/sandbox.py)
     NO_SANDBOX = "no_sandbox", _C.ISOLATION
     SANDBOX_OFF = "sandbox_off", _C.ISOLATION
+    # no seccomp filter for this host's architecture: unix sockets reachable (gate/engine/seccomp.py)
+    UNIX_SOCKETS_UNFILTERED = "unix_sockets_unfiltered", _C.ISOLATION
     # on GitHub: security keys of a configuration head chose, and a file's sandbox = "off",
     # are not obeyed (gate/engine/trusted_keys.py)
     HEAD_SECURITY_KEYS_IGNORED = "head_security_keys_ignored", _C.ISOLATION

@@ -516,6 +516,7 @@ def _runner(
             versions=areas,
             bwrap=bwrap,
             network=network,
+            unix_sockets=config.suite.unix_sockets,
             caches=config.suite.caches,
             toolchain_dirs=config.suite.toolchains,
         ),
@@ -523,7 +524,10 @@ def _runner(
     )
     if isolation.sandbox is not None:
         isolation = sandbox.Isolation(
-            isolation.sandbox, {**isolation.meta, "network": network}, isolation.warning
+            isolation.sandbox,
+            # unix_sockets: whether socket(AF_UNIX) works inside (opted in, or no filter for this host)
+            {**isolation.meta, "network": network, "unix_sockets": isolation.sandbox.seccomp is None},
+            isolation.warning,
         )
     if isolation.warning is not None:
         _warn_and_record(isolation.warning, warnings)

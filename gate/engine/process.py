@@ -367,8 +367,6 @@ class SubprocessRunner:
         progress: Callable[[str], None] | None = None,
     ) -> ProcessResult:
         args: Sequence[str] = ["/bin/sh", "-c", argv] if isinstance(argv, str) else list(argv)
-        if self.sandbox is not None:
-            args = self.sandbox.wrap(args, cwd)
         full_env: Mapping[str, str] | None
         if env:
             full_env = {**self.base_env, **scrub_env(env, self.pass_env)}
@@ -383,6 +381,7 @@ class SubprocessRunner:
         failed: OSError | None = None
         fds: list[int] = []  # pipe ends still open here, closed on the way out
         marks: _Marks | None = None
+        filter_fd: int | None = None  # the sandbox's seccomp filter, read by bwrap
         try:
             signals.hold()
             try:
@@ -392,6 +391,10 @@ class SubprocessRunner:
                 fds += (err_r, err_w)
                 if self.sandbox is not None:
                     marks = _Marks()
+                    filter_fd = self.sandbox.filter_fd()
+                    if filter_fd is not None:
+                        fds.append(filter_fd)
+                    args = self.sandbox.wrap(args, cwd, filter_fd)
             except OSError as exc:  # out of descriptors (as Popen's own pipes would have been)
                 return _cannot_start(args, exc)
             start = time.perf_counter()
@@ -416,6 +419,7 @@ class SubprocessRunner:
                     # trial. process_group=0 (setpgid) rather than start_new_session (setsid): the
                     # latter costs ~3 ms per spawn here (no vfork), more than a trivial benchmark.
                     process_group=0,
+                    pass_fds=() if filter_fd is None else (filter_fd,),
                 )
             except OSError as exc:  # missing executable, bad cwd
                 failed = exc
@@ -424,6 +428,9 @@ class SubprocessRunner:
                 fds.remove(fd)
             if marks is not None:
                 marks.peer.close()
+            if filter_fd is not None:
+                os.close(filter_fd)
+                fds.remove(filter_fd)
             if proc is None:
                 assert failed is not None
                 return _cannot_start(args, failed)

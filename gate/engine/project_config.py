@@ -57,6 +57,7 @@ SUITE_KEYS: dict[str, str] = {
     "pass_env": "environment variable names passed to benchmarks although they look like secrets",
     "sandbox": 'isolation of builds, benchmarks and resets (bubblewrap): "auto" | "on" | "off"',
     "network": "network in the sandbox: true | false (default: off on a pull request's event, on elsewhere)",
+    "unix_sockets": "let the sandbox create unix sockets (socket(AF_UNIX)): true | false (default false)",
     "caches": "directories the sandbox binds writable at their place, shared by base and head (build caches)",
     "toolchains": "directories under $HOME the sandbox binds read-only besides those found on PATH",
     "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/engine/layout.py)",
@@ -155,6 +156,9 @@ class SuiteConfig:
     sandbox: str = "auto"
     # None: off on a pull request's event, on elsewhere (gate/engine/sandbox.py)
     network: bool | None = None
+    # False: socket(AF_UNIX) refused in the sandbox (gate/engine/seccomp.py); true for runtimes
+    # that need one (Python 3.14's forkserver, multiprocessing managers, JVM attach)
+    unix_sockets: bool = False
     caches: tuple[str, ...] = ()  # writable binds, "~/" = $HOME
     toolchains: tuple[str, ...] = ()  # read-only binds under $HOME, "~/" = $HOME
     # Mytkowicz et al. (ASPLOS'09): environment size alone shifts timings; a random size per
@@ -452,6 +456,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         pass_env=_env_names(table.get("pass_env", []), "[suite].pass_env"),
         sandbox=sandbox,
         network=None if table.get("network") is None else _bool(table["network"], "[suite].network"),
+        unix_sockets=_bool(table.get("unix_sockets", False), "[suite].unix_sockets"),
         caches=_paths(table.get("caches", []), "[suite].caches"),
         toolchains=_paths(table.get("toolchains", []), "[suite].toolchains"),
         randomise_layout=_bool(table.get("randomise_layout", True), "[suite].randomise_layout"),

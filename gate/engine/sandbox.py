@@ -22,7 +22,9 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   toolchains under ``$HOME`` are bound back read-only (:func:`toolchains`).
 * **No service sockets, no network on a pull request.** ``/run`` and ``/var/run`` are empty
   (tmpfs): a read-only bind does not stop ``connect()`` to a socket there (``docker.sock``: root
-  on a host where the runner user is in ``docker``). Without ``network`` the sandbox has a
+  on a host where the runner user is in ``docker``). Nor to one anywhere else: a seccomp filter
+  (bwrap ``--seccomp``, gate/engine/seccomp.py) refuses ``socket(AF_UNIX)``, unless ``[suite]
+  unix_sockets = true`` (``socketpair`` stays: it reaches nothing). Without ``network`` the sandbox has a
   network namespace of its own (``--unshare-net``): no route anywhere, localhost included.
   Read-only again inside those, whatever their place: the gate's own files (its venv or install
   prefix, its interpreter, its package), the runner's tool cache (``RUNNER_TOOL_CACHE``, where
@@ -48,7 +50,9 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   included.
 
 Not covered: the network on trusted events (builds download dependencies) or with
-``network = true``, sockets outside ``/run`` the runner user can reach, reading files this user
+``network = true``, unix sockets outside ``/run`` the runner user can reach when ``[suite]
+unix_sockets = true`` or on a host whose ABIs the filter does not know (neither x86_64 nor
+aarch64: warning ``unix_sockets_unfiltered``), reading files this user
 can read outside ``$HOME`` and ``/tmp`` (other repositories), the terminal a local run is started
 from (TIOCSTI, as without the sandbox; kernels from 6.2 refuse it with
 ``dev.tty.legacy_tiocsti = 0``), and what persists in the ``[suite] caches`` for later jobs on a
@@ -56,7 +60,9 @@ persistent runner: that is what an ephemeral runner is for (docs/github-actions.
 benchmark runner (checklist)").
 
 Timing: the sandbox is set up before the command starts and torn down after it ended. A shell
-inside sends one datagram before it starts the command and one when the command has exited,
+inside sends one datagram from the forked process that then execs the command (after a new
+process's wait for its first turn on a CPU, which the unsandboxed spawn, a vfork, does not pay
+either) and one when the command has exited,
 stamped by the kernel when sent; :class:`~gate.engine.process.SubprocessRunner` measures the process's wall time
 (``ProcessResult.elapsed_s``, the command adapter's ``value = "wall"``) between the two, so
 neither bwrap's set-up nor the namespace's teardown is measured. Frameworks that time
@@ -76,14 +82,18 @@ from pathlib import Path
 from typing import Any
 
 import gate
-from gate.engine import programs, worktree
+from gate.engine import programs, seccomp, worktree
 from gate.errors import RunError
 from gate.warning_codes import WarningCode
 
 # Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, process._Marks) says
-# "set up, starting the command now", a second one "the command has ended"; the command gets /dev/null as stdin, as
-# without the sandbox, and its exit status is passed on.
-_STARTER = 'printf . >&0; "$@" </dev/null; s=$?; printf . >&0; exit $s'
+# "set up, starting the command now", a second one "the command has ended"; the command gets
+# /dev/null as stdin, as without the sandbox, and its exit status is passed on. The first mark is
+# sent by the forked subshell that then becomes the command (exec): a new process waits for a CPU
+# before it first runs, which without the sandbox the measured spawn does not (vfork lends it the
+# gate's); sent by the parent before the fork, that wait was in the value (milliseconds on a
+# loaded machine: docs/running.md, "The sandbox on real adapters").
+_STARTER = '(printf . >&0; exec "$@" </dev/null); s=$?; printf . >&0; exit $s'
 
 _OFF_FIX = 'or, if only trusted code ever runs on this machine, set [suite] sandbox = "off"'
 
@@ -112,7 +122,9 @@ class Sandbox:
     ``/tmp``, ``/var/tmp``, ``$TMPDIR``); ``fallback``: the private directory of a process started
     outside every area. ``tmpfs``: directories seen empty (``/run``: the sockets of the host's
     services). ``network``: False gives the process a network namespace of its own with only a
-    loopback interface that is down (bwrap ``--unshare-net``)."""
+    loopback interface that is down (bwrap ``--unshare-net``). ``unix_sockets``: False refuses
+    ``socket(AF_UNIX, ...)`` inside (gate/engine/seccomp.py), where the host's ABIs are known
+    (``seccomp`` is then the filter; None: unix sockets stay reachable)."""
 
     def __init__(
         self,
@@ -128,6 +140,7 @@ class Sandbox:
         fallback: Path | None = None,
         tmpfs: Iterable[Path] = (),
         network: bool = True,
+        unix_sockets: bool = False,
     ) -> None:
         self.bwrap = bwrap
         self.writable = tuple(_real(p) for p in writable)
@@ -144,6 +157,8 @@ class Sandbox:
         self.fallback = fallback
         self.tmpfs = tuple(_real(p) for p in tmpfs)
         self.network = network
+        self.unix_sockets = unix_sockets
+        self.seccomp = None if unix_sockets else seccomp.unix_socket_filter()
         self._cache: dict[str, list[str]] = {}
 
     def _area_of(self, cwd: str) -> Area | None:
@@ -189,6 +204,11 @@ class Sandbox:
             "/",
             "/",
         ]
+        # What each mounted path shows: a read-only place inside a place already seen read-only at
+        # its own path shows the same files read-only without a mount of its own (bwrap binds
+        # recursively and remounts every submount read-only). Each mount costs bwrap start-up
+        # time on every process (docs/running.md, "Cost of the driver itself").
+        shown: dict[Path, int] = {Path("/"): _READ_ONLY}
         for path, (kind, source) in sorted(
             rules.items(), key=lambda item: (len(item[0].parts), str(item[0]))
         ):
@@ -197,8 +217,12 @@ class Sandbox:
             if kind == _PRIVATE and source is not None:
                 if os.path.isdir(path):  # a place that exists here, seen with the area's content
                     args += ["--bind", str(source), str(path)]
+                    shown[path] = _PRIVATE
                 continue
             if not os.path.lexists(path):
+                continue
+            shown[path] = kind
+            if kind == _READ_ONLY and shown[next(p for p in path.parents if p in shown)] == _READ_ONLY:
                 continue
             if kind == _HIDDEN:
                 if path.is_dir():
@@ -214,14 +238,33 @@ class Sandbox:
                 args += ["--bind", str(path), str(path)]
         return [*args, "--proc", "/proc", "--dev", "/dev"]
 
-    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
-        """``argv`` as run inside the sandbox; its stdin must be the timing socket (process._Marks)."""
+    def filter_fd(self) -> int | None:
+        """A fresh descriptor to read the seccomp filter from (bwrap reads it to its end, so one
+        per spawn; the caller passes it to the child and closes it), or None without a filter."""
+        if self.seccomp is None:
+            return None
+        read, write = os.pipe2(os.O_CLOEXEC)
+        try:
+            os.write(write, self.seccomp)  # a few hundred bytes: within any pipe's buffer
+        except OSError:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        return read
+
+    def wrap(self, argv: Sequence[str], cwd: Path, filter_fd: int | None = None) -> list[str]:
+        """``argv`` as run inside the sandbox; its stdin must be the timing socket
+        (process._Marks), and ``filter_fd`` (from :meth:`filter_fd`) passed to the child."""
         key = os.path.realpath(cwd)
         prefix = self._cache.get(key)
         if prefix is None:
-            prefix = [self.bwrap, *self.options(self._area_of(key)), "--", "/bin/sh", "-c", _STARTER, "sh"]
+            prefix = [self.bwrap, *self.options(self._area_of(key))]
             self._cache[key] = prefix
-        return [*prefix, *argv]
+        if self.seccomp is not None and filter_fd is None:
+            raise ValueError("the sandbox's seccomp filter needs a descriptor: Sandbox.filter_fd()")
+        refuse = ["--seccomp", str(filter_fd)] if self.seccomp is not None else []
+        return [*prefix, *refuse, "--", "/bin/sh", "-c", _STARTER, "sh", *argv]
 
 
 def _real(path: Path | str) -> Path:
@@ -353,6 +396,7 @@ def plan(
     bwrap: str,
     env: Mapping[str, str] = os.environ,
     network: bool = True,
+    unix_sockets: bool = False,
     caches: Iterable[str] = (),
     toolchain_dirs: Iterable[str] = (),
 ) -> Sandbox:
@@ -395,6 +439,7 @@ def plan(
         fallback=private_directory(out, "other"),
         tmpfs=tmpfs,
         network=network,
+        unix_sockets=unix_sockets,
     )
 
 
@@ -407,20 +452,27 @@ class Isolation:
 
 def probe(sandbox: Sandbox, cwd: Path) -> str:
     """ "" when the sandbox starts here, else why not (bwrap's own message)."""
+    fd: int | None = None
     try:
+        fd = sandbox.filter_fd()
+        refuse = ["--seccomp", str(fd)] if fd is not None else []
         proc = subprocess.run(
-            [sandbox.bwrap, *sandbox.options(), "--", "/bin/true"],
+            [sandbox.bwrap, *sandbox.options(), *refuse, "--", "/bin/true"],
             cwd=cwd,
             capture_output=True,
             text=True,
             stdin=subprocess.DEVNULL,
             timeout=60,
             check=False,
+            pass_fds=() if fd is None else (fd,),
         )
     except subprocess.TimeoutExpired:
         return "bwrap did not start /bin/true within 60 s"
     except OSError as exc:
         return f"bwrap cannot be started: {exc.strerror or exc}"
+    finally:
+        if fd is not None:
+            os.close(fd)
     if proc.returncode != 0:
         message = " ".join(proc.stderr.split())[:300] or f"exit status {proc.returncode}"
         return f"bwrap cannot create the sandbox here: {message}"
@@ -477,7 +529,17 @@ def choose_isolation(
         sandbox = make(bwrap)
         reason = probe(sandbox, cwd)
         if not reason:
-            return Isolation(sandbox, {"kind": "bwrap", "version": _version(bwrap)})
+            unfiltered = None
+            if sandbox.seccomp is None and not sandbox.unix_sockets:
+                unfiltered = {
+                    "code": WarningCode.UNIX_SOCKETS_UNFILTERED.value,
+                    "message": f"no seccomp filter for this machine ({os.uname().machine}): builds and "
+                    "benchmarks in the sandbox can connect to unix sockets outside /run that this user "
+                    "can reach (x86_64 and aarch64 have one)",
+                    "action": "run on x86_64 or aarch64, or keep service sockets this user can connect to "
+                    "under /run",
+                }
+            return Isolation(sandbox, {"kind": "bwrap", "version": _version(bwrap)}, unfiltered)
         fix = (
             "let unprivileged users create user namespaces (sysctl user.max_user_namespaces > 0; Debian: "
             "sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10+: an AppArmor profile that allows "

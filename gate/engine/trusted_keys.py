@@ -29,9 +29,16 @@ from gate.model import warning
 from gate.warning_codes import WarningCode
 
 # [suite] keys a configuration chosen by head does not set on GitHub: the sandbox, the secrets
-# passed into it, its network, and its binds of places outside the worktree (writable caches,
+# passed into it, its network and unix sockets, and its binds of places outside the worktree (writable caches,
 # read-only toolchains under $HOME: either could expose or poison the runner's files).
-HEAD_IGNORED_SUITE_KEYS: Final[tuple[str, ...]] = ("sandbox", "pass_env", "network", "caches", "toolchains")
+HEAD_IGNORED_SUITE_KEYS: Final[tuple[str, ...]] = (
+    "sandbox",
+    "pass_env",
+    "network",
+    "unix_sockets",
+    "caches",
+    "toolchains",
+)
 # GitHub events only people with write access start (run/action.yml reads head's files for them)
 TRUSTED_EVENTS: Final[tuple[str, ...]] = ("push", "schedule", "workflow_dispatch")
 INPUT_FIX: Final = (

@@ -11,6 +11,8 @@ import json
 import os
 import shutil
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import textwrap
@@ -388,6 +390,34 @@ def test_wall_time_starts_once_the_sandbox_is_set_up(tmp_path):
     result = SubprocessRunner(sandbox=box)(["true"], cwd=tmp_path / "work", timeout=60)
     assert result.returncode == 0 and time.perf_counter() - started >= 3
     assert result.elapsed_s < 3
+
+
+def test_the_start_mark_comes_from_the_process_that_becomes_the_command(tmp_path):
+    """The wall time's start mark is sent after the fork, by the process that then execs the
+    command (its pid, as the kernel passes it with SO_PASSCRED, is the command's): the wait of a
+    new process for its first turn on a CPU is not in the value, as without the sandbox."""
+    bwrap = require_tool("bwrap")
+    (tmp_path / "work").mkdir()
+    box = sandbox.Sandbox(bwrap, writable=[Path("/tmp")], read_only=[])
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+    fd = box.filter_fd()
+    argv = box.wrap(["sleep", "2"], tmp_path / "work", fd)
+    proc = subprocess.Popen(argv, stdin=theirs, cwd=tmp_path / "work", pass_fds=(fd,) if fd else ())
+    try:
+        theirs.close()
+        if fd is not None:
+            os.close(fd)
+        _, ancillary, _, _ = ours.recvmsg(16, socket.CMSG_SPACE(12))
+        (sender,) = [
+            struct.unpack("iII", v[:12])[0] for lvl, kind, v in ancillary if kind == socket.SCM_CREDENTIALS
+        ]
+        time.sleep(0.5)  # the sender execs the command right after the mark
+        assert Path(f"/proc/{sender}/cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", b"2"]
+    finally:
+        proc.kill()
+        proc.wait()
+        ours.close()
 
 
 # Plants a global git config in $HOME (here bound writable as a [suite] caches entry: by default

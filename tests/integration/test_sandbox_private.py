@@ -1,6 +1,7 @@
 """What the sandbox (gate/engine/sandbox.py) keeps apart: each version has its own ``$HOME`` and
 ``/tmp``; the host's service sockets under ``/run`` are out of sight; on a pull request's event
-there is no network, localhost included, unless base's ``[suite] network = true``."""
+there is no network, localhost included, unless base's ``[suite] network = true``; no unix socket
+can be created (so none connected, wherever it is) unless base's ``[suite] unix_sockets = true``."""
 
 from __future__ import annotations
 
@@ -116,9 +117,9 @@ def test_a_unix_socket_under_a_tmpfs_place_cannot_be_connected(tmp_path):
     work.mkdir()
     try:
         argv = [PY, "-c", CONNECT_UNIX, str(run_dir / "docker.sock")]
-        read_only = sandbox.Sandbox(bwrap, writable=[], read_only=[run_dir])
+        read_only = sandbox.Sandbox(bwrap, writable=[], read_only=[run_dir], unix_sockets=True)
         assert SubprocessRunner(sandbox=read_only)(argv, cwd=work, timeout=60).stdout.strip() == "connected"
-        hidden = sandbox.Sandbox(bwrap, writable=[], read_only=[], tmpfs=[run_dir])
+        hidden = sandbox.Sandbox(bwrap, writable=[], read_only=[], tmpfs=[run_dir], unix_sockets=True)
         result = SubprocessRunner(sandbox=hidden)(argv, cwd=work, timeout=60)
         assert result.returncode != 0 and "FileNotFoundError" in result.stderr
     finally:
@@ -160,3 +161,56 @@ def test_localhost_cannot_be_reached_on_a_pull_request_event_unless_base_allows_
         assert metas[False]["network"] is False and metas[True]["network"] is True
     finally:
         server.close()
+
+
+# 2: connected to the socket, 1: refused; exits non-zero when socketpair() fails (the runtimes need it)
+CONNECT_UNIX_PATH = r"""
+import socket, sys
+a, b = socket.socketpair()
+a.sendall(b"x")
+assert b.recv(1) == b"x"
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    print(2)
+except OSError:
+    print(1)
+"""
+
+
+def test_a_unix_socket_behind_a_read_only_bind_cannot_be_connected_unless_base_allows_it(tmp_path):
+    """The socket listens in the repository, which the sandbox binds read-only (not /run, not
+    /tmp): only the seccomp filter (gate/engine/seccomp.py) keeps the benchmark from it."""
+    require_tool("bwrap")
+    seen, walls, metas = {}, {}, {}
+    for opt_in in ("", "unix_sockets = true\n"):
+        where = tmp_path / ("on" if opt_in else "off")
+        where.mkdir()
+        sockets = where / "repo" / "sockets"
+        toml = (
+            f'[suite]\nadapter = "command"\ntimeout = 60\n{opt_in}'
+            f'[[benchmark]]\nname = "unix"\ncommand = "{PY} unix.py {sockets}/svc.sock"\nunit = "x"\n'
+            '[[benchmark]]\nname = "wall"\ncommand = "true"\nvalue = "wall"\n'
+            "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
+        )
+        repo = _repo_with(where, toml, {"unix.py": CONNECT_UNIX_PATH})
+        assert repo == where / "repo"
+        sockets.mkdir()
+        server = _listen_unix(sockets / "svc.sock")
+        try:
+            done = _run(repo, where / "out", GITHUB_ACTIONS="true", GITHUB_EVENT_NAME="push")
+        finally:
+            server.close()
+        assert done.returncode == 0, done.stderr
+        import pandas as pd
+
+        trials = pd.read_csv(where / "out" / "trials.csv", keep_default_na=False)
+        assert set(trials["status"]) == {"ok"}, trials["reason"].tolist()
+        seen[bool(opt_in)] = sorted(trials[trials["benchmark"] == "unix"]["value"].astype(int))
+        walls[bool(opt_in)] = trials[trials["benchmark"] == "wall"]["value"].astype(float).tolist()
+        metas[bool(opt_in)] = json.loads((where / "out" / "meta.json").read_text())["sandbox"]
+    assert seen[False] == [1, 1]  # refused in both versions
+    assert seen[True] == [2, 2]  # the control: base opted in
+    for values in walls.values():  # the timing marks (a socketpair made outside) still work
+        assert len(values) == 2 and all(0 < v < 5 for v in values)
+    assert metas[False]["unix_sockets"] is False and metas[True]["unix_sockets"] is True

@@ -13,6 +13,7 @@ from gate.engine.project_config import parse_config
 LOOSE = b"""[suite]
 adapter = "command"
 network = true
+unix_sockets = true
 caches = ["/var/lib/runner-secrets"]
 toolchains = ["~/.ssh"]
 pass_env = ["MY_DEPLOY_TOKEN"]
@@ -27,7 +28,7 @@ measurements = 1
 PR_EVENT = {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request"}
 
 
-@pytest.mark.parametrize("key", ["network", "caches", "toolchains", "pass_env"])
+@pytest.mark.parametrize("key", ["network", "unix_sockets", "caches", "toolchains", "pass_env"])
 def test_head_cannot_open_the_network_or_bind_places_outside_the_worktree(key: str) -> None:
     config = parse_config(LOOSE, Path(".ordertrap.toml"))
     kept, warnings = trusted_keys.apply(
