@@ -1,8 +1,8 @@
 """Which commits the run action measures and which revision's settings judge them.
 
-:func:`resolve_revisions` is the whole rule, a pure function of the event, the inputs and three questions
-to git (:class:`GitFacts`), so a table of cases tests it (tests/unit/action/test_revisions.py);
-:class:`Git` answers the questions in the checkout.
+:func:`resolve_revisions` is the whole rule, a pure function of the event, the inputs and three
+questions to git (:class:`GitFacts`), so a table of cases tests it
+(tests/unit/action/test_revisions.py); :class:`Git` answers the questions in the checkout.
 
 * **head**: the ``head`` input, else the pull request's head commit, else ``GITHUB_SHA``.
 * **base**: the ``base`` input; for a pull request the merge-base of its base and head (the code

@@ -1,6 +1,6 @@
 """The run action's event → (base, head, config-from, config revision, calibration) rule
-(gate.action.revisions.resolve_revisions) as a table: each row an event, the inputs, what the commits hold,
-and the decision. The git questions are answered from the row (the rule is pure); the answers of
+(gate.action.revisions.resolve_revisions) as a table: each row an event, the inputs, what the
+commits hold, and the resulting revisions. The git questions are answered from the row (the rule is pure); the answers of
 a real clone are checked in tests/integration/test_run_action.py."""
 
 from __future__ import annotations
