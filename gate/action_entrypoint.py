@@ -1,13 +1,15 @@
 """The root Docker action, ``ordertrap-gate action`` (the image runs ``python -I -m gate action``).
 
 GitHub runs the image with the workspace mounted at ``/github/workspace`` (also the working
-directory) and the inputs in ``INPUT_*`` as mapped in ``action.yml``'s ``runs.env``. This maps
-them explicitly onto the CLI, in three steps:
+directory) and the inputs in ``INPUT_*`` as mapped in ``action.yml``'s ``runs.env``, read once
+into typed settings (:class:`gate.github.context.ActionInputs`). The verbs' keyword cores are
+called with them in process, each through :func:`gate.commands.call_verb` (an error ends the verb
+as on the command line), in three steps:
 
-1. ``ordertrap-gate analyze TRIALS... --json REPORT_DIR/analysis.json`` (+ base, head,
-   statistic, bootstrap, confidence, threshold_pct when given);
-2. ``ordertrap-gate report REPORT_DIR/analysis.json --format html`` (a failure here is a warning:
-   the verdict does not depend on the HTML report);
+1. ``analyze`` of the trial logs into ``REPORT_DIR/analysis.json`` (with base, head, statistic,
+   bootstrap, confidence, threshold_pct when given);
+2. ``report`` of it as ``REPORT_DIR/report.html`` (a failure here is a warning: the verdict does
+   not depend on the HTML report);
 3. publish (comment, status, summary, outputs) with the settings read once at the start.
 
 The token is read once into the settings and removed from this process's environment before
@@ -32,17 +34,19 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-from gate import cli, workflow_commands
+from gate import workflow_commands
+from gate.commands import analyze as analyze_cmd
+from gate.commands import call_verb
 from gate.commands import publish as publish_cmd
+from gate.commands import report as report_cmd
 from gate.errors import ConfigError, GateError
 from gate.github import outputs
 from gate.github.client import make_client
-from gate.github.context import ActionContext, ActionInputs, from_env
+from gate.github.context import DEFAULT_REPORT_DIR, ActionContext, ActionInputs, from_env
 from gate.github.event import load_event
 
-DEFAULT_REPORT_DIR = "ordertrap-report"
 TOKEN_VARIABLES = ("INPUT_GITHUB_TOKEN", "GITHUB_TOKEN")
 # sysexits(3) EX_SOFTWARE, "an internal software error has been detected": apart from 1 (the
 # gate failed) and 2 (an input or API error the message explains)
@@ -79,28 +83,28 @@ def expand_trials(patterns: tuple[str, ...], root: Path) -> list[Path]:
     return list(found.values())
 
 
-def analyze_args(inputs: ActionInputs, trials: list[Path], analysis: Path) -> list[str]:
-    """``analyze``'s argv from the checked inputs (an input not given leaves analyze's default)."""
-    args = ["analyze", *map(str, trials), "--json", str(analysis)]
-    for flag, value in (
-        ("--base", inputs.base),
-        ("--head", inputs.head),
-        ("--statistic", inputs.statistic),
-        ("--bootstrap", inputs.bootstrap),
-        ("--confidence", inputs.confidence),
-        ("--threshold-pct", inputs.threshold_pct),
-    ):
-        if value:
-            args += [flag, repr(value) if isinstance(value, float) else value]
-    return args
+def analyze_options(inputs: ActionInputs) -> dict[str, Any]:
+    """``analyze``'s keyword arguments from the checked inputs (an input not given leaves
+    analyze's default, as a flag not given does)."""
+    given = {
+        "base": inputs.base,
+        "head": inputs.head,
+        "statistic": inputs.statistic,
+        "bootstrap": inputs.bootstrap,
+        "confidence": inputs.confidence,
+        "threshold_pct": inputs.threshold_pct,
+    }
+    return {name: value for name, value in given.items() if value}
 
 
-def _cli(args: list[str]) -> int:
-    """Run a gate subcommand in process; an argparse error (SystemExit) is a failed step too."""
-    try:
-        return cli.main(args)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 2
+def _analyze(inputs: ActionInputs, trials: list[Path], analysis: Path) -> int:
+    analyze_cmd.analyze(trials, analysis, **analyze_options(inputs))
+    return 0
+
+
+def _report(analysis: Path, report: Path, calibration: Path | None, run_url: str | None) -> int:
+    report_cmd.report(analysis, format="html", out=report, calibration=calibration, run_url=run_url)
+    return 0
 
 
 def relative_to(path: Path, root: Path) -> str:
@@ -186,18 +190,16 @@ def _main(settings: ActionContext) -> int:
             workflow_commands.group(f"analyze {len(trials)} trial log(s)"),
             workflow_commands.stop_commands(),
         ):
-            code = _cli(analyze_args(settings.inputs, trials, analysis))
+            code = call_verb("analyze", lambda: _analyze(settings.inputs, trials, analysis))
         if code != 0:
             print(f"ordertrap-gate action: analyze exited {code}; publishing status `error`", file=sys.stderr)
     report_path = ""
     if analysis.is_file():
         with workflow_commands.group("HTML report"), workflow_commands.stop_commands():
-            args = ["report", str(analysis), "--format", "html", "--out", str(report)]
-            if settings.inputs.calibration and (root / settings.inputs.calibration).is_file():
-                args += ["--calibration", str(root / settings.inputs.calibration)]
-            if settings.run_url:
-                args += ["--run-url", settings.run_url]
-            if _cli(args) == 0:
+            calibration = root / settings.inputs.calibration if settings.inputs.calibration else None
+            if calibration is not None and not calibration.is_file():
+                calibration = None
+            if call_verb("report", lambda: _report(analysis, report, calibration, settings.run_url)) == 0:
                 report_path = relative_to(report, root)
             else:
                 outputs.warning(

@@ -1,25 +1,19 @@
 """Command-line entry point: ``ordertrap-gate`` / ``python -m gate``.
 
 Each subcommand lives in its own module under :mod:`gate.commands` and exposes
-``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``. This is the only place
-that turns a :class:`~gate.errors.GateError` into a message and an exit code.
+``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``, run through
+:func:`gate.commands.call_verb`, the one place that turns a :class:`~gate.errors.GateError` into a
+message and an exit code.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import signal
 import sys
-import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType
+from collections.abc import Iterable, Sequence
 
-from gate import __version__
-from gate.bidi import visible_output
-from gate.errors import GateError
-from gate.workflow_commands import inert_output
+from gate import __version__, commands
 
 # Subcommands in pipeline order: (name, module, one-line help). Only the module of the command
 # being run is imported, so ``ordertrap-gate run`` and ``--help`` do not pay for scipy, pandas and
@@ -69,6 +63,12 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "the Docker action (action.yml): analyze the trial logs, write the HTML report, publish; inputs from INPUT_*",
     ),
     (
+        "run-action",
+        "gate.action.run_action",
+        "the run action (run/action.yml): fork check, base and head, artifact folder, then run; "
+        "inputs from INPUT_*",
+    ),
+    (
         "fork-guard",
         "gate.commands.fork_guard",
         "decide whether a pull request's code may run on the self-hosted runner (exit 0 go, 1 refused)",
@@ -90,7 +90,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ),
 )
 
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = commands.EXIT_INTERRUPTED
 
 
 def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
@@ -113,25 +113,6 @@ def build_parser(load: Iterable[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-@contextmanager
-def _sigterm_as_ctrl_c() -> Iterator[None]:
-    """SIGTERM (a cancelled CI job, `kill`) behaves like Ctrl-C everywhere, not only while trials
-    run (the driver's StopFlag handles both there): a build, discovery or reset in progress is
-    killed with its process group and the command exits 130, instead of dying and orphaning it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     # The first word that is not an option names the subcommand (there are no global options
@@ -140,20 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     known = {name for name, _, _ in COMMANDS}
     parser = build_parser([chosen] if chosen in known else [])
     args = parser.parse_args(argv)
-    # On GitHub, nothing printed (benchmark names, quoted framework errors) can be read by the
-    # runner as a workflow command; the gate's own commands go past this filter. Everywhere,
-    # bidirectional controls in what is printed are shown, not obeyed (gate.bidi).
-    with visible_output(), inert_output(), _sigterm_as_ctrl_c():
-        try:
-            return int(args._run(args))
-        except GateError as exc:
-            print(f"ordertrap-gate {args.command}: error: {exc}", file=sys.stderr)
-            return exc.exit_code
-        except KeyboardInterrupt:
-            print(f"ordertrap-gate {args.command}: interrupted", file=sys.stderr)
-            return EXIT_INTERRUPTED
-        except BrokenPipeError:
-            return 0
+    return commands.call_verb(args.command, lambda: args._run(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

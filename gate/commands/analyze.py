@@ -8,12 +8,14 @@ analyzed at all. Problems with part of the input become warnings (JSON + stderr)
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
 from gate.analysis import carryover_exclusion
-from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings
+from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings, Bootstrap, Pairing
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.bidi import show_controls_on_one_line
@@ -29,6 +31,7 @@ NAME = "analyze"
 HELP = "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags"
 
 DEFAULTS = AnalysisSettings()
+Interval = Literal["percentile", "bca"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,31 +107,39 @@ def run_statistic(metas: Sequence[RunMeta]) -> str | None:
 
 
 def _settings(
-    args: argparse.Namespace, confidence: float | None = None, statistic: str | None = None
+    *,
+    statistic: str | None,
+    confidence: float | None,
+    threshold_pct: float,
+    resamples: int,
+    seed: int,
+    bootstrap: Bootstrap,
+    pairing: Pairing,
+    interval: Interval,
+    run_confidence: float | None = None,
+    run_statistic: str | None = None,
 ) -> AnalysisSettings:
-    """``confidence`` / ``statistic``: the defaults when ``--confidence`` / ``--statistic`` are not
-    given (meta.json's per-look level and [suite] statistic)."""
-    if args.confidence is None:
-        args = argparse.Namespace(**{**vars(args), "confidence": confidence or DEFAULTS.confidence})
-    problem = confidence_problem(args.confidence)
+    """``run_confidence`` / ``run_statistic``: the defaults when ``confidence`` / ``statistic`` are
+    not given (meta.json's per-look level and [suite] statistic)."""
+    if confidence is None:
+        confidence = run_confidence or DEFAULTS.confidence
+    problem = confidence_problem(confidence)
     if problem is not None:
-        raise ConfigError(f"--confidence {args.confidence} is {problem}", "pass e.g. --confidence 0.99")
-    problem = threshold_pct_problem(args.threshold_pct)
+        raise ConfigError(f"--confidence {confidence} is {problem}", "pass e.g. --confidence 0.99")
+    problem = threshold_pct_problem(threshold_pct)
     if problem is not None:
-        raise ConfigError(f"--threshold-pct {args.threshold_pct} is {problem}", "pass e.g. --threshold-pct 3")
-    if not 100 <= args.resamples <= 1_000_000:
-        raise ConfigError(
-            f"--resamples {args.resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000"
-        )
+        raise ConfigError(f"--threshold-pct {threshold_pct} is {problem}", "pass e.g. --threshold-pct 3")
+    if not 100 <= resamples <= 1_000_000:
+        raise ConfigError(f"--resamples {resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000")
     return AnalysisSettings(
-        statistic=args.statistic or statistic or DEFAULTS.statistic,
-        confidence=args.confidence,
-        threshold_pct=args.threshold_pct,
-        resamples=args.resamples,
-        seed=args.seed,
-        bootstrap=args.bootstrap,
-        pairing=args.pairing,
-        method=args.interval,
+        statistic=statistic or run_statistic or DEFAULTS.statistic,
+        confidence=confidence,
+        threshold_pct=threshold_pct,
+        resamples=resamples,
+        seed=seed,
+        bootstrap=bootstrap,
+        pairing=pairing,
+        method=interval,
     )
 
 
@@ -176,19 +187,66 @@ def per_look_confidence(metas: Sequence[RunMeta]) -> float | None:
     return next((c for meta in metas if (c := meta.confidence_per_look) is not None), None)
 
 
-def run(args: argparse.Namespace) -> int:
-    _settings(args)  # bad options are reported before any file is read
-    logs = load_trials(args.trials)
-    settings = _settings(args, per_look_confidence(logs.metas), run_statistic(logs.metas))
-    doc = build_analysis(logs, base=args.base, head=args.head, settings=settings, carryover=args.carryover)
+def analyze(
+    trials: Sequence[Path],
+    out: Path,
+    *,
+    base: str | None = None,
+    head: str | None = None,
+    statistic: str | None = None,
+    confidence: float | None = None,
+    threshold_pct: float = DEFAULTS.threshold_pct,
+    resamples: int = DEFAULTS.resamples,
+    seed: int = DEFAULTS.seed,
+    bootstrap: Bootstrap = DEFAULTS.bootstrap,
+    pairing: Pairing = DEFAULTS.pairing,
+    interval: Interval = DEFAULTS.method,
+    carryover: str = "exclude",
+) -> Analysis:
+    """The keyword core of ``analyze`` (its flags' names and defaults; ``out`` is ``--json``):
+    write analysis.json, print the warnings, the versions and the table; return the document."""
+    chosen = functools.partial(
+        _settings,
+        statistic=statistic,
+        confidence=confidence,
+        threshold_pct=threshold_pct,
+        resamples=resamples,
+        seed=seed,
+        bootstrap=bootstrap,
+        pairing=pairing,
+        interval=interval,
+    )
+    chosen()  # bad options are reported before any file is read
+    logs = load_trials(list(trials))
+    settings = chosen(run_confidence=per_look_confidence(logs.metas), run_statistic=run_statistic(logs.metas))
+    doc = build_analysis(logs, base=base, head=head, settings=settings, carryover=carryover)
     try:
-        analysis_json.write(args.json, doc)
+        analysis_json.write(out, doc)
     except OSError as exc:
-        raise InputError(f"cannot write {args.json}: {exc}", "pass a writable --json path") from exc
+        raise InputError(f"cannot write {out}: {exc}", "pass a writable --json path") from exc
     for w in doc["warnings"]:
         print(f"warning [{w['code']}]: {w['message']}\n  action: {w['action']}", file=sys.stderr)
     _print_benchmark_warnings(doc)
     print(versions_line(doc, logs.metas))
     print(benchmark_table(doc))
-    print(f"wrote {args.json}")
+    print(f"wrote {out}")
+    return doc
+
+
+def run(args: argparse.Namespace) -> int:
+    analyze(
+        args.trials,
+        args.json,
+        base=args.base,
+        head=args.head,
+        statistic=args.statistic,
+        confidence=args.confidence,
+        threshold_pct=args.threshold_pct,
+        resamples=args.resamples,
+        seed=args.seed,
+        bootstrap=args.bootstrap,
+        pairing=args.pairing,
+        interval=args.interval,
+        carryover=args.carryover,
+    )
     return 0

@@ -3,7 +3,8 @@
 Exit 3 and name each git config file (never the value) that holds an ``http.*extraheader``
 (actions/checkout's ``persist-credentials``): every worktree of the repository, and so every
 benchmark, could read it. Exit 0 when none is found, 2 when the configuration cannot be read.
-run/action.yml runs it before the benchmarks start (:func:`gate.engine.worktree.persisted_auth_headers`).
+run/action.yml makes the same check before the benchmarks start (``run-action``, in process;
+:func:`gate.engine.worktree.persisted_auth_headers`).
 """
 
 from __future__ import annotations

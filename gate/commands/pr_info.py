@@ -1,6 +1,6 @@
 """`ordertrap-gate pr-info PATH` — store the pull request's number and SHAs beside the trial logs.
 
-run/action.yml writes it on ``pull_request`` events; a ``workflow_run`` publisher reads it back
+run/action.yml writes the same file on ``pull_request`` events (``run-action``, in process); a ``workflow_run`` publisher reads it back
 (``pr_info`` input) and checks it against the API before it comments (:mod:`gate.github.event`).
 """
 

@@ -10,6 +10,7 @@ from gate.decision import Decision
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json, calibration_json
 from gate.render import MAX_PLOTS, RenderContext, render
+from gate.render.render import Format
 from gate.workflow_commands import on_github
 
 NAME = "report"
@@ -55,40 +56,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.format == "html" and not args.out:
+def report(
+    analysis: str | Path,
+    *,
+    format: Format = "comment",
+    out: str | Path | None = None,
+    calibration: str | Path | None = None,
+    template_dir: str | Path | None = None,
+    max_plots: int = MAX_PLOTS,
+    run_url: str | None = None,
+    report_url: str | None = None,
+    decision: str | None = None,
+) -> str:
+    """The keyword core of ``report`` (its flags' names and defaults): render ``analysis``, write
+    it to ``out`` (else stdout) and return the text."""
+    if format == "html" and not out:
         raise ConfigError(
             "--format html writes a file, not stdout",
             "add --out PATH, e.g. --out demo-output/report.html",
         )
-    if args.max_plots < 0:
-        raise ConfigError(f"--max-plots must be 0 or more, got {args.max_plots}", "pass e.g. --max-plots 20")
-    if args.template_dir and not Path(args.template_dir).is_dir():
+    if max_plots < 0:
+        raise ConfigError(f"--max-plots must be 0 or more, got {max_plots}", "pass e.g. --max-plots 20")
+    if template_dir and not Path(template_dir).is_dir():
         raise ConfigError(
-            f"--template-dir {args.template_dir} is not a directory",
+            f"--template-dir {template_dir} is not a directory",
             "create it with your template (e.g. comment.md.j2) or drop --template-dir",
         )
-    analysis = analysis_json.read(args.analysis)
-    calibration = calibration_json.read(args.calibration) if args.calibration else None
+    document = analysis_json.read(analysis)
     context = RenderContext(
-        decision=args.decision,
-        run_url=args.run_url,
-        report_url=args.report_url,
-        calibration=calibration,
-        template_dir=str(Path(args.template_dir).resolve()) if args.template_dir else None,
-        max_plots=args.max_plots,
+        decision=decision,
+        run_url=run_url,
+        report_url=report_url,
+        calibration=calibration_json.read(calibration) if calibration else None,
+        template_dir=str(Path(template_dir).resolve()) if template_dir else None,
+        max_plots=max_plots,
         local=not on_github(),
     )
-    text = render(analysis, args.format, context)
-    if args.out:
-        out = Path(args.out)
+    text = render(document, format, context)
+    if out:
+        path = Path(out)
         try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
         except OSError as exc:
-            raise InputError(f"cannot write {out}: {exc}", "choose a writable --out path") from None
-        print(f"wrote {out}")  # as analyze and calibrate say where their file went
+            raise InputError(f"cannot write {path}: {exc}", "choose a writable --out path") from None
+        print(f"wrote {path}")  # as analyze and calibrate say where their file went
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
+    report(
+        args.analysis,
+        format=args.format,
+        out=args.out,
+        calibration=args.calibration,
+        template_dir=args.template_dir,
+        max_plots=args.max_plots,
+        run_url=args.run_url,
+        report_url=args.report_url,
+        decision=args.decision,
+    )
     return 0

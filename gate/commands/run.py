@@ -14,6 +14,7 @@ import secrets
 import socket
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
 
@@ -161,7 +162,7 @@ def _lock(out: Path) -> IO[str]:
     return fh
 
 
-def _repo_for(args: argparse.Namespace) -> Path:
+def _repo_for(args: RunRequest) -> Path:
     if args.repo:
         return worktree.toplevel(Path(args.repo).resolve())
     # the directory as written: a symbolic link committed as the config file must not pick the repository
@@ -172,8 +173,45 @@ def _repo_for(args: argparse.Namespace) -> Path:
         return worktree.toplevel(Path.cwd())
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """The keyword core's arguments: one field per flag of ``run`` (same names and meaning, None
+    where the flag is not given). The run action (gate/action/run_action.py) builds one from its
+    typed inputs; ``budget`` may be seconds (a number) as well as the flag's text."""
+
+    head: str
+    out: str | Path
+    config: str | Path = ".ordertrap.toml"
+    base: str | None = None
+    seed: int | None = None
+    calibration: str | None = None
+    config_from: str | None = None
+    config_rev: str | None = None
+    order_check: bool = False
+    order_pairs: int | None = None
+    instance: str | None = None
+    repo: str | Path | None = None
+    budget: str | float | None = None
+    max_rounds: int | None = None
+    shard: str | None = None
+    sandbox: str | None = None
+    keep_worktrees: bool = False
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> RunRequest:
+        """From the parsed flags (a namespace built by hand may leave the later flags out)."""
+        given = vars(args)
+        return cls(**{f.name: given[f.name] for f in fields(cls) if f.name in given})
+
+
 def run(args: argparse.Namespace, clock: BudgetClock | None = None) -> int:
-    """``clock``: the budget clock of follow-up rounds (default :class:`WallClock`); an evaluation
+    """The argparse front end of :func:`run_benchmarks`."""
+    return run_benchmarks(RunRequest.from_namespace(args), clock)
+
+
+def run_benchmarks(args: RunRequest, clock: BudgetClock | None = None) -> int:
+    """Check out base and head, build, run the schedule (module docstring); the exit status.
+    ``clock``: the budget clock of follow-up rounds (default :class:`WallClock`); an evaluation
     passes one that replays recorded durations in simulated time."""
     out = Path(args.out).resolve()
     try:
@@ -191,7 +229,7 @@ def run(args: argparse.Namespace, clock: BudgetClock | None = None) -> int:
         raise errors.disk_full_error(f"writing {where}", str(exc.strerror), where) from None
 
 
-def _adaptive(args: argparse.Namespace, config: ProjectConfig) -> AdaptiveConfig:
+def _adaptive(args: RunRequest, config: ProjectConfig) -> AdaptiveConfig:
     """``[adaptive]`` of the config, overridden by ``--budget`` / ``--max-rounds``."""
     budget = config.adaptive.budget_s
     if getattr(args, "budget", None) is not None:
@@ -230,7 +268,7 @@ def _recorded_seed(
     return secrets.randbits(32)
 
 
-def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) -> int:
+def _run(args: RunRequest, out: Path, clock: BudgetClock | None = None) -> int:
     """Composition: check the arguments, read the inputs, then plan, check out, record, measure."""
     _check_arguments(args)
     repo = _repo_for(args)
@@ -253,7 +291,7 @@ def _run(args: argparse.Namespace, out: Path, clock: BudgetClock | None = None) 
     checkout.refuse_persisted_credentials(repo)
     meta_path, log_path = out / run_meta.FILE_NAME, out / "trials.csv"
     existing = record.read_existing(out)
-    shard = parse_shard(args.shard) if getattr(args, "shard", None) else None
+    shard = parse_shard(args.shard) if args.shard else None
     seed = args.seed if args.seed is not None else _recorded_seed(existing, shard, config, versions)
     instance = args.instance or socket.gethostname()
     fresh = record.identity(
@@ -411,13 +449,13 @@ def _start(
     return existing, done
 
 
-def _check_arguments(args: argparse.Namespace) -> None:
+def _check_arguments(args: RunRequest) -> None:
     """Flags that contradict each other, reported before any checkout."""
     if getattr(args, "budget", None) is not None:
         parse_duration(args.budget, "--budget")  # a typo is reported before any checkout
     if getattr(args, "max_rounds", None) is not None:
         check_max_rounds(args.max_rounds, "--max-rounds")
-    if getattr(args, "shard", None):
+    if args.shard:
         parse_shard(args.shard)  # a typo is reported before any checkout
     if args.order_check and args.calibration:
         raise ConfigError(
@@ -438,16 +476,14 @@ def _check_arguments(args: argparse.Namespace) -> None:
         )
 
 
-def _read_inputs(
-    args: argparse.Namespace, repo: Path, versions: Sequence[checkout.Version]
-) -> config_files.Inputs:
+def _read_inputs(args: RunRequest, repo: Path, versions: Sequence[checkout.Version]) -> config_files.Inputs:
     """The config and calibration, from the revision --config-from names (docs/running.md)."""
     revisions = {v.role: config_files.Revision(v.role, v.revision, v.sha) for v in versions}
     config_rev = None
     if args.config_rev is not None:
         config_rev = config_files.Revision("base", args.config_rev, worktree.resolve(repo, args.config_rev))
     inputs = config_files.read_inputs(
-        args.config,
+        str(args.config),
         args.calibration,
         args.config_from,
         repo,
@@ -460,7 +496,7 @@ def _read_inputs(
     return inputs
 
 
-def _order_pairs(args: argparse.Namespace, config: ProjectConfig) -> int | None:
+def _order_pairs(args: RunRequest, config: ProjectConfig) -> int | None:
     if not args.order_check:
         return None
     # --order-pairs 0 is an error (the schedule says so), not the default

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from gate.decision import FAIL_ON_CHOICES
 from gate.errors import ConfigError
@@ -29,6 +29,8 @@ DEFAULT_API_URL: Final = "https://api.github.com"
 DEFAULT_SERVER_URL: Final = "https://github.com"
 DEFAULT_ACCEPT_LABEL: Final = "perf-regression-accepted"
 DEFAULT_FORK_LABEL: Final = "ordertrap-run-fork"
+DEFAULT_TRIALS: Final = ("ordertrap-trials/**/trials.csv",)  # where run/action.yml's artifacts land
+DEFAULT_REPORT_DIR: Final = "ordertrap-report"
 COMMENT_CHOICES: Final = ("always", "on-change", "never")
 
 
@@ -142,21 +144,28 @@ def _statistic(name: str, value: str, problems: list[_Problem]) -> str | None:
     return parse_statistic(text)
 
 
-def _boolean(name: str, value: str, problems: list[_Problem]) -> bool:
-    """``true`` or ``false`` (any case), as a workflow's boolean input arrives; empty is false.
-    Anything else is refused rather than read as false: ``allow_fork_prs: yes`` is meant as yes."""
-    text = value.strip().lower()
-    if text in ("", "false"):
+def parse_boolean(text: str) -> bool:
+    """``true`` or ``false`` (any case, blanks around), as a workflow's boolean input arrives; empty
+    is false. Anything else is a ValueError rather than false: ``allow_fork_prs: yes`` is meant as yes."""
+    chosen = text.strip().lower()
+    if chosen in ("", "false"):
         return False
-    if text == "true":
+    if chosen == "true":
         return True
-    problems.append(
-        (
-            f"{name} is {value!r}, which is not true or false",
-            f"set the action input `{name}` to true or false",
+    raise ValueError(f"{text!r} is not true or false")
+
+
+def _boolean(name: str, value: str, problems: list[_Problem]) -> bool:
+    try:
+        return parse_boolean(value)
+    except ValueError:
+        problems.append(
+            (
+                f"{name} is {value!r}, which is not true or false",
+                f"set the action input `{name}` to true or false",
+            )
         )
-    )
-    return False
+        return False
 
 
 def _trials(name: str, value: str, problems: list[_Problem]) -> tuple[str, ...]:
@@ -169,67 +178,72 @@ def _raise(problems: list[_Problem]) -> None:
         raise ConfigError("; ".join(p for p, _ in problems), fix="; ".join(f for _, f in problems))
 
 
+Parser = Callable[[str, str, list[_Problem]], Any]
+_T = TypeVar("_T")
+
+
+def action_input(default: Any, parse: Parser) -> Any:
+    """One action input, declared once as a dataclass field: its name (the field's), its type (the
+    annotation), its default and its domain (``parse(name, text, problems)``, which appends
+    ``(what is wrong, how to fix it)`` for a value outside the domain). tests/unit/action checks
+    that each action.yml declares the same inputs with the same defaults."""
+    return field(default=default, metadata={"parse": parse})
+
+
+def input_parser(cls: type[Any], name: str) -> Parser:
+    parse: Parser = {f.name: f for f in dataclasses.fields(cls)}[name].metadata["parse"]
+    return parse
+
+
+def problems_in_inputs(cls: type[_T], environ: Mapping[str, str]) -> tuple[dict[str, Any], list[_Problem]]:
+    """The given ``INPUT_*`` of ``cls``'s inputs parsed (an invalid one at its default), and the
+    problems found. An input not given (unset or empty) is left out: it takes its default."""
+    defaults = cls()
+    problems: list[_Problem] = []
+    values: dict[str, Any] = {}
+    for item in dataclasses.fields(cls):  # type: ignore[arg-type]
+        raw = _raw(environ, item.name)
+        if not raw:
+            continue
+        found: list[_Problem] = []
+        value = item.metadata["parse"](item.name, raw, found)
+        problems += found
+        values[item.name] = getattr(defaults, item.name) if found else value
+    return values, problems
+
+
 @dataclass(frozen=True)
 class ActionInputs:
-    """The inputs of the actions (action.yml, run/action.yml, guard/action.yml), parsed and checked
-    once: each is the typed value or, where "not given" means the analysis default, None.
-    Names are the inputs' own (snake_case), so every error names what the workflow writes."""
+    """The inputs of the Docker action (action.yml) and of the fork guard (guard/action.yml,
+    run/action.yml), parsed and checked once: each is the typed value or, where "not given" means
+    the analysis default, None. Names are the inputs' own (snake_case), so every error names what
+    the workflow writes. The run action's own inputs: :class:`gate.action.run_inputs.RunInputs`."""
 
-    trials: tuple[str, ...] = ()
-    base: str = ""
-    head: str = ""
-    threshold_pct: float | None = None
-    confidence: float | None = None
-    statistic: str | None = None
-    bootstrap: str | None = None
-    fail_on: str = "regression"
-    comment: str = "on-change"
-    accept_label: str = DEFAULT_ACCEPT_LABEL
-    calibration: str = ""
-    pr_info: str = ""
-    report_dir: str = ""
-    allow_fork_prs: bool = False
-    fork_label: str = DEFAULT_FORK_LABEL
+    trials: tuple[str, ...] = action_input(DEFAULT_TRIALS, _trials)
+    base: str = action_input("", _text)
+    head: str = action_input("", _text)
+    threshold_pct: float | None = action_input(None, _number(threshold_pct_problem, "3"))
+    confidence: float | None = action_input(None, _number(confidence_problem, "0.99"))
+    statistic: str | None = action_input(None, _statistic)
+    bootstrap: str | None = action_input(None, _optional_choice(BOOTSTRAPS))
+    fail_on: str = action_input("regression", _choice(FAIL_ON_CHOICES, "--fail-on"))
+    comment: str = action_input("on-change", _choice(COMMENT_CHOICES, "--comment"))
+    accept_label: str = action_input(DEFAULT_ACCEPT_LABEL, _text)
+    calibration: str = action_input("", _text)
+    pr_info: str = action_input("", _text)
+    report_dir: str = action_input(DEFAULT_REPORT_DIR, _text)
+    allow_fork_prs: bool = action_input(False, _boolean)
+    fork_label: str = action_input(DEFAULT_FORK_LABEL, _text)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, *, fallback: bool = False) -> ActionInputs:
         """Every ``INPUT_*`` this product reads. An input that is not given takes its default;
         one that does not parse is an error (:class:`ConfigError`) naming every such input and
         how to set it. ``fallback=True`` gives the default instead: enough to publish that error."""
-        env = os.environ if environ is None else environ
-        defaults = cls()
-        problems: list[_Problem] = []
-        values: dict[str, Any] = {}
-        for item in dataclasses.fields(cls):
-            raw = _raw(env, item.name)
-            if not raw:
-                continue
-            found: list[_Problem] = []
-            value = _PARSERS[item.name](item.name, raw, found)
-            problems += found
-            values[item.name] = getattr(defaults, item.name) if found else value
+        values, problems = problems_in_inputs(cls, os.environ if environ is None else environ)
         if not fallback:
             _raise(problems)
         return cls(**values)
-
-
-_PARSERS: Final[dict[str, Callable[[str, str, list[_Problem]], Any]]] = {
-    "trials": _trials,
-    "base": _text,
-    "head": _text,
-    "threshold_pct": _number(threshold_pct_problem, "3"),
-    "confidence": _number(confidence_problem, "0.99"),
-    "statistic": _statistic,
-    "bootstrap": _optional_choice(BOOTSTRAPS),
-    "fail_on": _choice(FAIL_ON_CHOICES, "--fail-on"),
-    "comment": _choice(COMMENT_CHOICES, "--comment"),
-    "accept_label": _text,
-    "calibration": _text,
-    "pr_info": _text,
-    "report_dir": _text,
-    "allow_fork_prs": _boolean,
-    "fork_label": _text,
-}
 
 
 @dataclass(frozen=True)
@@ -274,7 +288,9 @@ class ActionContext:
         if not given:
             return self
         problems: list[_Problem] = []
-        parsed = {name: _PARSERS[name](name, value, problems) for name, value in given.items()}
+        parsed = {
+            name: input_parser(ActionInputs, name)(name, value, problems) for name, value in given.items()
+        }
         _raise(problems)
         return dataclasses.replace(self, inputs=dataclasses.replace(self.inputs, **parsed))
 

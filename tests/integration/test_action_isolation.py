@@ -55,17 +55,9 @@ def shadows_that_ran(checkout: Path) -> list[str]:
     return sorted(p.name for p in checkout.glob("SHADOW-*-RAN"))
 
 
-# run/action.yml steps without an id, by the start of their name
-UNNAMED = {"fork-check": "Fork check", "pr-info": "Store the PR number"}
-
-
 def step(action: str, step_id: str) -> str:
     meta = yaml.safe_load((REPO_ROOT / action / "action.yml").read_text())
-    (found,) = [
-        s
-        for s in meta["runs"]["steps"]
-        if s.get("id") == step_id or (step_id in UNNAMED and s.get("name", "").startswith(UNNAMED[step_id]))
-    ]
+    (found,) = [s for s in meta["runs"]["steps"] if s.get("id") == step_id]
     assert "${{" not in found["run"], "steps take inputs through env: only then is this the real text"
     return found["run"]
 
@@ -311,20 +303,14 @@ def run_action_steps(path: Path, tmp_path: Path, shas: dict[str, str]) -> dict[s
         assert result.returncode == 0, f"step {step_id}:\n{logs[step_id]}"
         return out
 
-    ok("fork-check", {"INPUT_GITHUB_TOKEN": "ghs_secret", "INPUT_ALLOW_FORK_PRS": "false",
-                      "INPUT_FORK_LABEL": "ordertrap-run-fork"})  # fmt: skip
-    assert (
-        "ordertrap-gate fork-guard: allowed: the PR's branch lives in this repository" in logs["fork-check"]
-    )
-    revisions = ok(
-        "revisions", {"INPUT_HEAD": shas["head"], "PR_BASE_SHA": shas["base"], "PR_HEAD_SHA": shas["head"]}
-    )
+    inputs = {"INPUT_HEAD": shas["head"], "INPUT_GITHUB_TOKEN": "ghs_secret", "INPUT_ALLOW_FORK_PRS": "false",
+              "INPUT_FORK_LABEL": "ordertrap-run-fork", "INPUT_CONFIG": ".ordertrap.toml", "INPUT_SEED": "1",
+              "INPUT_CALIBRATION": "none", "INPUT_ORDER_CHECK": "false", "INPUT_OUT": "ordertrap-trials",
+              "RUNNER_NAME": "r1"}  # fmt: skip
+    paths = ok("gate", inputs)
+    assert "ordertrap-gate fork-guard: allowed: the PR's branch lives in this repository" in logs["gate"]
     # base is the PR's base tip here, so the merge-base is that tip, which also supplies the settings
-    assert revisions == {**shas, "config_rev": shas["base"]}
-    paths = ok("paths", {"INPUT_OUT": "ordertrap-trials", "INPUT_ARTIFACT": "", "RUNNER": "r1"})
-    ok("bench", {"CONFIG": ".ordertrap.toml", "BASE": shas["base"], "HEAD": shas["head"], "OUT": paths["dir"],
-                 "SEED": "1", "CALIBRATION": "none", "ORDER_CHECK": "false", "INSTANCE": "r1"})  # fmt: skip
-    ok("pr-info", {"OUT": paths["out"]})
+    assert (paths["base"], paths["head"]) == (shas["base"], shas["head"])
     return paths
 
 

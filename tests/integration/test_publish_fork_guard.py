@@ -10,7 +10,7 @@ from unittest import mock
 
 import pytest
 
-from gate.action_entrypoint import analyze_args, expand_trials
+from gate.action_entrypoint import analyze_options, expand_trials
 from gate.cli import main
 from gate.errors import ConfigError
 from gate.github.calibration_diff import diff_markdown
@@ -146,13 +146,13 @@ def test_expand_trials_globs_dirs_and_dedup(tmp_path):
     assert "download the trial artifacts" in info.value.fix
 
 
-def test_inputs_map_onto_analyze_flags(tmp_path):
+def test_inputs_map_onto_analyze_s_keyword_arguments():
     settings = from_env({"INPUT_BASE": "main", "INPUT_THRESHOLD_PCT": " 5 ", "INPUT_STATISTIC": "Mean",
                          "INPUT_BOOTSTRAP": "auto"})  # fmt: skip
-    args = analyze_args(settings.inputs, [tmp_path / "trials.csv"], tmp_path / "a.json")
-    assert args == ["analyze", str(tmp_path / "trials.csv"), "--json", str(tmp_path / "a.json"),
-                    "--base", "main", "--statistic", "mean", "--bootstrap", "auto",
-                    "--threshold-pct", "5.0"]  # fmt: skip
+    # typed values straight into analyze's core: no flag text to parse back; the rest at its defaults
+    assert analyze_options(settings.inputs) == {
+        "base": "main", "statistic": "mean", "bootstrap": "auto", "threshold_pct": 5.0
+    }  # fmt: skip
 
 
 # ---- calibration diff --------------------------------------------------------------------------

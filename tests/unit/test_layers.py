@@ -38,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("history",),
     ("adaptive",),
     ("commands",),
+    ("action",),  # the GitHub actions over the verbs' keyword cores
     ("cli",),
     ("action_entrypoint", "__main__"),
 )

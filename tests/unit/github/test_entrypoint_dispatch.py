@@ -16,7 +16,7 @@ from tests.conftest import REPO_ROOT
 from tests.workflow_files import ACTIONS, WORKFLOWS, step_scripts
 
 # `python -I -m MODULE VERB`, the console script `.../ordertrap-gate VERB` or `"$gate" VERB` (a
-# variable holding its path) in a step; run/action.yml builds `args=(run …)`
+# variable holding its path) in a step, or an argv array `args=(VERB …)`
 MODULE_CALL = re.compile(r"python[0-9.]*[\"']?(?:\s+-[A-Za-z]+)*\s+-m\s+([\w.]+)(?:[ \t]+([a-z][\w-]*))?")
 CONSOLE_CALL = re.compile(r"(?:/ordertrap-gate|\$gate)[\"']?[ \t]+([a-z][\w-]*)")
 ARGS_ARRAY = re.compile(r"\bargs=\(([a-z][\w-]*)")
@@ -67,9 +67,9 @@ def listed_subcommands() -> set[str]:
 
 def test_help_lists_every_command_the_actions_and_the_image_run() -> None:
     verbs = called_verbs()
-    # the steps that call the gate: the fork guard, the token check, the run, the PR info, the
-    # nightly calibration and its diff, the history, and the Docker action itself
-    expected = {"action", "fork-guard", "check-credentials", "run", "pr-info", "calibration-diff", "history"}
+    # the steps that call the gate: the fork guard, the run action, the nightly calibration and its
+    # diff, the history, and the Docker action itself
+    expected = {"action", "fork-guard", "run-action", "calibration-diff", "history"}
     assert expected <= set(verbs)
     listed = listed_subcommands()
     assert {"run", "analyze", "calibrate"} <= listed  # the listing is read as intended
