@@ -5,6 +5,7 @@ can be created (so none connected, wherever it is) unless base's ``[suite] unix_
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -90,11 +91,32 @@ def test_base_and_head_share_neither_tmp_nor_home(tmp_path):
         Path("/tmp/ordertrap-shared-value").unlink(missing_ok=True)
 
 
+def _accept_until_closed(server: socket.socket) -> None:
+    """Serve connections in a daemon thread until the test calls :func:`_close`: the accept that
+    the shutdown wakes ends the thread quietly, so no exception outlives the test and is blamed on
+    whichever test runs next in the worker."""
+
+    def serve() -> None:
+        try:
+            while True:
+                server.accept()[0].close()
+        except OSError:
+            return
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def _close(server: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # shutdown wakes a blocked accept(); close alone does not
+        server.shutdown(socket.SHUT_RDWR)
+    server.close()
+
+
 def _listen_unix(path: Path) -> socket.socket:
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(str(path))
     server.listen(5)
-    threading.Thread(target=lambda: [server.accept()[0].close() for _ in range(5)], daemon=True).start()
+    _accept_until_closed(server)
     return server
 
 
@@ -123,7 +145,7 @@ def test_a_unix_socket_under_a_tmpfs_place_cannot_be_connected(tmp_path):
         result = SubprocessRunner(sandbox=hidden)(argv, cwd=work, timeout=60)
         assert result.returncode != 0 and "FileNotFoundError" in result.stderr
     finally:
-        server.close()
+        _close(server)
 
 
 CONNECT_TCP = """
@@ -140,7 +162,7 @@ def test_localhost_cannot_be_reached_on_a_pull_request_event_unless_base_allows_
     require_tool("bwrap")
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
-    threading.Thread(target=lambda: [server.accept()[0].close() for _ in range(8)], daemon=True).start()
+    _accept_until_closed(server)
     try:
         seen, metas = {}, {}
         for network in ("", "network = true\n"):
@@ -160,7 +182,7 @@ def test_localhost_cannot_be_reached_on_a_pull_request_event_unless_base_allows_
         assert seen[True] == {"HEAD~1": [2], "HEAD": [2]}  # the control: base opted in
         assert metas[False]["network"] is False and metas[True]["network"] is True
     finally:
-        server.close()
+        _close(server)
 
 
 # 2: connected to the socket, 1: refused; exits non-zero when socketpair() fails (the runtimes need it)
@@ -200,7 +222,7 @@ def test_a_unix_socket_behind_a_read_only_bind_cannot_be_connected_unless_base_a
         try:
             done = _run(repo, where / "out", GITHUB_ACTIONS="true", GITHUB_EVENT_NAME="push")
         finally:
-            server.close()
+            _close(server)
         assert done.returncode == 0, done.stderr
         import pandas as pd
 
