@@ -58,6 +58,26 @@ def _order(meta: RunMeta, present: list[str], versions: Sequence[str] | None) ->
     return order
 
 
+def _entry(
+    b: dict[str, Any], side: str, seq: int, commit: str, common: dict[str, Any], step: Step | None = None
+) -> Entry:
+    """One version's summary of one benchmark (``side`` of the analysis row ``b``) as an entry."""
+    v = b[side]
+    return Entry(
+        seq=seq,
+        commit=commit,
+        benchmark=b["benchmark"],
+        unit=b["unit"],
+        higher_is_better=b["higher_is_better"],
+        estimate=v["estimate"],
+        ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
+        n=v["n"],
+        n_failed=v["n_failed"],
+        step=step,
+        **common,
+    )
+
+
 # the name under which a one-version log's rows are copied: never a version a log can hold, since
 # version names come from the log's own column and this one has a NUL
 _COPY = "\0ordertrap-history-copy"
@@ -75,24 +95,8 @@ def _alone(
     copy = frame.loc[frame["version"] == version].assign(version=_COPY)
     doubled = dataclasses.replace(logs, frame=pd.concat([copy, frame], ignore_index=True))
     doc = build_analysis(doubled, base=_COPY, head=version, settings=settings, created_at=when)
-    out = []
-    for b in doc["benchmarks"]:
-        v = b["head"]
-        out.append(
-            Entry(
-                seq=0,
-                commit=str(shas.get(version) or version),
-                benchmark=b["benchmark"],
-                unit=b["unit"],
-                higher_is_better=b["higher_is_better"],
-                estimate=v["estimate"],
-                ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
-                n=v["n"],
-                n_failed=v["n_failed"],
-                **common,
-            )
-        )
-    return out
+    commit = str(shas.get(version) or version)
+    return [_entry(b, "head", 0, commit, common) for b in doc["benchmarks"]]
 
 
 def entries_from_trials(
@@ -142,27 +146,13 @@ def entries_from_trials(
                 if k == 0
                 else [("head", order[k + 1], k + 1)]
             )
+            own = {**common, "runner": runners.get(b["benchmark"], runner)}
             for role, version, seq in sides:
-                v = b["base"] if role == "base" else b["head"]
                 step = None
                 if role == "head":
                     ci = b["change_ci"]
                     step = Step(
                         str(shas.get(order[k]) or order[k]), b["change_pct"], (ci[0], ci[1]) if ci else None
                     )
-                out.append(
-                    Entry(
-                        seq=seq,
-                        commit=str(shas.get(version) or version),
-                        benchmark=b["benchmark"],
-                        unit=b["unit"],
-                        higher_is_better=b["higher_is_better"],
-                        estimate=v["estimate"],
-                        ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
-                        n=v["n"],
-                        n_failed=v["n_failed"],
-                        step=step,
-                        **{**common, "runner": runners.get(b["benchmark"], runner)},
-                    )
-                )
+                out.append(_entry(b, role, seq, str(shas.get(version) or version), own, step))
     return out
