@@ -13,7 +13,7 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -22,6 +22,7 @@ from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.analysis.shards import NOT_MEASURED, runner_of
 from gate.errors import ConfigError
+from gate.files.analysis_json import Benchmark
 from gate.files.run_meta import RunMeta
 from gate.history.store import Entry, Source, Step
 from gate.model import utc_timestamp
@@ -59,7 +60,12 @@ def _order(meta: RunMeta, present: list[str], versions: Sequence[str] | None) ->
 
 
 def _entry(
-    b: dict[str, Any], side: str, seq: int, commit: str, common: dict[str, Any], step: Step | None = None
+    b: Benchmark,
+    side: Literal["base", "head"],
+    seq: int,
+    commit: str,
+    common: dict[str, Any],
+    step: Step | None = None,
 ) -> Entry:
     """One version's summary of one benchmark (``side`` of the analysis row ``b``) as an entry."""
     v = b[side]
@@ -141,7 +147,7 @@ def entries_from_trials(
         for b in doc["benchmarks"]:
             if b["reason"].startswith(NOT_MEASURED) and not b["base"]["n"] and not b["head"]["n"]:
                 continue
-            sides = (
+            sides: list[tuple[Literal["base", "head"], str, int]] = (
                 [("base", order[k], k), ("head", order[k + 1], k + 1)]
                 if k == 0
                 else [("head", order[k + 1], k + 1)]
