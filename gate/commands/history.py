@@ -12,10 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gate.bidi import json_for_terminal
 from gate.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from gate.history.store import Entry
 
 NAME = "history"
 HELP = (
@@ -92,6 +95,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--repo-url", metavar="URL", help="https://github.com/OWNER/REPO: links commits and ranges"
     )
     rep.add_argument("--title", metavar="TEXT")
+    rep.add_argument(
+        "--changes",
+        metavar="CHANGES.json",
+        help="draw the change points of this file (written by `history changes --json` from the same store) "
+        "instead of finding them again (default: found here, with the defaults of `history changes`)",
+    )
     bis = verbs.add_parser(
         "bisect", help="the commits inside a change point's range and the gate runs that name the one"
     )
@@ -189,11 +198,11 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _changes_doc(args: argparse.Namespace) -> dict[str, Any]:
+def _changes_doc(args: argparse.Namespace, entries: list[Entry] | None = None) -> dict[str, Any]:
     from gate.history import changes
     from gate.history.store import Store
 
-    entries = Store(args.store).read()
+    entries = Store(args.store).read() if entries is None else entries
     if not entries:
         raise InputError(
             f"the history in {args.store} is empty",
@@ -220,14 +229,21 @@ def _changes(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from gate.history.changes import check_changes_match, read_changes_json
     from gate.history.report import history_view, render_history
+    from gate.history.series import series_of
     from gate.history.store import Store
 
-    args.window = args.max_pvalue = None
-    doc = _changes_doc(args)
-    page = render_history(
-        history_view(Store(args.store).read(), doc, repo_url=args.repo_url, title=args.title)
-    )
+    # the store is read once: on a large history reading it costs as much as drawing it
+    entries = Store(args.store).read()
+    series = series_of(entries)
+    if args.changes:
+        doc = read_changes_json(args.changes)
+        check_changes_match(doc, series, args.changes)
+    else:
+        args.window = args.max_pvalue = None
+        doc = _changes_doc(args, entries)
+    page = render_history(history_view(entries, doc, repo_url=args.repo_url, title=args.title, series=series))
     _write(page, args.out)
     print(f"history report: {len(doc['change_points'])} change point(s) → {args.out}")
     return 0

@@ -13,7 +13,7 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -22,6 +22,7 @@ from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.analysis.shards import NOT_MEASURED, runner_of
 from gate.errors import ConfigError
+from gate.files.analysis_json import Benchmark
 from gate.files.run_meta import RunMeta
 from gate.history.store import Entry, Source, Step
 from gate.model import utc_timestamp
@@ -58,6 +59,31 @@ def _order(meta: RunMeta, present: list[str], versions: Sequence[str] | None) ->
     return order
 
 
+def _entry(
+    b: Benchmark,
+    side: Literal["base", "head"],
+    seq: int,
+    commit: str,
+    common: dict[str, Any],
+    step: Step | None = None,
+) -> Entry:
+    """One version's summary of one benchmark (``side`` of the analysis row ``b``) as an entry."""
+    v = b[side]
+    return Entry(
+        seq=seq,
+        commit=commit,
+        benchmark=b["benchmark"],
+        unit=b["unit"],
+        higher_is_better=b["higher_is_better"],
+        estimate=v["estimate"],
+        ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
+        n=v["n"],
+        n_failed=v["n_failed"],
+        step=step,
+        **common,
+    )
+
+
 # the name under which a one-version log's rows are copied: never a version a log can hold, since
 # version names come from the log's own column and this one has a NUL
 _COPY = "\0ordertrap-history-copy"
@@ -75,24 +101,8 @@ def _alone(
     copy = frame.loc[frame["version"] == version].assign(version=_COPY)
     doubled = dataclasses.replace(logs, frame=pd.concat([copy, frame], ignore_index=True))
     doc = build_analysis(doubled, base=_COPY, head=version, settings=settings, created_at=when)
-    out = []
-    for b in doc["benchmarks"]:
-        v = b["head"]
-        out.append(
-            Entry(
-                seq=0,
-                commit=str(shas.get(version) or version),
-                benchmark=b["benchmark"],
-                unit=b["unit"],
-                higher_is_better=b["higher_is_better"],
-                estimate=v["estimate"],
-                ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
-                n=v["n"],
-                n_failed=v["n_failed"],
-                **common,
-            )
-        )
-    return out
+    commit = str(shas.get(version) or version)
+    return [_entry(b, "head", 0, commit, common) for b in doc["benchmarks"]]
 
 
 def entries_from_trials(
@@ -137,32 +147,18 @@ def entries_from_trials(
         for b in doc["benchmarks"]:
             if b["reason"].startswith(NOT_MEASURED) and not b["base"]["n"] and not b["head"]["n"]:
                 continue
-            sides = (
+            sides: list[tuple[Literal["base", "head"], str, int]] = (
                 [("base", order[k], k), ("head", order[k + 1], k + 1)]
                 if k == 0
                 else [("head", order[k + 1], k + 1)]
             )
+            own = {**common, "runner": runners.get(b["benchmark"], runner)}
             for role, version, seq in sides:
-                v = b["base"] if role == "base" else b["head"]
                 step = None
                 if role == "head":
                     ci = b["change_ci"]
                     step = Step(
                         str(shas.get(order[k]) or order[k]), b["change_pct"], (ci[0], ci[1]) if ci else None
                     )
-                out.append(
-                    Entry(
-                        seq=seq,
-                        commit=str(shas.get(version) or version),
-                        benchmark=b["benchmark"],
-                        unit=b["unit"],
-                        higher_is_better=b["higher_is_better"],
-                        estimate=v["estimate"],
-                        ci=(v["ci"][0], v["ci"][1]) if v["ci"] else None,
-                        n=v["n"],
-                        n_failed=v["n_failed"],
-                        step=step,
-                        **{**common, "runner": runners.get(b["benchmark"], runner)},
-                    )
-                )
+                out.append(_entry(b, role, seq, str(shas.get(version) or version), own, step))
     return out

@@ -330,3 +330,34 @@ def read_changes_json(path: str | Path) -> dict[str, Any]:
             "write it again with this gate's `ordertrap-gate history changes --json`",
         )
     return doc
+
+
+def check_changes_match(doc: dict[str, Any], series: Sequence[Trend], path: str | Path) -> None:
+    """Refuse a change-point document that was not found on these series (``history report
+    --changes``): a stale file would mark its steps at the wrong commits of a grown history. It
+    matches when its newest night is the history's and every change point sits at its ``after``
+    commit in its series."""
+    fix = "write it again from this store: `ordertrap-gate history changes --store DIR --json FILE`"
+    newest = max((p.date for s in series for p in s.points), default=None)
+    if doc.get("newest_date") != newest:
+        raise InputError(
+            f"{path} was written for a history whose newest night is {doc.get('newest_date')!r}; "
+            f"the store's newest is {newest!r}",
+            fix,
+        )
+    by_name = {s.name: s for s in series}
+    for cp in doc["change_points"]:
+        name = cp.get("series") or cp.get("benchmark")
+        s = by_name.get(str(name))
+        index = cp.get("index")
+        if (
+            s is None
+            or not isinstance(index, int)
+            or not 0 < index < len(s.points)
+            or s.points[index].commit != cp.get("after")
+        ):
+            raise InputError(
+                f"{path}: the change point of {name!r} at {str(cp.get('after'))[:12]} is not in this store's "
+                "series at that place",
+                fix,
+            )

@@ -109,22 +109,26 @@ def _chart(
             upper = [f"{_fmt(x(a + j))},{_fmt(y(h))}" for j, h in enumerate(highs)]
             lower = [f"{_fmt(x(a + j))},{_fmt(y(lo_))}" for j, lo_ in reversed(list(enumerate(lows)))]
             band.append(" ".join(upper + lower))
-    points = [
-        {
-            "x": _fmt(x(i)),
-            "y": _fmt(y(p.estimate)),
-            "title": f"{p.commit[:12]} · {p.date} · {_label(p.estimate, s.unit)}"
-            + (f" [{_label(p.ci[0], s.unit)}, {_label(p.ci[1], s.unit)}]" if p.ci else ""),
-            "href": filters.safe_url(f"{repo_url}/commit/{p.commit}") if repo_url else None,
-        }
-        for i, p in enumerate(pts)
-    ]
+    xy = [(_fmt(x(i)), _fmt(y(p.estimate))) for i, p in enumerate(pts)]
     # the line is broken at each gap: no slope is drawn across months without data
-    lines = [" ".join(f"{q['x']},{q['y']}" for q in points[a:b]) for a, b in pieces]
-    if n > MAX_MARKED_POINTS:
-        # a dot, tooltip and commit link per night cost ~300 bytes each: a year of 500 benchmarks
-        # would make a page of tens of MB; the line, band and change points carry the trend
-        points = []
+    lines = [" ".join(f"{px},{py}" for px, py in xy[a:b]) for a, b in pieces]
+    # a dot, tooltip and commit link per night cost ~300 bytes each: a year of 500 benchmarks
+    # would make a page of tens of MB; longer series show the line, band and change points only
+    # (and their tooltips, three formatted values each, are not computed)
+    points = (
+        [
+            {
+                "x": px,
+                "y": py,
+                "title": f"{p.commit[:12]} · {p.date} · {_label(p.estimate, s.unit)}"
+                + (f" [{_label(p.ci[0], s.unit)}, {_label(p.ci[1], s.unit)}]" if p.ci else ""),
+                "href": filters.safe_url(f"{repo_url}/commit/{p.commit}") if repo_url else None,
+            }
+            for p, (px, py) in zip(pts, xy, strict=True)
+        ]
+        if n <= MAX_MARKED_POINTS
+        else []
+    )
     marks = []
     for cp in cps:
         xm = (x(cp["index"] - 1) + x(cp["index"])) / 2
@@ -187,7 +191,9 @@ def history_view(
     *,
     repo_url: str | None = None,
     title: str | None = None,
+    series: Sequence[Trend] | None = None,
 ) -> dict[str, Any]:
+    """The page's data; ``series`` are ``series_of(entries)`` when the caller has them already."""
     by_series: dict[str, list[dict[str, Any]]] = {}
     for cp in changes["change_points"]:
         by_series.setdefault(cp.get("series") or cp["benchmark"], []).append(cp)
@@ -196,7 +202,7 @@ def history_view(
     for o in changes.get("outliers", []):
         outliers.setdefault(o["series"], set()).add(o["commit"])
     benches: list[dict[str, Any]] = []
-    for s in series_of(entries):
+    for s in series_of(entries) if series is None else series:
         if not s.points:
             continue
         cps = by_series.get(s.name, [])

@@ -10,6 +10,7 @@ the values of a family convert by the time factor. Units of different families (
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -34,6 +35,7 @@ _TIME_FIRST = re.compile(r"^\s*([a-zµμ]+)\s*(/.*)?$", re.IGNORECASE)  # ns, ns
 _TIME_LAST = re.compile(r"^(.*/)\s*([a-zµμ]+)\s*$", re.IGNORECASE)  # iter/sec, ops/s
 
 
+@functools.lru_cache(maxsize=1024)  # a history has a handful of units and ~10^5 values to label
 def parse(unit: str) -> tuple[str, float, bool]:
     """(family, factor to the family's base, whether the unit is a time per thing).
 

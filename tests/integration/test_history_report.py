@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -112,8 +113,6 @@ def test_page_has_dates_gaps_readable_units_and_a_wide_ci_does_not_squash(tmp_pa
     assert "e+07" not in html and " ms</text>" in html  # 32.6 ms, not 3.26e+07
     assert night_date(0)[:10] in html and "1 gap(s) in the dates" in html and "no data from" in html
     assert html.count('<polyline class="line"') == 2  # the line is broken at the gap
-    import re
-
     ys = [
         float(m)
         for m in re.findall(r'<polyline class="line" points="([^"]+)"', html)[0]
@@ -131,3 +130,34 @@ def test_series_too_short_for_change_points_are_listed(tmp_path: Path) -> None:
     assert main(["history", "report", "--store", str(tmp_path / "s"), "--out", str(out)]) == 0
     html = out.read_text()
     assert "1 series too short for change points" in html and "<code>lonely</code>: 1 point(s)" in html
+
+
+def test_report_draws_the_change_points_of_a_changes_file_and_refuses_a_stale_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The nightly runs `history changes` and then `report`: `--changes` draws that file's change
+    points instead of finding them a second time, and a file from before the newest night is
+    refused (its steps would be drawn at the wrong commits)."""
+    store = tmp_path / "store"
+    _history(store)
+    changes = tmp_path / "changes.json"
+    assert main(["history", "changes", "--store", str(store), "--json", str(changes)]) == 0
+    own, reused = tmp_path / "own.html", tmp_path / "reused.html"
+    assert main(["history", "report", "--store", str(store), "--out", str(own)]) == 0
+    assert (
+        main(["history", "report", "--store", str(store), "--out", str(reused), "--changes", str(changes)])
+        == 0
+    )
+    strip = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # the page's own creation time
+    assert strip.sub("", own.read_text()) == strip.sub("", reused.read_text())
+    assert '<g class="cp regression">' in own.read_text()
+
+    e = Entry(run="night-late", date=night_date(NIGHTS + 1), seq=0, commit=commit(NIGHTS + 1),
+              benchmark="steady", unit="ns/op", higher_is_better=False, estimate=100.0, ci=None, n=15)  # fmt: skip
+    Store(store).append([e])
+    capsys.readouterr()
+    assert main(["history", "report", "--store", str(store), "--out", str(tmp_path / "stale.html"),
+                 "--changes", str(changes)]) != 0  # fmt: skip
+    err = capsys.readouterr().err
+    assert "newest night" in err and "fix: write it again from this store" in err
+    assert not (tmp_path / "stale.html").exists()

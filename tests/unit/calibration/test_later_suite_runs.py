@@ -50,14 +50,14 @@ def test_a_configuration_using_every_suite_run_has_nothing_to_replay() -> None:
 
 
 def _calibrate_cli(
-    tmp_path: Path, cubes: dict[str, np.ndarray]
+    tmp_path: Path, cubes: dict[str, np.ndarray], *options: str
 ) -> tuple[subprocess.CompletedProcess[str], dict]:
     data = tmp_path / "tidy.csv"
     tidy(cubes).to_csv(data, index=False)
     out = tmp_path / "calibration.json"
     proc = subprocess.run(
         [sys.executable, "-m", "gate", "calibrate", str(data), "--levels", "suite_run,iteration,second",
-         "--value", "ns", "--out", str(out)],
+         "--value", "ns", "--out", str(out), *options],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -72,6 +72,24 @@ def test_calibration_where_nothing_is_stable_says_it_saves_nothing(tmp_path: Pat
     (w,) = [w for w in doc["warnings"] if w["code"] == "nothing-stable"]
     assert "the calibration saves nothing" in w["message"] and "--threshold" in w["action"]
     assert "warning: no benchmark is stable at cv < 0.01" in proc.stdout
+
+
+def test_nothing_stable_at_a_threshold_already_loose_does_not_advise_the_same_threshold(
+    tmp_path: Path,
+) -> None:
+    """The advice to try `--metric rmad --threshold 0.02` is not repeated to whoever just did."""
+    _proc, doc = _calibrate_cli(
+        tmp_path,
+        {f"b{i}": np.abs(noisy(0.2, i)) for i in range(3)},
+        "--metric",
+        "rmad",
+        "--threshold",
+        "0.02",
+    )
+    (w,) = [w for w in doc["warnings"] if w["code"] == "nothing-stable"]
+    assert "no benchmark is stable at rmad < 0.02" in w["message"]
+    assert "--threshold" not in w["action"] and "quiet the machine" in w["action"]
+    assert "already at least as loose as rmad < 0.02" in w["action"]
 
 
 def test_a_partial_calibration_counts_its_never_stable_benchmarks(tmp_path: Path) -> None:
