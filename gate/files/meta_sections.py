@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gate.files.schema import (
-    MISSING,
     Invalid,
     Obj,
     entries,
@@ -338,8 +337,8 @@ def plain(value: Any) -> Any:
 # ---- decoding ------------------------------------------------------------------------------------
 def describe(bad: Invalid) -> str:
     """``where (what was found, not what was expected)``: one malformed field, for a message."""
-    if bad.expected.startswith("("):
-        return f"{bad.where} {bad.expected}"
+    if bad.said:
+        return f"{bad.where} {bad.said}"
     if bad.missing:
         return f"{bad.where} (missing)"
     if bad.value is None:
@@ -353,7 +352,7 @@ def describe(bad: Invalid) -> str:
 
 def invalid(where: str, said: str) -> Invalid:
     """A field wrong in a way a type does not say; ``said`` is the parenthesis of its message."""
-    return Invalid(where, MISSING, f"({said})")
+    return Invalid(where, None, said=f"({said})")
 
 
 def count(value: Any) -> bool:

@@ -20,7 +20,7 @@ few dozen lines.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
@@ -37,12 +37,15 @@ MISSING: Final[Any] = _Missing()
 
 class Invalid(Exception):
     """``where`` does not hold what it should: ``value`` (:data:`MISSING` when the key is absent;
-    then ``parent`` and ``key`` name it) is not ``expected`` (e.g. ``"a whole number ≥ 0"``)."""
+    then ``parent`` and ``key`` name it) is not ``expected`` (e.g. ``"a whole number ≥ 0"``).
+    ``said``: a rule a type does not state, said whole (``"has 3 rows but 2 benchmarks"``)."""
 
-    def __init__(self, where: str, value: Any, expected: str, *, parent: str = "", key: str = "") -> None:
-        super().__init__(f"{where}: {value!r}, not {expected}")
+    def __init__(
+        self, where: str, value: Any, expected: str = "", *, parent: str = "", key: str = "", said: str = ""
+    ) -> None:
+        super().__init__(f"{where} {said}" if said else f"{where}: {value!r}, not {expected}")
         self.where, self.value, self.expected = where, value, expected
-        self.parent, self.key = parent, key
+        self.parent, self.key, self.said = parent, key, said
 
     @property
     def missing(self) -> bool:
@@ -50,7 +53,7 @@ class Invalid(Exception):
 
 
 def short(value: object, limit: int = 40) -> str:
-    """``repr`` cut to ``limit`` characters (JSON's ``null`` for None)."""
+    """``repr`` cut to ``limit`` characters (JSON's ``null`` for None: the file's word)."""
     text = "null" if value is None else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -230,8 +233,3 @@ class Obj:
     def rest(self) -> dict[str, Any]:
         """The keys not read (kept and written back unchanged)."""
         return {k: v for k, v in self.doc.items() if k not in self._read}
-
-
-def mapping_or_empty(value: Any) -> Mapping[str, Any]:
-    """``value`` when it is a JSON object, else an empty one (an absent or null detail)."""
-    return value if isinstance(value, dict) else {}

@@ -25,7 +25,8 @@ from markupsafe import Markup
 from gate.bidi import show_bidi
 from gate.errors import InputError
 from gate.files import analysis_json
-from gate.files.analysis_json import Analysis, Benchmark, CarryoverMatrix
+from gate.files.analysis_json import Analysis, Benchmark
+from gate.files.analysis_model import CarryoverMatrix
 from gate.files.calibration_json import Calibration
 from gate.render import filters, view
 

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.decision import Decision
-from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats, benchmark_statistic
+from gate.files.analysis_json import Analysis, Benchmark, VersionStats, benchmark_statistic
+from gate.files.analysis_model import Time
 from gate.render import advice
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
