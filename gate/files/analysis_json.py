@@ -374,7 +374,7 @@ def _adaptive(value: Any, where: str) -> Adaptive | None:
         a.field(k, _opt_number)
     a.field("rounds", _whole)
     a.field("max_rounds", _opt_whole)
-    a.field("rule", _opt_obj)
+    a.field("rule", _opt_obj)  # kept as written: gate/files/analysis_model.py look_rule_words
     a.field("stop_reason", nullable(text))
     return cast(Adaptive, value)
 

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
-from gate.files.schema import Invalid, Obj, boolean, integer, nullable, number, obj, pair, text
+from gate.files.schema import Invalid, Obj, boolean, integer, is_number, nullable, number, obj, pair, text
+from gate.warning_codes import WarningCode
 
 
 class WarningRecord(TypedDict):
@@ -104,6 +105,25 @@ class Time(TypedDict):
     saved_pct: float | None
 
 
+class ShardLog(TypedDict):
+    shard: str
+    instance: str
+    log: str
+    spent_s: float | None
+
+
+class Shards(TypedDict):
+    """``summary.shards`` of a sharded run (gate/analysis/shards.py)."""
+
+    count: int
+    not_measured: int
+    slowest_s: float | None
+    machine_s: float | None
+    slowest: str | None
+    missing: list[str]
+    logs: list[ShardLog]
+
+
 class Summary(TypedDict):
     decision: str  # pass | fail | inconclusive
     counts: dict[str, int]  # every verdict
@@ -113,6 +133,7 @@ class Summary(TypedDict):
     only_in_base: int
     only_in_head: int
     time: Time | None
+    shards: NotRequired[Shards]  # a sharded run's only
 
 
 class Adaptive(TypedDict):
@@ -240,10 +261,29 @@ class CarryoverExclusion:
 
     applied: bool
     predecessors: tuple[PredecessorEffect, ...]
-    excluded_trials: dict[str, int]  # {"base": n, "head": n}
+    excluded_trials: dict[str, int]  # {"base": n, "head": n}: both present (0 when absent)
     all_trials: ExclusionSide
     without: ExclusionSide
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TailFinding:
+    """``benchmarks[].tail``: the upper-quantile comparison beside the verdict (gate/analysis/tail.py)."""
+
+    statistic: str
+    verdict: str
+    change_pct: float | None
+    change_ci: list[float] | None
+
+
+@dataclass(frozen=True, slots=True)
+class LookRuleWords:
+    """``adaptive.rule`` as the reports read it (the error control over all looks; None: not given)."""
+
+    looks: int | None
+    confidence_per_look: float | None
+    confidence: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +295,7 @@ class BenchmarkDetails:
     dissimilar: tuple[str, ...]  # similarity.dissimilar_runs, then dissimilar_instances
     config: RunConfig | None
     exclusion: CarryoverExclusion | None
+    tail: TailFinding | None  # absent, null or empty: none
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +304,8 @@ class SuiteDetails:
 
     order_tests: tuple[dict[str, Any], ...]  # ORDER_TEST_FIELDS of every test, in order
     order_matters: bool
-    similarity_warnings: tuple[dict[str, Any], ...]  # objects; a missing code reads as dissimilar
+    # each {"code", "message", "action"} (message and action may be null); no code: dissimilar
+    similarity_warnings: tuple[dict[str, Any], ...]
     environment: dict[str, str]  # the scalar entries, as text
 
 
@@ -287,7 +329,8 @@ def _predecessors(o: Obj, key: str) -> tuple[PredecessorEffect, ...]:
     return tuple(_predecessor(p, f"{o.where}.{key}[{i}]") for i, p in enumerate(value))
 
 
-def _carryover(value: Any, where: str) -> Carryover:
+def carryover_record(value: Any, where: str = "carryover") -> Carryover:
+    """``benchmarks[].carryover``, decoded (null: nothing tested)."""
     if value is None:
         return Carryover()
     o = Obj(where, value)
@@ -322,7 +365,8 @@ def _level(value: Any, where: str) -> int | None:
     raise Invalid(where, value, "a whole number (or null)")
 
 
-def _config(value: Any, where: str) -> RunConfig | None:
+def run_config(value: Any, where: str) -> RunConfig | None:
+    """``benchmarks[].config`` (or a calibration point's levels), decoded; None for null."""
     if value is None:
         return None
     o = Obj(where, value)
@@ -351,10 +395,37 @@ def _exclusion(value: Any, where: str) -> CarryoverExclusion:
     return CarryoverExclusion(
         applied=o.doc.get("applied") is True,
         predecessors=_predecessors(o, "predecessors"),
-        excluded_trials=dict(gone),
+        excluded_trials={"base": 0, "head": 0, **gone},
         all_trials=_side(o, "all_trials"),
         without=_side(o, "without"),
         reason=str(o.doc.get("reason", "")),
+    )
+
+
+def tail_finding(value: Any, where: str) -> TailFinding | None:
+    if not value:
+        return None
+    o = Obj(where, value)
+    return TailFinding(
+        statistic=o.field("statistic", text),
+        verdict=o.field("verdict", text),
+        change_pct=o.field("change_pct", _opt_number),
+        change_ci=_opt(o, "change_ci", _opt_pair),
+    )
+
+
+def look_rule_words(value: Any) -> LookRuleWords | None:
+    """``adaptive.rule`` (an object or null, analysis_json checks): kept as written in the file, so
+    a field of another type reads as not given and the reports leave the rule's sentence out."""
+    if not isinstance(value, dict):
+        return None
+    looks = value.get("looks")
+    per: Any = value.get("confidence_per_look")
+    overall: Any = value.get("confidence")
+    return LookRuleWords(
+        looks=looks if type(looks) is int and looks > 0 else None,
+        confidence_per_look=float(per) if is_number(per) else None,
+        confidence=float(overall) if is_number(overall) else None,
     )
 
 
@@ -375,10 +446,11 @@ def benchmark_details(b: Mapping[str, Any], where: str = "benchmark") -> Benchma
             delta_pct=_opt(o, "delta_pct", _opt_number),
             ci_case=_opt(o, "ci_case", nullable(integer)),
         ),
-        carryover=_carryover(b["carryover"], f"{where}.carryover"),
+        carryover=carryover_record(b["carryover"], f"{where}.carryover"),
         dissimilar=() if s is None else (*_names(s, "dissimilar_runs"), *_names(s, "dissimilar_instances")),
-        config=_config(b["config"], f"{where}.config"),
+        config=run_config(b["config"], f"{where}.config"),
         exclusion=None if exclusion is None else _exclusion(exclusion, f"{where}.carryover_exclusion"),
+        tail=tail_finding(b.get("tail"), f"{where}.tail"),
     )
 
 
@@ -438,6 +510,14 @@ def suite_details(doc: Mapping[str, Any]) -> SuiteDetails:
     return SuiteDetails(
         order_tests=tuple(tests),
         order_matters=bool(sum(1 for t in tests if t["significant"])) or matters,
-        similarity_warnings=tuple(w for w in warnings or [] if isinstance(w, dict)),
+        similarity_warnings=tuple(
+            {
+                "code": w.get("code") or WarningCode.DISSIMILAR.value,
+                "message": w.get("message"),
+                "action": w.get("action"),
+            }
+            for w in warnings or []
+            if isinstance(w, dict)
+        ),
         environment={str(k): str(v) for k, v in environment.items() if not isinstance(v, Mapping | list)},
     )

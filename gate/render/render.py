@@ -26,7 +26,7 @@ from gate.bidi import show_bidi
 from gate.errors import InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis, Benchmark
-from gate.files.analysis_model import CarryoverMatrix
+from gate.files.analysis_model import CarryoverMatrix, benchmark_details, run_config
 from gate.files.calibration_json import Calibration
 from gate.render import filters, view
 
@@ -328,16 +328,14 @@ def _significance(benchmarks: list[Benchmark]) -> dict[tuple[str, str], bool]:
     the analysis does not list is unknown (left out)."""
     out: dict[tuple[str, str], bool] = {}
     for b in benchmarks:
-        carry = b["carryover"]
-        preds = carry.get("predecessors") if carry is not None else None
-        for p in preds if isinstance(preds, list) else []:
-            if not isinstance(p, Mapping) or "predecessor" not in p:
+        for p in benchmark_details(b).carryover.predecessors:
+            if p.predecessor is None:
                 continue
-            key = (b["benchmark"], str(p["predecessor"]))
-            if isinstance(p.get("significant"), bool):
-                out[key] = p["significant"]
-            elif "p_adj" in p:  # an older file: the level analyze_carryover tests at
-                out[key] = isinstance(p["p_adj"], int | float) and p["p_adj"] < CARRYOVER_ALPHA
+            key = (b["benchmark"], p.predecessor)
+            if p.significant is not None:
+                out[key] = p.significant
+            elif p.p_adj_written:  # an older file: the level analyze_carryover tests at
+                out[key] = p.p_adj is not None and p.p_adj < CARRYOVER_ALPHA
     return out
 
 
@@ -431,11 +429,14 @@ def _calibration_view(calibration: Calibration | None) -> dict[str, Any] | None:
                 "stable": entry.stable,
                 # a never-stable benchmark keeps the full configuration (µOpTime §5): not "minimal"
                 "config": view.config_label(
-                    {
-                        "source": "full" if entry.never_stable else "calibration",
-                        "never_stable": entry.never_stable,
-                        **entry.config,
-                    }
+                    run_config(
+                        {
+                            "source": "full" if entry.never_stable else "calibration",
+                            "never_stable": entry.never_stable,
+                            **entry.config,
+                        },
+                        f"calibration point {name}",
+                    )
                 ),
                 "curve": curve,
             }
