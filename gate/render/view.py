@@ -29,6 +29,7 @@ from gate.files.analysis_model import (
 from gate.render import advice
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
+from gate.render.view_model import PredecessorRow, RowData, View
 from gate.stats.quantile import describe, is_statistic
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
 
@@ -95,8 +96,8 @@ class Row:
     caught AttributeError; for 5,000 rows × a dozen fields that exception path was a large share
     of the report's time. The record's dict *is* the instance ``__dict__`` (no copy)."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.__dict__ = data
+    def __init__(self, data: RowData | dict[str, Any]) -> None:
+        self.__dict__ = data  # type: ignore[assignment]  # a TypedDict is a dict at run time
 
     def __getitem__(self, key: str) -> Any:
         return self.__dict__[key]
@@ -141,7 +142,7 @@ def config_label(config: RunConfig | None) -> str:
     return levels + " (never stable)" if config.never_stable else levels
 
 
-def _predecessor_row(p: PredecessorEffect) -> dict[str, Any]:
+def _predecessor_row(p: PredecessorEffect) -> PredecessorRow:
     return {
         "predecessor": p.predecessor,
         "effect_pct": p.effect_pct,
@@ -160,63 +161,61 @@ def benchmark_row(b: Benchmark, index: int, details: BenchmarkDetails | None = N
     preds = d.carryover.predecessors[:5]  # the analysis sorts significant ones first; a detail view shows 5
     change = b["change_pct"]
     config = d.config
-    return Row(
-        {
-            "index": index,
-            "anchor": f"b{index}",
-            "number": index + 1,
-            "name": b["benchmark"],
-            "verdict": verdict,
-            "icon": VERDICT_ICON.get(verdict, "•"),
-            "attention": verdict in ATTENTION,
-            "reason": b["reason"],
-            # the scheme ``--bootstrap auto`` chose and why (absent from older files)
-            "bootstrap": b["bootstrap"]["scheme"] if "bootstrap" in b else None,
-            "bootstrap_reason": b["bootstrap"]["reason"] if "bootstrap" in b else "",
-            "unit": b["unit"],
-            "higher_is_better": b["higher_is_better"],
-            "change_pct": change,
-            "abs_change": -1.0 if change is None else abs(change),
-            "change_ci": b["change_ci"],
-            "base_est": base["estimate"],
-            "base_ci": base["ci"],
-            "base_n": base["n"],
-            "base_failed": base["n_failed"],
-            "head_est": head["estimate"],
-            "head_ci": head["ci"],
-            "head_n": head["n"],
-            "head_failed": head["n_failed"],
-            "cv_base": sb["cv"],
-            "cv_head": sh["cv"],
-            "rciw_base": sb["rciw"],
-            "rciw_head": sh["rciw"],
-            "config": config_label(config),
-            "minimal": config is not None and config.source == "calibration" and not config.never_stable,
-            # calibrated, but µOpTime found no stable configuration: it ran the full one (§5)
-            "never_stable": config is not None and config.never_stable,
-            "order": order,
-            "order_significant": bool(order and order.significant),
-            "predecessors": [_predecessor_row(p) for p in preds],
-            "carryover_note": carryover_note(preds, d.carryover.predecessor_test),
-            "exclusion_note": exclusion_note(d.exclusion),
-            "position_p": d.carryover.position_p,
-            "position_significant": d.carryover.position_significant,
-            "dissimilar": list(d.dissimilar),
-            "warnings": [
-                {"code": canonical(w["code"]), "message": w["message"], "action": w["action"]}
-                for w in warnings
-            ],
-            "n_warnings": len(warnings),
-            "n_label": _n_label(base, head),
-            # inconclusive for lack of data: more values would resolve it (a budget's hint)
-            "samples_needed": b["samples_needed"],
-            # what happened, without the reason's own fix: the reports give one next step instead
-            "why": advice.short_why(b["reason"]),
-            "followup_resolved": followup_words.resolved(verdict, b["followup"]),
-            "followup_unresolved": None,  # set by build(): its words need the run's budget
-            "next_step": None,  # set by build(), from the follow-up words (gate/render/advice.py)
-        }
-    )
+    data: RowData = {
+        "index": index,
+        "anchor": f"b{index}",
+        "number": index + 1,
+        "name": b["benchmark"],
+        "verdict": verdict,
+        "icon": VERDICT_ICON.get(verdict, "•"),
+        "attention": verdict in ATTENTION,
+        "reason": b["reason"],
+        # the scheme ``--bootstrap auto`` chose and why (absent from older files)
+        "bootstrap": b["bootstrap"]["scheme"] if "bootstrap" in b else None,
+        "bootstrap_reason": b["bootstrap"]["reason"] if "bootstrap" in b else "",
+        "unit": b["unit"],
+        "higher_is_better": b["higher_is_better"],
+        "change_pct": change,
+        "abs_change": -1.0 if change is None else abs(change),
+        "change_ci": b["change_ci"],
+        "base_est": base["estimate"],
+        "base_ci": base["ci"],
+        "base_n": base["n"],
+        "base_failed": base["n_failed"],
+        "head_est": head["estimate"],
+        "head_ci": head["ci"],
+        "head_n": head["n"],
+        "head_failed": head["n_failed"],
+        "cv_base": sb["cv"],
+        "cv_head": sh["cv"],
+        "rciw_base": sb["rciw"],
+        "rciw_head": sh["rciw"],
+        "config": config_label(config),
+        "minimal": config is not None and config.source == "calibration" and not config.never_stable,
+        # calibrated, but µOpTime found no stable configuration: it ran the full one (§5)
+        "never_stable": config is not None and config.never_stable,
+        "order": order,
+        "order_significant": bool(order and order.significant),
+        "predecessors": [_predecessor_row(p) for p in preds],
+        "carryover_note": carryover_note(preds, d.carryover.predecessor_test),
+        "exclusion_note": exclusion_note(d.exclusion),
+        "position_p": d.carryover.position_p,
+        "position_significant": d.carryover.position_significant,
+        "dissimilar": list(d.dissimilar),
+        "warnings": [
+            {"code": canonical(w["code"]), "message": w["message"], "action": w["action"]} for w in warnings
+        ],
+        "n_warnings": len(warnings),
+        "n_label": _n_label(base, head),
+        # inconclusive for lack of data: more values would resolve it (a budget's hint)
+        "samples_needed": b["samples_needed"],
+        # what happened, without the reason's own fix: the reports give one next step instead
+        "why": advice.short_why(b["reason"]),
+        "followup_resolved": followup_words.resolved(verdict, b["followup"]),
+        "followup_unresolved": None,  # set by build(): its words need the run's budget
+        "next_step": None,  # set by build(), from the follow-up words (gate/render/advice.py)
+    }
+    return Row(data)
 
 
 def carryover_note(predecessors: Sequence[PredecessorEffect], omnibus: PredecessorTest | None) -> str:
@@ -389,7 +388,7 @@ def shards_view(shards: Shards) -> dict[str, Any] | None:
     return {k: shards[k] for k in ("count", "slowest", "slowest_s", "machine_s", "missing", "not_measured")}
 
 
-def build(analysis: Analysis, context: Any) -> dict[str, Any]:
+def build(analysis: Analysis, context: Any) -> View:
     """The common view model for all three formats (``context`` is a RenderContext)."""
     summary = analysis["summary"]
     counts = summary["counts"]
