@@ -105,7 +105,7 @@ class Time(TypedDict):
     saved_pct: float | None
 
 
-class ShardLog(TypedDict):
+class ShardLogEntry(TypedDict):
     shard: str
     instance: str
     log: str
@@ -121,7 +121,7 @@ class Shards(TypedDict):
     machine_s: float | None
     slowest: str | None
     missing: list[str]
-    logs: list[ShardLog]
+    logs: list[ShardLogEntry]
 
 
 class Summary(TypedDict):
