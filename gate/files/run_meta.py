@@ -11,7 +11,7 @@ What a reader can rely on: every field exists with its documented type (absent o
 have the empty value: ``None``, ``{}`` or ``()``), ``full`` and ``benchmark_configs`` carry the
 level names of ``run`` (``suite_run``, ``iteration``, ``measurement``), ``adaptive`` is an
 :class:`AdaptiveRecord` whose every part was checked (a lenient read leaves out the smallest
-malformed part, :func:`_adaptive`), and a warning code is
+malformed part, :func:`gate.files.meta_sections.adaptive`), and a warning code is
 spelled as today (:func:`gate.warning_codes.canonical`). Keys this gate does not know are kept in
 ``extra`` and written back unchanged, so resuming a run with rounds loses nothing. Schema 1 (no
 ``adaptive``, no ``round`` column) reads as a run without a budget; a newer schema is refused.
@@ -20,7 +20,6 @@ spelled as today (:func:`gate.warning_codes.canonical`). Keys this gate does not
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
@@ -31,6 +30,27 @@ from typing import Any
 from gate import jsontext
 from gate.errors import InputError, RunError, disk_full_error, is_disk_full
 from gate.files import bounded
+from gate.files import meta_sections as sections
+from gate.files.meta_sections import (
+    AdaptiveRecord,
+    BenchmarkConfig,
+    FinalRecord,
+    FollowUpRecord,
+    GiveUpRecord,
+    Levels,
+    LoadRange,
+    LoadRecord,
+    LookRule,
+    NotFollowedRecord,
+    RoundRecord,
+    ShardRecord,
+    VersionRecord,
+    count,
+    invalid,
+    name_text,
+    plain,
+)
+from gate.files.schema import Invalid, Obj, entries, integer, kind, nullable, obj
 from gate.model import (
     MAX_JSON_BYTES,
     MAX_VALUES,
@@ -43,303 +63,31 @@ from gate.model import (
 from gate.statistic import is_statistic, parse_statistic
 from gate.warning_codes import WarningCode, canonical
 
+__all__ = [
+    "AdaptiveRecord",
+    "BenchmarkConfig",
+    "FinalRecord",
+    "FollowUpRecord",
+    "GiveUpRecord",
+    "Levels",
+    "LoadRange",
+    "LoadRecord",
+    "LookRule",
+    "NotFollowedRecord",
+    "RoundRecord",
+    "RunMeta",
+    "ShardRecord",
+    "VersionRecord",
+    "from_json",
+    "path_beside",
+    "plain",
+    "read",
+    "read_beside",
+    "write",
+]
+
 FILE_NAME = "meta.json"
 _WARNING_FIELDS = ("code", "message", "action")
-
-
-@dataclass(frozen=True)
-class VersionRecord:
-    """``versions[REVISION]``: the role, the commit measured and where it was checked out."""
-
-    role: str | None = None  # "base" | "head"
-    sha: str | None = None
-    worktree: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"role": self.role, "sha": self.sha, "worktree": self.worktree}
-
-
-@dataclass(frozen=True)
-class Levels:
-    """``full``: how many suite runs, iterations and measurements the full configuration has."""
-
-    suite_run: int
-    iteration: int
-    measurement: int
-
-    @property
-    def values(self) -> int:
-        return self.suite_run * self.iteration * self.measurement
-
-    def to_json(self) -> dict[str, Any]:
-        return {"suite_run": self.suite_run, "iteration": self.iteration, "measurement": self.measurement}
-
-
-@dataclass(frozen=True)
-class BenchmarkConfig:
-    """``benchmark_configs[NAME]``: the configuration a benchmark ran, and the warm-up positions
-    (``discard_warmup`` of level ``warmup_level``) that analysis drops as calibrate did."""
-
-    suite_run: int
-    iteration: int
-    measurement: int
-    config_source: str = ConfigSource.FULL.value  # JSON key `source`
-    discard_warmup: int = 0
-    warmup_level: str = "measurement"
-    never_stable: bool = False
-
-    @property
-    def calibrated(self) -> bool:
-        """A calibrated minimal configuration (not the full one a never-stable benchmark keeps)."""
-        return self.config_source == ConfigSource.CALIBRATION.value and not self.never_stable
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "suite_run": self.suite_run,
-            "iteration": self.iteration,
-            "measurement": self.measurement,
-            "source": self.config_source,
-            "discard_warmup": self.discard_warmup,
-            "warmup_level": self.warmup_level,
-            "never_stable": self.never_stable,
-        }
-
-
-# ---- adaptive: the follow-up rounds of ``run --budget`` (gate/adaptive/loop.py) ---------------
-@dataclass(frozen=True)
-class LookRule:
-    """``adaptive.rule``: the error control over all looks (gate/engine/rounds.py: Bonferroni over
-    ``looks`` = max_rounds + 1; every look tests at ``confidence_per_look``)."""
-
-    name: str
-    confidence: float
-    looks: int
-    confidence_per_look: float
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "confidence": self.confidence,
-            "looks": self.looks,
-            "confidence_per_look": self.confidence_per_look,
-            **plain(self.extra),
-        }
-
-
-@dataclass(frozen=True)
-class FollowUpRecord:
-    """``adaptive.rounds[].benchmarks[NAME]``: why a benchmark got the round, and how much of it
-    (values per version: the smaller of base and head now, and the verdict's estimate)."""
-
-    values_now: int
-    values_needed: int
-    suite_runs: int
-    why: str
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "values_now": self.values_now,
-            "values_needed": self.values_needed,
-            "suite_runs": self.suite_runs,
-            "why": self.why,
-            **plain(self.extra),
-        }
-
-
-@dataclass(frozen=True)
-class NotFollowedRecord:
-    """``adaptive.rounds[].not_followed[NAME]`` and ``adaptive.final.unresolved[NAME]``: why an
-    inconclusive benchmark got no (more) rounds; ``values_needed``/``needs_s`` are null for
-    ``not_lack_of_data``."""
-
-    reason: str  # "hopeless" | "not_lack_of_data" | "budget_spent" | "rounds_spent"
-    detail: str
-    values_needed: int | None = None
-    needs_s: float | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "reason": self.reason,
-            "detail": self.detail,
-            "values_needed": self.values_needed,
-            "needs_s": self.needs_s,
-            **plain(self.extra),
-        }
-
-
-@dataclass(frozen=True)
-class RoundRecord:
-    """``adaptive.rounds[]``: one follow-up round as planned, written with its whole schedule
-    before its first trial (so a killed run resumes it)."""
-
-    round: int
-    seed: int
-    planned_at: str
-    used_before_s: float
-    time_left_s: float
-    estimated_s: float
-    benchmarks: Mapping[str, FollowUpRecord] = field(default_factory=dict)
-    not_followed: Mapping[str, NotFollowedRecord] = field(default_factory=dict)
-    schedule: Sequence[Mapping[str, Any]] = ()  # Trial.as_meta() of the round's trials
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "round": self.round,
-            "seed": self.seed,
-            "planned_at": self.planned_at,
-            "used_before_s": self.used_before_s,
-            "time_left_s": self.time_left_s,
-            "estimated_s": self.estimated_s,
-            "benchmarks": {n: f.to_json() for n, f in self.benchmarks.items()},
-            "not_followed": {n: nf.to_json() for n, nf in self.not_followed.items()},
-            "schedule": [dict(t) for t in self.schedule],
-            **plain(self.extra),
-        }
-
-
-@dataclass(frozen=True)
-class FinalRecord:
-    """``adaptive.final``: why the rounds stopped, the budget clock's times, and why each benchmark
-    still inconclusive at the last look was not resolved."""
-
-    stop_reason: str  # "all_resolved" | "no_candidates" | "budget_spent" | "rounds_spent"
-    used_s: float
-    planned_s: float
-    followup_s: float
-    unresolved: Mapping[str, NotFollowedRecord] = field(default_factory=dict)
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "stop_reason": self.stop_reason,
-            "used_s": self.used_s,
-            "planned_s": self.planned_s,
-            "followup_s": self.followup_s,
-            "unresolved": {n: u.to_json() for n, u in self.unresolved.items()},
-            **plain(self.extra),
-        }
-
-
-@dataclass(frozen=True)
-class AdaptiveRecord:
-    """``adaptive`` (null without a budget): the budget, the rule, the rounds recorded so far and
-    ``final`` (None until the last look)."""
-
-    budget_s: float
-    max_rounds: int
-    rule: LookRule
-    rounds: Sequence[RoundRecord] = ()
-    final: FinalRecord | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def with_round(self, entry: RoundRecord) -> AdaptiveRecord:
-        return replace(self, rounds=(*self.rounds, entry))
-
-    def with_final(self, final: FinalRecord) -> AdaptiveRecord:
-        return replace(self, final=final)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "budget_s": self.budget_s,
-            "max_rounds": self.max_rounds,
-            "rule": self.rule.to_json(),
-            "rounds": [r.to_json() for r in self.rounds],
-            "final": None if self.final is None else self.final.to_json(),
-            **plain(self.extra),
-        }
-
-
-@dataclass(frozen=True)
-class GiveUpRecord:
-    """``given_up[]``: a benchmark whose remaining trials in one version were not run, because
-    its first trials there all failed (gate/engine/give_up.py; docs/running.md "Giving up on a
-    failing benchmark"). Written before the next trial starts, so a resumed run skips them too."""
-
-    benchmark: str
-    version: str
-    failed: int  # the failed trials it gave up after
-    status: str  # the status of the last of them: error | timeout | invalid
-    reason: str  # the reason of the last of them, as in the trial log
-    trial: int  # the trial number after which it gave up
-    at: str  # UTC time of the decision
-    not_run: int  # the trials of the schedule being run that were left out
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "benchmark": self.benchmark,
-            "version": self.version,
-            "failed": self.failed,
-            "status": self.status,
-            "reason": self.reason,
-            "trial": self.trial,
-            "at": self.at,
-            "not_run": self.not_run,
-            **plain(self.extra),
-        }
-
-
-@dataclass(frozen=True)
-class LoadRange:
-    samples: int
-    min: float
-    max: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {"samples": self.samples, "min": self.min, "max": self.max}
-
-
-@dataclass(frozen=True)
-class LoadRecord:
-    """``load``: the 1-minute load average read at every trial end (gate/engine/load.py), as
-    min–max over the run and per suite run (keys: the suite run number as text)."""
-
-    overall: LoadRange
-    suite_runs: Mapping[str, LoadRange] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {**self.overall.to_json(), "suite_runs": {k: r.to_json() for k, r in self.suite_runs.items()}}
-
-
-@dataclass(frozen=True)
-class ShardRecord:
-    """``shard`` (absent for an unsharded run): which part of the suite this log measured, and
-    the whole suite's split as every runner computed it (gate/engine/shard.py), so ``analyze``
-    over the shards' logs knows what was planned and names what is missing."""
-
-    index: int  # 1-based
-    count: int
-    method: str  # "lpt"
-    seed: int
-    cost_unit: str  # "s" | "values"
-    suite: Sequence[str]  # every benchmark of the suite, sorted
-    assignment: Mapping[str, int]  # benchmark -> shard
-    expected: Sequence[float] = ()  # expected cost per shard (cost_unit)
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    def benchmarks_of(self, index: int) -> list[str]:
-        return [n for n in self.suite if self.assignment.get(n) == index]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "count": self.count,
-            "method": self.method,
-            "seed": self.seed,
-            "cost_unit": self.cost_unit,
-            "suite": list(self.suite),
-            "assignment": dict(self.assignment),
-            "expected": list(self.expected),
-            **plain(self.extra),
-        }
 
 
 @dataclass(frozen=True)
@@ -465,107 +213,55 @@ class RunMeta:
         }
 
 
-def plain(value: Any) -> Any:
-    """A JSON-ready copy (mappings and sequences as dict and list)."""
-    if isinstance(value, Mapping):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    return value
-
-
 # ---- parsing -------------------------------------------------------------------------------------
-class _Invalid(Exception):
-    """A field that does not have its documented type; ``what`` says which and how."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(what)
-        self.what = what
+def opt_object(value: Any, where: str) -> dict[str, Any] | None:
+    return nullable(obj, "")(value, where)
 
 
-def _kind(value: Any) -> str:
-    return type(value).__name__
+def versions(value: Any, where: str) -> dict[str, VersionRecord]:
+    def version(o: Obj) -> VersionRecord:
+        return VersionRecord(*(o.field(k, name_text, None) for k in ("role", "sha", "worktree")))
+
+    return {} if value is None else entries(version)(value, where)
 
 
-def _count(value: Any) -> bool:
-    return type(value) is int and value >= 1
-
-
-def _object(key: str, value: Any) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise _Invalid(f"{key} ({_kind(value)}, not an object)")
-    return value
-
-
-def _text(key: str, value: Any) -> str | None:
-    """Names and hashes are read as text (a version name like 1.10 may arrive as a number)."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, dict | list | bool):
-        raise _Invalid(f"{key} ({_kind(value)}, not a string)")
-    return str(value)
-
-
-def _int(key: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    if type(value) is not int:
-        raise _Invalid(f"{key} ({_kind(value)}, not an integer)")
-    return value
-
-
-def _versions(value: Any) -> dict[str, VersionRecord]:
-    out = {}
-    for rev, info in (_object("versions", value) or {}).items():
-        if not isinstance(info, dict):
-            raise _Invalid(f"versions ({rev!r} is {_kind(info)}, not an object)")
-        out[str(rev)] = VersionRecord(
-            _text("versions role", info.get("role")),
-            _text("versions sha", info.get("sha")),
-            _text("versions worktree", info.get("worktree")),
-        )
-    return out
-
-
-def _levels(value: Any) -> Levels | None:
-    full = _object("full", value)
+def levels(value: Any, where: str) -> Levels | None:
+    full = opt_object(value, where)
     if full is None:
         return None
     got: list[Any] = [full.get(k) for k in ("suite_run", "iteration", "measurement")]
-    if not all(_count(v) for v in got):
-        raise _Invalid("full (not suite_run, iteration and measurement as whole numbers ≥ 1)")
+    if not all(count(v) for v in got):
+        raise invalid(where, "not suite_run, iteration and measurement as whole numbers ≥ 1")
     return Levels(*(int(v) for v in got))
 
 
-def _benchmark_configs(value: Any) -> dict[str, BenchmarkConfig]:
+def benchmark_configs(value: Any, where: str) -> dict[str, BenchmarkConfig]:
     out = {}
-    for name, c in (_object("benchmark_configs", value) or {}).items():
-        levels: list[Any] = (
+    for name, c in (opt_object(value, where) or {}).items():
+        got: list[Any] = (
             [c.get(k) for k in ("suite_run", "iteration", "measurement")] if isinstance(c, dict) else []
         )
-        if not (levels and all(_count(v) for v in levels)):
-            raise _Invalid(
-                f"benchmark_configs ({name!r} lacks whole-number suite_run, iteration, measurement)"
-            )
+        if not (got and all(count(v) for v in got)):
+            raise invalid(where, f"{name!r} lacks whole-number suite_run, iteration, measurement")
         warmup = c.get("discard_warmup", 0)
         level = c.get("warmup_level", "measurement")
         if type(warmup) is not int or warmup < 0 or level not in ("measurement", "iteration"):
-            raise _Invalid(f"benchmark_configs ({name!r} has a bad discard_warmup or warmup_level)")
-        suite_run, iteration, measurement = (int(v) for v in levels)
+            raise invalid(where, f"{name!r} has a bad discard_warmup or warmup_level")
+        suite_run, iteration, measurement = (int(v) for v in got)
         # the bounds run itself keeps ([full] and the calibration's checks, gate/engine/plan.py):
         # at most MAX_VALUES values, and a warm-up that leaves values at its level (the level's
         # count includes the discarded positions, run executes them on top of the calibrated ones)
         if suite_run * iteration * measurement > MAX_VALUES:
-            raise _Invalid(
-                f"benchmark_configs ({name!r} asks for {suite_run}×{iteration}×{measurement} values, "
-                f"more than the {MAX_VALUES:,} a run collects)"
+            raise invalid(
+                where,
+                f"{name!r} asks for {suite_run}×{iteration}×{measurement} values, "
+                f"more than the {MAX_VALUES:,} a run collects",
             )
-        if warmup >= (iteration if level == "iteration" else measurement):
-            raise _Invalid(
-                f"benchmark_configs ({name!r} discards {warmup} warm-up {level}(s) of its "
-                f"{iteration if level == 'iteration' else measurement}: no value would be left)"
+        at_level = iteration if level == "iteration" else measurement
+        if warmup >= at_level:
+            raise invalid(
+                where,
+                f"{name!r} discards {warmup} warm-up {level}(s) of its {at_level}: no value would be left",
             )
         out[str(name)] = BenchmarkConfig(
             suite_run,
@@ -579,307 +275,67 @@ def _benchmark_configs(value: Any) -> dict[str, BenchmarkConfig]:
     return out
 
 
-def _thresholds(value: Any) -> dict[str, float]:
+def thresholds(value: Any, where: str) -> dict[str, float]:
     """Per-benchmark ``threshold_pct`` in the domain .ordertrap.toml and analyze accept
     (:func:`gate.model.threshold_pct_problem`); one outside it makes the field invalid (left out
     with a ``meta_invalid`` warning: the suite-wide threshold applies)."""
     out: dict[str, float] = {}
-    for n, t in (_object("thresholds", value) or {}).items():
+    for n, t in (opt_object(value, where) or {}).items():
         bad = "not a number" if isinstance(t, bool) or not isinstance(t, int | float) else None
         bad = bad or threshold_pct_problem(float(t))
         if bad is not None:
-            raise _Invalid(f"thresholds ({str(n)!r:.60}: {str(t)[:20]} is {bad})")
+            raise invalid(where, f"{str(n)!r:.60}: {str(t)[:20]} is {bad}")
         out[str(n)] = float(t)
     return out
 
 
-def _statistic(value: Any) -> str | None:
+def statistic(value: Any, where: str = "") -> str | None:
     """A statistic name the gate knows, canonical; anything else reads as absent (the default)."""
     return parse_statistic(value) if isinstance(value, str) and is_statistic(value) else None
 
 
-def _statistics(value: Any) -> dict[str, str]:
+def statistics(value: Any, where: str) -> dict[str, str]:
     """Entries that are not statistic names are left out (the suite's statistic applies)."""
-    return {str(n): s for n, v in (_object("statistics", value) or {}).items() if (s := _statistic(v))}
+    return {str(n): s for n, v in (opt_object(value, where) or {}).items() if (s := statistic(v))}
 
 
-# A schedule entry is Trial.as_meta(): exactly these keys, so that a resume rebuilds each trial
-# as it was planned (docs/contracts.md, meta.json "schedule").
-_TRIAL_TEXT = ("instance", "order_type", "benchmark", "version")
-_TRIAL_COUNT = ("trial", "suite_run", "position", "iteration", "measurements")
-
-
-def _schedule(value: Any, where: str = "schedule") -> tuple[dict[str, Any], ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
-        raise _Invalid(f"{where} ({_kind(value)}, not a list of objects)")
-    keys = {*_TRIAL_TEXT, *_TRIAL_COUNT}
-    for i, t in enumerate(value):
-        missing, unknown = sorted(keys - t.keys()), sorted(t.keys() - keys)
-        if missing or unknown:
-            said = [f"missing {', '.join(missing)}"] if missing else []
-            said += [f"unknown {', '.join(map(repr, unknown))}"] if unknown else []
-            raise _Invalid(f"{where}[{i}] ({'; '.join(said)}: a trial has exactly {', '.join(sorted(keys))})")
-        bad = [k for k in _TRIAL_TEXT if not isinstance(t[k], str)]
-        bad += [k for k in _TRIAL_COUNT if not _count(t[k])]
-        if bad:
-            raise _Invalid(
-                f"{where}[{i}].{bad[0]} ({_kind(t[bad[0]])}, not a {'string' if bad[0] in _TRIAL_TEXT else 'whole number ≥ 1'})"
-            )
-    return tuple(value)
-
-
-def _benchmarks(value: Any) -> dict[str, dict[str, Any]]:
-    found = _object("benchmarks", value) or {}
+def benchmarks(value: Any, where: str) -> dict[str, dict[str, Any]]:
+    found = opt_object(value, where) or {}
     if not all(isinstance(b, dict) for b in found.values()):
-        raise _Invalid("benchmarks (an entry is not an object)")
+        raise invalid(where, "an entry is not an object")
     return found
 
 
-# ---- adaptive ------------------------------------------------------------------------------------
-class _Obj:
-    """One JSON object inside ``adaptive``, named ``where`` in messages, read key by key; the keys
-    not read are :meth:`rest` (kept and written back, like the top level's ``extra``)."""
-
-    def __init__(self, where: str, value: Any) -> None:
-        if not isinstance(value, dict):
-            raise _Invalid(f"{where} ({_kind(value)}, not an object)")
-        self.where, self.doc = where, value
-        self._read: set[str] = set()
-
-    def item(self, key: str, nullable: bool) -> Any:
-        self._read.add(key)
-        value = self.doc.get(key)
-        if value is None and not nullable:
-            raise _Invalid(f"{self.where}.{key} ({'null' if key in self.doc else 'missing'})")
-        return value
-
-    def number(self, key: str, low: float = 0.0, below: float = math.inf) -> float:
-        """A finite number in [low, below), as written (an int stays an int: the file round-trips)."""
-        value = self.item(key, nullable=False)
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        if not (ok and low <= value < below):
-            bounds = f"≥ {low:g}" if below == math.inf else f"in [{low:g}, {below:g})"
-            raise _Invalid(f"{self.where}.{key} ({value!r}, not a number {bounds})")
-        return value
-
-    def opt_number(self, key: str) -> float | None:
-        return None if self.item(key, nullable=True) is None else self.number(key)
-
-    def whole(self, key: str, low: int | None = 0) -> int:
-        value = self.item(key, nullable=False)
-        if type(value) is not int or (low is not None and value < low):
-            raise _Invalid(
-                f"{self.where}.{key} ({value!r}, not a whole number{'' if low is None else f' ≥ {low}'})"
-            )
-        return value
-
-    def opt_whole(self, key: str) -> int | None:
-        return None if self.item(key, nullable=True) is None else self.whole(key)
-
-    def text(self, key: str) -> str:
-        value = self.item(key, nullable=False)
-        if not isinstance(value, str):
-            raise _Invalid(f"{self.where}.{key} ({_kind(value)}, not a string)")
-        return value
-
-    def obj(self, key: str) -> _Obj:
-        return _Obj(f"{self.where}.{key}", self.item(key, nullable=False))
-
-    def entries(self, key: str) -> dict[str, _Obj]:
-        """An object of objects, by name."""
-        return {str(n): _Obj(f"{self.where}.{key}[{n!r}]", v) for n, v in self.obj(key).doc.items()}
-
-    def rest(self) -> dict[str, Any]:
-        return {k: v for k, v in self.doc.items() if k not in self._read}
-
-
-def _look_rule(o: _Obj) -> LookRule:
-    return LookRule(
-        name=o.text("name"),
-        confidence=o.number("confidence", 0.0, 1.0),
-        looks=o.whole("looks", 1),
-        confidence_per_look=o.number("confidence_per_look", 0.5, 1.0),
-        extra=o.rest(),
-    )
-
-
-def _not_followed(o: _Obj) -> NotFollowedRecord:
-    return NotFollowedRecord(
-        reason=o.text("reason"),
-        detail=o.text("detail"),
-        values_needed=o.opt_whole("values_needed"),
-        needs_s=o.opt_number("needs_s"),
-        extra=o.rest(),
-    )
-
-
-def _round(o: _Obj) -> RoundRecord:
-    return RoundRecord(
-        round=o.whole("round", 1),
-        seed=o.whole("seed", None),
-        planned_at=o.text("planned_at"),
-        used_before_s=o.number("used_before_s"),
-        time_left_s=o.number("time_left_s"),
-        estimated_s=o.number("estimated_s"),
-        benchmarks={
-            n: FollowUpRecord(
-                values_now=f.whole("values_now"),
-                values_needed=f.whole("values_needed"),
-                suite_runs=f.whole("suite_runs", 1),
-                why=f.text("why"),
-                extra=f.rest(),
-            )
-            for n, f in o.entries("benchmarks").items()
-        },
-        not_followed={n: _not_followed(nf) for n, nf in o.entries("not_followed").items()},
-        schedule=_schedule(o.item("schedule", nullable=False), f"{o.where}.schedule"),
-        extra=o.rest(),
-    )
-
-
-def _final(o: _Obj) -> FinalRecord:
-    return FinalRecord(
-        stop_reason=o.text("stop_reason"),
-        used_s=o.number("used_s"),
-        planned_s=o.number("planned_s"),
-        followup_s=o.number("followup_s"),
-        unresolved={n: _not_followed(u) for n, u in o.entries("unresolved").items()},
-        extra=o.rest(),
-    )
-
-
-def _adaptive(value: Any, problems: list[str]) -> tuple[AdaptiveRecord | None, bool]:
-    """``adaptive`` and whether it was kept. What cannot be read is named in ``problems`` and left
-    out at the smallest part a run without it still describes: ``final`` (as for a run stopped
-    before its last look) or ``rounds`` (analysis counts the rounds from the log's ``round``
-    column); anything else drops the whole ``adaptive`` (the budget and the rule define the run)."""
-    if value is None:
-        return None, True
-    try:
-        o = _Obj("adaptive", value)
-        budget_s = o.number("budget_s")
-        max_rounds = o.whole("max_rounds", 1)
-        rule = _look_rule(o.obj("rule"))
-    except _Invalid as bad:
-        problems.append(bad.what)
-        return None, False
-    try:
-        rounds_doc = o.item("rounds", nullable=False)
-        if not isinstance(rounds_doc, list):
-            raise _Invalid(f"adaptive.rounds ({_kind(rounds_doc)}, not a list)")
-        rounds = tuple(_round(_Obj(f"adaptive.rounds[{i}]", r)) for i, r in enumerate(rounds_doc))
-    except _Invalid as bad:
-        problems.append(bad.what)
-        rounds = ()
-    final = None
-    try:
-        final_doc = o.item("final", nullable=True)
-        final = None if final_doc is None else _final(_Obj("adaptive.final", final_doc))
-    except _Invalid as bad:
-        problems.append(bad.what)
-    return AdaptiveRecord(budget_s, max_rounds, rule, rounds, final, extra=o.rest()), True
-
-
-def _given_up(value: Any) -> tuple[GiveUpRecord, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise _Invalid(f"given_up ({_kind(value)}, not a list)")
-    out = []
-    for i, doc in enumerate(value):
-        o = _Obj(f"given_up[{i}]", doc)
-        out.append(
-            GiveUpRecord(
-                benchmark=o.text("benchmark"),
-                version=o.text("version"),
-                failed=o.whole("failed", 1),
-                status=o.text("status"),
-                reason=o.text("reason"),
-                trial=o.whole("trial", 1),
-                at=o.text("at"),
-                not_run=o.whole("not_run"),
-                extra=o.rest(),
-            )
-        )
-    return tuple(out)
-
-
-def _load_range(o: _Obj) -> LoadRange:
-    return LoadRange(o.whole("samples", 1), o.number("min"), o.number("max"))
-
-
-def _load_record(value: Any) -> LoadRecord | None:
-    if value is None:
-        return None
-    o = _Obj("load", value)
-    return LoadRecord(_load_range(o), {k: _load_range(r) for k, r in o.entries("suite_runs").items()})
-
-
-def _shard(value: Any) -> ShardRecord | None:
-    if value is None:
-        return None
-    o = _Obj("shard", value)
-    count = o.whole("count", 1)
-    index = o.whole("index", 1)
-    if index > count:
-        raise _Invalid(f"shard.index ({index}, more than shard.count {count})")
-    suite = o.item("suite", nullable=False)
-    if not isinstance(suite, list) or not all(isinstance(n, str) for n in suite):
-        raise _Invalid("shard.suite (not a list of benchmark names)")
-    assignment = o.obj("assignment").doc
-    if set(assignment) != set(suite) or not all(
-        type(k) is int and 1 <= k <= count for k in assignment.values()
-    ):
-        raise _Invalid("shard.assignment (not one shard 1..count for every benchmark of shard.suite)")
-    expected = o.item("expected", nullable=True) or []
-    if not isinstance(expected, list) or not all(
-        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in expected
-    ):
-        raise _Invalid("shard.expected (not a list of numbers)")
-    return ShardRecord(
-        index=index,
-        count=count,
-        method=o.text("method"),
-        seed=o.whole("seed", None),
-        cost_unit=o.text("cost_unit"),
-        suite=tuple(suite),
-        assignment=dict(assignment),
-        expected=tuple(expected),
-        extra=o.rest(),
-    )
-
-
-_FIELDS: dict[str, Callable[[Any], Any]] = {
-    "schema_version": lambda v: _int("schema_version", v) or 1,  # absent: 1, read below
-    "tool_version": lambda v: _text("tool_version", v),
-    "created_at": lambda v: _text("created_at", v),
-    "seed": lambda v: _int("seed", v),
-    "mode": lambda v: _text("mode", v),
-    "config_path": lambda v: _text("config_path", v),
-    "config_hash": lambda v: _text("config_hash", v),
-    "sources": lambda v: _object("sources", v),
-    "adapter": lambda v: _text("adapter", v),
-    "versions": _versions,
-    "base": lambda v: _text("base", v),
-    "head": lambda v: _text("head", v),
-    "instance": lambda v: _text("instance", v),
-    "full": _levels,
-    "calibration": lambda v: _object("calibration", v),
-    "order_pairs": lambda v: _int("order_pairs", v),
-    "benchmark_configs": _benchmark_configs,
-    "benchmarks": _benchmarks,
-    "thresholds": _thresholds,
-    "statistic": _statistic,
-    "statistics": _statistics,
-    "schedule": _schedule,
-    "environment": lambda v: _object("environment", v),
-    "sandbox": lambda v: _object("sandbox", v),
-    "layout": lambda v: _object("layout", v),
-    "given_up": _given_up,
-    "load": _load_record,
-    "shard": _shard,
+_name = name_text
+_FIELDS: dict[str, Callable[[Any, str], Any]] = {
+    "schema_version": lambda v, w: nullable(integer)(v, w) or 1,  # absent: 1, read below
+    "tool_version": _name,
+    "created_at": _name,
+    "seed": nullable(integer),
+    "mode": _name,
+    "config_path": _name,
+    "config_hash": _name,
+    "sources": opt_object,
+    "adapter": _name,
+    "versions": versions,
+    "base": _name,
+    "head": _name,
+    "instance": _name,
+    "full": levels,
+    "calibration": opt_object,
+    "order_pairs": nullable(integer),
+    "benchmark_configs": benchmark_configs,
+    "benchmarks": benchmarks,
+    "thresholds": thresholds,
+    "statistic": statistic,
+    "statistics": statistics,
+    "schedule": sections.opt_schedule,
+    "environment": opt_object,
+    "sandbox": opt_object,
+    "layout": opt_object,
+    "given_up": sections.given_up,
+    "load": sections.load_record,
+    "shard": sections.shard,
 }
 
 
@@ -887,7 +343,7 @@ def _warnings(value: Any, problems: list[str]) -> tuple[dict[str, str], ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        problems.append(f"warnings ({_kind(value)}, not a list)")
+        problems.append(f"warnings ({kind(value)}, not a list)")
         return ()
     kept = [
         w for w in value if isinstance(w, dict) and all(isinstance(w.get(k), str) for k in _WARNING_FIELDS)
@@ -906,7 +362,7 @@ def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
     document that is not an object."""
     if not isinstance(doc, dict):
         raise InputError(
-            f"{path} holds {_kind(doc)}, not a JSON object",
+            f"{path} holds {kind(doc)}, not a JSON object",
             "restore meta.json as `ordertrap-gate run` wrote it",
         )
     version = doc.get("schema_version", 1)
@@ -921,11 +377,11 @@ def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
         if key not in doc:
             continue
         try:
-            values[key] = parse(doc[key])
-        except _Invalid as bad:
-            problems.append(bad.what)
+            values[key] = parse(doc[key], key)
+        except Invalid as bad:
+            problems.append(sections.describe(bad))
     if "adaptive" in doc:
-        values["adaptive"], kept = _adaptive(doc["adaptive"], problems)
+        values["adaptive"], kept = sections.adaptive(doc["adaptive"], problems)
         if not kept:
             del values["adaptive"]
     values.setdefault("schema_version", 1)

@@ -26,6 +26,7 @@ from typing import Any
 
 from gate.engine.project_config import MAX_VALUES
 from gate.render.filters import FIX_SEPARATOR
+from gate.render.followup import UnresolvedWords
 from gate.warning_codes import WarningCode, canonical
 
 # The warnings that say the values are biased by when a benchmark ran (gate/analysis/pipeline.py,
@@ -58,7 +59,7 @@ def short_why(reason: str) -> str:
 
 def _bias_action(warnings: Sequence[Mapping[str, Any]]) -> str | None:
     for w in warnings:
-        if canonical(str(w.get("code") or "")) in BIAS_CODES and w.get("action"):
+        if canonical(str(w["code"])) in BIAS_CODES and w["action"]:
             return str(w["action"])
     return None
 
@@ -68,7 +69,7 @@ def next_step(
     reason: str,
     samples_needed: int | None,
     warnings: Sequence[Mapping[str, Any]],
-    unresolved: Mapping[str, Any] | None,
+    unresolved: UnresolvedWords | None,
 ) -> NextStep | None:
     """The one action to show for a benchmark (module doc); None for a decided verdict."""
     if verdict == "failed":
@@ -84,8 +85,8 @@ def next_step(
             f"it needs about {samples_needed:,} values per version, more than one run may collect "
             f"({MAX_VALUES:,}): reduce the noise, or give it a larger [[benchmark]] threshold_pct"
         )
-    if unresolved is not None and unresolved.get("suggest"):
-        more = str(unresolved.get("more") or "more values would resolve it")
+    if unresolved is not None and unresolved["suggest"]:
+        more = unresolved["more"] or "more values would resolve it"
         if samples_needed is not None:
             more = f"{more} (about {samples_needed:,} values per version)"
         return NextStep(more, str(unresolved["suggest"]), True)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from gate.engine.project_config import MAX_VALUES
 from gate.files.analysis_json import Adaptive, Followup
+from gate.files.analysis_model import Unresolved, look_rule_words
 from gate.warning_codes import WarningCategory, lookup
 
 STOP = {
@@ -28,11 +29,6 @@ def _num(x: Any) -> float | None:
     if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
         return None
     return float(x)
-
-
-def _count(x: Any) -> int:
-    """A whole number ≥ 0 of ``rule`` (kept as written), else 0."""
-    return x if type(x) is int and x > 0 else 0
 
 
 def rough_duration(seconds: float) -> str:
@@ -73,9 +69,15 @@ def resolved(verdict: str, followup: Followup | None) -> str | None:
     return f"{verdict} after {_plural(followup['rounds'], 'follow-up round')}, {extra_values(followup)}"
 
 
+class UnresolvedWords(TypedDict):
+    why: str
+    more: str | None
+    suggest: str | None  # a command-line option (shown as code)
+
+
 def unresolved(
     followup: Followup | None, adaptive: Adaptive, reason: str, warnings: Sequence[Mapping[str, object]]
-) -> dict[str, str | None] | None:
+) -> UnresolvedWords | None:
     """Why an inconclusive benchmark stayed so after the rounds, and what would resolve it:
     ``{"why", "more", "suggest"}``; ``suggest`` is a command-line option (shown as code).
     None when the analysis does not say (no budget, or no ``unresolved`` entry)."""
@@ -135,7 +137,7 @@ def unresolved(
         more = None
     else:
         why = f"{after}the follow-up rounds left it unresolved"
-    return {"why": why, "more": more, "suggest": suggest}
+    return UnresolvedWords(why=why, more=more, suggest=suggest)
 
 
 def timeline(adaptive: Adaptive) -> str:
@@ -156,7 +158,7 @@ def timeline(adaptive: Adaptive) -> str:
     return text
 
 
-def stop(adaptive: Adaptive, unresolved: Sequence[Mapping[str, Any]] = ()) -> str:
+def stop(adaptive: Adaptive, unresolved: Sequence[Unresolved] = ()) -> str:
     """'2 of at most 3 follow-up rounds; stopped: the budget was spent'. ``unresolved``: the
     ``followup.unresolved`` entries of the benchmarks left inconclusive. The planner stops with
     "no_candidates" both when more values would not resolve the rest and when what they need is
@@ -172,12 +174,12 @@ def stop(adaptive: Adaptive, unresolved: Sequence[Mapping[str, Any]] = ()) -> st
     return f"{text}; the run stopped before its last analysis (run it again to finish)"
 
 
-def _no_candidates(adaptive: Adaptive, unresolved: Sequence[Mapping[str, Any]]) -> str:
-    too_long = [u for u in unresolved if u.get("reason") == "hopeless"]
+def _no_candidates(adaptive: Adaptive, unresolved: Sequence[Unresolved]) -> str:
+    too_long = [u for u in unresolved if u["reason"] == "hopeless"]
     not_data = len(unresolved) - len(too_long)
     if not too_long:
         return STOP["no_candidates"]
-    needs = [s for u in too_long if (s := _num(u.get("needs_s"))) is not None]
+    needs = [s for u in too_long if (s := _num(u["needs_s"])) is not None]
     budget, used = _num(adaptive["budget_s"]), _num(adaptive["used_s"])
     left = (
         f"the {rough_duration(max(budget - used, 0.0))} left of the budget"
@@ -195,15 +197,11 @@ def _no_candidates(adaptive: Adaptive, unresolved: Sequence[Mapping[str, Any]]) 
 
 def rule(adaptive: Adaptive) -> str | None:
     """'each of the 4 looks used a 99.75% CI, so the run keeps 99% overall (Bonferroni)'.
-    ``rule``'s fields are kept as written (analysis_json checks it is an object or null)."""
-    r = adaptive["rule"]
+    ``rule``'s fields as gate/files/analysis_model.py decodes them (analysis_json checks they do)."""
+    r = look_rule_words(adaptive["rule"])
     if r is None:
         return None
-    looks, per, overall = (
-        _count(r.get("looks")),
-        _num(r.get("confidence_per_look")),
-        _num(r.get("confidence")),
-    )
+    looks, per, overall = r.looks, r.confidence_per_look, r.confidence
     if not looks or per is None or overall is None:
         return None
     return (

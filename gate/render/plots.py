@@ -34,7 +34,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from gate.bidi import show_bidi
-from gate.files.analysis_json import Samples, VersionStats
+from gate.files.analysis_model import Samples, VersionStats
 
 BASE_COLOR = "#4c72b0"
 HEAD_COLOR = "#dd8452"

@@ -25,9 +25,11 @@ from markupsafe import Markup
 from gate.bidi import show_bidi
 from gate.errors import InputError
 from gate.files import analysis_json
-from gate.files.analysis_json import Analysis, Benchmark, CarryoverMatrix
+from gate.files.analysis_json import Analysis, Benchmark
+from gate.files.analysis_model import CarryoverMatrix, benchmark_details, run_config
 from gate.files.calibration_json import Calibration
 from gate.render import filters, view
+from gate.render.view_model import View
 
 COMMENT_MARKER = "<!-- ordertrap-gate:comment -->"
 COMMENT_LIMIT = 65536  # characters: GitHub rejects longer issue/PR comment bodies
@@ -201,7 +203,7 @@ def _bytes(s: str) -> int:
 # ---- formats -----------------------------------------------------------------------------------------
 
 
-def _render_comment(v: dict[str, Any], template: jinja2.Template) -> str:
+def _render_comment(v: View, template: jinja2.Template) -> str:
     attention, unchanged = v["attention"], v["unchanged"]
     total = len(attention) + len(unchanged)
 
@@ -242,7 +244,7 @@ def _summary_rank(row: view.Row) -> int:
     return SUMMARY_ROW_ORDER.get(row["verdict"], len(SUMMARY_ROW_ORDER))
 
 
-def _summary_extras(v: dict[str, Any], max_notes: int, max_lines: int, max_names: int) -> None:
+def _summary_extras(v: View, max_notes: int, max_lines: int, max_names: int) -> None:
     """What the summary shows below the table: at most ``max_notes`` "why" notes, and per
     warning category every warning if it has at most ``max_lines``, else its warnings grouped
     by action (one line naming ``max_names`` benchmarks and how many warnings it stands for),
@@ -292,7 +294,7 @@ def _count_verdicts(rows: list[view.Row]) -> list[dict[str, Any]]:
     return out
 
 
-def _render_summary(v: dict[str, Any], template: jinja2.Template) -> str:
+def _render_summary(v: View, template: jinja2.Template) -> str:
     """The complete table within GitHub's 1 MiB. The rows have priority: first every note and
     warning is shown (capped: SUMMARY_MAX_*); if then not every row fits, the notes and warnings
     shrink to SUMMARY_TIGHT; only then are rows dropped, least important last in the table
@@ -327,16 +329,14 @@ def _significance(benchmarks: list[Benchmark]) -> dict[tuple[str, str], bool]:
     the analysis does not list is unknown (left out)."""
     out: dict[tuple[str, str], bool] = {}
     for b in benchmarks:
-        carry = b["carryover"]
-        preds = carry.get("predecessors") if carry is not None else None
-        for p in preds if isinstance(preds, list) else []:
-            if not isinstance(p, Mapping) or "predecessor" not in p:
+        for p in benchmark_details(b).carryover.predecessors:
+            if p.predecessor is None:
                 continue
-            key = (b["benchmark"], str(p["predecessor"]))
-            if isinstance(p.get("significant"), bool):
-                out[key] = p["significant"]
-            elif "p_adj" in p:  # an older file: the level analyze_carryover tests at
-                out[key] = isinstance(p["p_adj"], int | float) and p["p_adj"] < CARRYOVER_ALPHA
+            key = (b["benchmark"], p.predecessor)
+            if p.significant is not None:
+                out[key] = p.significant
+            elif p.p_adj_written:  # an older file: the level analyze_carryover tests at
+                out[key] = p.p_adj is not None and p.p_adj < CARRYOVER_ALPHA
     return out
 
 
@@ -430,11 +430,14 @@ def _calibration_view(calibration: Calibration | None) -> dict[str, Any] | None:
                 "stable": entry.stable,
                 # a never-stable benchmark keeps the full configuration (µOpTime §5): not "minimal"
                 "config": view.config_label(
-                    {
-                        "source": "full" if entry.never_stable else "calibration",
-                        "never_stable": entry.never_stable,
-                        **entry.config,
-                    }
+                    run_config(
+                        {
+                            "source": "full" if entry.never_stable else "calibration",
+                            "never_stable": entry.never_stable,
+                            **entry.config,
+                        },
+                        f"calibration point {name}",
+                    )
                 ),
                 "curve": curve,
             }
@@ -455,9 +458,7 @@ def _calibration_view(calibration: Calibration | None) -> dict[str, Any] | None:
     }
 
 
-def _render_html(
-    analysis: Analysis, v: dict[str, Any], context: RenderContext, template: jinja2.Template
-) -> str:
+def _render_html(analysis: Analysis, v: View, context: RenderContext, template: jinja2.Template) -> str:
     from gate.render import plots
 
     benchmarks = analysis["benchmarks"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis
+from gate.files.analysis_model import benchmark_details
 from gate.stats.quantile import describe
 
 
@@ -20,13 +21,13 @@ def statistic_lines(doc: Analysis, limit: int = 50) -> list[str]:
     if own:
         rows[0] += f" ({len(own)} benchmark(s) by their own: " + "; ".join(own[:limit]) + ")"
     for b in doc["benchmarks"]:
-        t = b.get("tail")
-        if t:
-            ci = t.get("change_ci")
+        t = benchmark_details(b).tail
+        if t is not None:
+            ci = t.change_ci
             shown = f" [{ci[0]:+.1f}%, {ci[1]:+.1f}%]" if ci else ""
             rows.append(
-                f"tail change: {b['benchmark']}: {t['statistic']} {t['change_pct']:+.1f}%{shown} "
-                f"({t['verdict']} by the same rule; the verdict is {b['verdict']})"
+                f"tail change: {b['benchmark']}: {t.statistic} {t.change_pct:+.1f}%{shown} "
+                f"({t.verdict} by the same rule; the verdict is {b['verdict']})"
             )
     return rows
 

@@ -2,8 +2,9 @@
 
 Templates only lay out and format these values (no arithmetic in templates). The input is a
 document checked by :mod:`gate.files.analysis_json`: its keys and types are indexed as guaranteed
-there; the analysis details it keeps as written (``order``, ``carryover``, ``similarity``,
-``config``, ``order_check``, ``environment``) are read field by field, defensively.
+there, and its detail sections (``order``, ``carryover``, ``similarity``, ``config``,
+``carryover_exclusion``, ``order_check``, ``environment``) are read as the typed records of
+:mod:`gate.files.analysis_model`, whose defaults for what an older file lacks are decided there.
 """
 
 from __future__ import annotations
@@ -13,10 +14,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gate.decision import Decision
-from gate.files.analysis_json import Analysis, Benchmark, Time, VersionStats, benchmark_statistic
+from gate.files.analysis_json import Analysis, Benchmark, VersionStats, benchmark_statistic
+from gate.files.analysis_model import (
+    BenchmarkDetails,
+    CarryoverExclusion,
+    PredecessorEffect,
+    PredecessorTest,
+    RunConfig,
+    Shards,
+    Time,
+    benchmark_details,
+    suite_details,
+)
 from gate.render import advice
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
+from gate.render.view_model import PredecessorRow, RowData, View
 from gate.stats.quantile import describe, is_statistic
 from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
 
@@ -83,8 +96,8 @@ class Row:
     caught AttributeError; for 5,000 rows × a dozen fields that exception path was a large share
     of the report's time. The record's dict *is* the instance ``__dict__`` (no copy)."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.__dict__ = data
+    def __init__(self, data: RowData | dict[str, Any]) -> None:
+        self.__dict__ = data  # type: ignore[assignment]  # a TypedDict is a dict at run time
 
     def __getitem__(self, key: str) -> Any:
         return self.__dict__[key]
@@ -114,133 +127,108 @@ def warning_category(code: str) -> str:
     return "other"
 
 
-def _get(d: Any, *keys: str) -> Any:
-    for k in keys:
-        if type(d) is not dict:  # JSON objects are dicts; anything else is "absent"
-            return None
-        d = d.get(k)
-    return d
-
-
 @functools.lru_cache(maxsize=256)
-def _config_label(source: Any, suite_run: Any, iteration: Any, measurement: Any) -> str:
-    levels = f"{suite_run}×{iteration}×{measurement}"
-    if source == "calibration":
-        return f"minimal {levels}"
-    if source == "full":
-        return f"full {levels}"
-    return levels
-
-
-def config_label(config: Any) -> str:
+def config_label(config: RunConfig | None) -> str:
     """'minimal 2×3×1' (suite runs × iterations × measurements), 'full 3×5×1' or '—'."""
-    if type(config) is not dict:
+    if config is None:
         return "—"
-    g = config.get
-    try:
-        label = _config_label(g("source"), g("suite_run", "?"), g("iteration", "?"), g("measurement", "?"))
-        return label + " (never stable)" if g("never_stable") is True else label
-    except TypeError:  # unhashable junk in the file: format it directly
-        return f"{g('suite_run', '?')}×{g('iteration', '?')}×{g('measurement', '?')}"
+    levels = "×".join(
+        "?" if n is None else str(n) for n in (config.suite_run, config.iteration, config.measurement)
+    )
+    if config.source == "calibration":
+        levels = f"minimal {levels}"
+    elif config.source == "full":
+        levels = f"full {levels}"
+    return levels + " (never stable)" if config.never_stable else levels
 
 
-def benchmark_row(b: Benchmark, index: int) -> Row:
+def _predecessor_row(p: PredecessorEffect) -> PredecessorRow:
+    return {
+        "predecessor": p.predecessor,
+        "effect_pct": p.effect_pct,
+        "p_adj": p.p_adj,
+        "significant": p.significant,
+    }
+
+
+def benchmark_row(b: Benchmark, index: int, details: BenchmarkDetails | None = None) -> Row:
+    d = benchmark_details(b) if details is None else details
     verdict = b["verdict"]
     base, head = b["base"], b["head"]
     sb, sh = b["stability"]["base"], b["stability"]["head"]
     warnings = b["warnings"]
-    order = b["order"]
-    if order is not None:  # every field the templates use, present even if the file lacks it
-        order = {k: order.get(k) for k in ("significant", "kw_p", "eta2", "delta_pct", "ci_case")}
-    else:
-        order = None
-    carry = b["carryover"] or {}
-    preds = carry.get("predecessors") or []
-    position = carry.get("position") or {}
-    sim = b["similarity"] or {}
-    dissimilar = (sim.get("dissimilar_runs") or []) + (sim.get("dissimilar_instances") or [])
+    order = d.order
+    preds = d.carryover.predecessors[:5]  # the analysis sorts significant ones first; a detail view shows 5
     change = b["change_pct"]
-    config = b["config"]
-    return Row(
-        {
-            "index": index,
-            "anchor": f"b{index}",
-            "number": index + 1,
-            "name": b["benchmark"],
-            "verdict": verdict,
-            "icon": VERDICT_ICON.get(verdict, "•"),
-            "attention": verdict in ATTENTION,
-            "reason": b["reason"],
-            # the scheme ``--bootstrap auto`` chose and why (absent from older files)
-            "bootstrap": b["bootstrap"]["scheme"] if "bootstrap" in b else None,
-            "bootstrap_reason": b["bootstrap"]["reason"] if "bootstrap" in b else "",
-            "unit": b["unit"],
-            "higher_is_better": b["higher_is_better"],
-            "change_pct": change,
-            "abs_change": -1.0 if change is None else abs(change),
-            "change_ci": b["change_ci"],
-            "base_est": base["estimate"],
-            "base_ci": base["ci"],
-            "base_n": base["n"],
-            "base_failed": base["n_failed"],
-            "head_est": head["estimate"],
-            "head_ci": head["ci"],
-            "head_n": head["n"],
-            "head_failed": head["n_failed"],
-            "cv_base": sb["cv"],
-            "cv_head": sh["cv"],
-            "rciw_base": sb["rciw"],
-            "rciw_head": sh["rciw"],
-            "config": config_label(config),
-            "minimal": config is not None
-            and config.get("source") == "calibration"
-            and config.get("never_stable") is not True,
-            # calibrated, but µOpTime found no stable configuration: it ran the full one (§5)
-            "never_stable": config is not None and config.get("never_stable") is True,
-            "order": order,
-            "order_significant": bool(order and order.get("significant")),
-            # the analysis sorts significant predecessors first; a detail view shows the top 5
-            "predecessors": [
-                {k: p.get(k) for k in ("predecessor", "effect_pct", "p_adj", "significant")}
-                for p in preds
-                if type(p) is dict
-            ][:5],
-            "carryover_note": carryover_note(
-                [p for p in preds if type(p) is dict][:5], carry.get("predecessor_test")
-            ),
-            "exclusion_note": exclusion_note(b),
-            "position_p": position.get("p"),
-            "position_significant": bool(position.get("significant")),
-            "dissimilar": [str(d) for d in dissimilar],
-            "warnings": [
-                {"code": canonical(w["code"]), "message": w["message"], "action": w["action"]}
-                for w in warnings
-            ],
-            "n_warnings": len(warnings),
-            "n_label": _n_label(base, head),
-            # inconclusive for lack of data: more values would resolve it (a budget's hint)
-            "samples_needed": b["samples_needed"],
-            # what happened, without the reason's own fix: the reports give one next step instead
-            "why": advice.short_why(b["reason"]),
-            "followup_resolved": followup_words.resolved(verdict, b["followup"]),
-            "followup_unresolved": None,  # set by build(): its words need the run's budget
-            "next_step": None,  # set by build(), from the follow-up words (gate/render/advice.py)
-        }
-    )
+    config = d.config
+    data: RowData = {
+        "index": index,
+        "anchor": f"b{index}",
+        "number": index + 1,
+        "name": b["benchmark"],
+        "verdict": verdict,
+        "icon": VERDICT_ICON.get(verdict, "•"),
+        "attention": verdict in ATTENTION,
+        "reason": b["reason"],
+        # the scheme ``--bootstrap auto`` chose and why (absent from older files)
+        "bootstrap": b["bootstrap"]["scheme"] if "bootstrap" in b else None,
+        "bootstrap_reason": b["bootstrap"]["reason"] if "bootstrap" in b else "",
+        "unit": b["unit"],
+        "higher_is_better": b["higher_is_better"],
+        "change_pct": change,
+        "abs_change": -1.0 if change is None else abs(change),
+        "change_ci": b["change_ci"],
+        "base_est": base["estimate"],
+        "base_ci": base["ci"],
+        "base_n": base["n"],
+        "base_failed": base["n_failed"],
+        "head_est": head["estimate"],
+        "head_ci": head["ci"],
+        "head_n": head["n"],
+        "head_failed": head["n_failed"],
+        "cv_base": sb["cv"],
+        "cv_head": sh["cv"],
+        "rciw_base": sb["rciw"],
+        "rciw_head": sh["rciw"],
+        "config": config_label(config),
+        "minimal": config is not None and config.source == "calibration" and not config.never_stable,
+        # calibrated, but µOpTime found no stable configuration: it ran the full one (§5)
+        "never_stable": config is not None and config.never_stable,
+        "order": order,
+        "order_significant": bool(order and order.significant),
+        "predecessors": [_predecessor_row(p) for p in preds],
+        "carryover_note": carryover_note(preds, d.carryover.predecessor_test),
+        "exclusion_note": exclusion_note(d.exclusion),
+        "position_p": d.carryover.position_p,
+        "position_significant": d.carryover.position_significant,
+        "dissimilar": list(d.dissimilar),
+        "warnings": [
+            {"code": canonical(w["code"]), "message": w["message"], "action": w["action"]} for w in warnings
+        ],
+        "n_warnings": len(warnings),
+        "n_label": _n_label(base, head),
+        # inconclusive for lack of data: more values would resolve it (a budget's hint)
+        "samples_needed": b["samples_needed"],
+        # what happened, without the reason's own fix: the reports give one next step instead
+        "why": advice.short_why(b["reason"]),
+        "followup_resolved": followup_words.resolved(verdict, b["followup"]),
+        "followup_unresolved": None,  # set by build(): its words need the run's budget
+        "next_step": None,  # set by build(), from the follow-up words (gate/render/advice.py)
+    }
+    return Row(data)
 
 
-def carryover_note(predecessors: Sequence[Mapping[str, Any]], omnibus: Any) -> str:
+def carryover_note(predecessors: Sequence[PredecessorEffect], omnibus: PredecessorTest | None) -> str:
     """Why some predecessors have no adjusted p (shown as "not tested"): the post-hoc tests run
     only after the overall Kruskal-Wallis test of all predecessors is significant, and Holm's
     step-down stops at the first predecessor that is not (gate/analysis/carryover.py)."""
-    if not any(p.get("p_adj") is None for p in predecessors):
+    if not any(p.p_adj is None for p in predecessors):
         return ""
-    omnibus = omnibus if isinstance(omnibus, Mapping) else {}
-    p_overall = omnibus.get("p_adj", omnibus.get("p"))
-    if not isinstance(p_overall, int | float):
-        note = str(omnibus.get("note") or "too few trials after each predecessor")
+    p_overall = None if omnibus is None else omnibus.p
+    if omnibus is None or p_overall is None:
+        note = (omnibus and omnibus.note) or "too few trials after each predecessor"
         return f"Not tested: the overall test of all predecessors could not run ({note}), so no predecessor is singled out."
-    if not omnibus.get("significant"):
+    if not omnibus.significant:
         return (
             "Not tested: the overall test of all predecessors (Kruskal-Wallis, Holm-adjusted p = "
             f"{fmt_p(p_overall)}) finds no difference between them, so no predecessor is tested on its "
@@ -337,14 +325,16 @@ def headline(
     return f"no regressions in {_plural(n, 'benchmark')}"
 
 
-def collect_warnings(analysis: Analysis, rows: Sequence[Row]) -> list[dict[str, Any]]:
+def collect_warnings(
+    analysis: Analysis, rows: Sequence[Row], similarity_warnings: Sequence[Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Warnings grouped by category: [{key, title, meaning, items: [{benchmark, code, message, action}]}]."""
     groups: dict[str, list[dict[str, Any]]] = {key: [] for key, _, _ in CATEGORIES}
     seen: set[tuple[str, str, str, str]] = set()
 
     def add(w: Mapping[str, Any], benchmark: str | None) -> None:
-        code = canonical(str(w.get("code") or ""))
-        message, action = str(w.get("message") or ""), str(w.get("action") or "")
+        code = canonical(str(w["code"] or ""))
+        message, action = str(w["message"] or ""), str(w["action"] or "")
         item = {"benchmark": benchmark, "code": code, "message": message, "action": action}
         key = (benchmark or "", code, message, action)
         if key in seen:
@@ -354,9 +344,10 @@ def collect_warnings(analysis: Analysis, rows: Sequence[Row]) -> list[dict[str, 
 
     for w in analysis["warnings"]:
         add(w, None)
-    for w in _get(analysis, "similarity", "warnings") or []:
-        if isinstance(w, Mapping):
-            add({**w, "code": w.get("code") or WarningCode.DISSIMILAR.value}, None)
+    if similarity_warnings is None:
+        similarity_warnings = suite_details(analysis).similarity_warnings
+    for sw in similarity_warnings:
+        add(sw, None)
     for r in rows:
         for w in r["warnings"]:
             add(w, r["name"])
@@ -378,40 +369,6 @@ def collect_warnings(analysis: Analysis, rows: Sequence[Row]) -> list[dict[str, 
     ]
 
 
-ORDER_TEST_FIELDS = (
-    "test",
-    "significant",
-    "kw_p",
-    "eta2",
-    "delta_pct",
-    "ci_case",
-    "fixed_median",
-    "fixed_ci_low",
-    "fixed_ci_high",
-    "random_median",
-    "random_ci_low",
-    "random_ci_high",
-)
-
-
-def order_tests(order_check: Any) -> list[dict[str, Any]]:
-    """The per-benchmark rows of the order check (fixed vs random), whichever shape was stored:
-    one ``experiments`` entry (the analysis contract) or the whole order-check document."""
-    if not isinstance(order_check, Mapping):
-        return []
-    experiments = order_check.get("experiments")
-    if not isinstance(experiments, list):
-        experiments = [order_check]
-    out = []
-    for exp in experiments:
-        if not isinstance(exp, Mapping):
-            continue
-        for t in exp.get("tests") or []:
-            if isinstance(t, Mapping):
-                out.append({k: t.get(k) for k in ORDER_TEST_FIELDS})
-    return out
-
-
 def time_view(time: Time | None, n_minimal: int) -> dict[str, Any] | None:
     """Time spent; the comparison with the full configuration only when a calibrated minimal
     configuration ran: otherwise every benchmark ran the full configuration and a difference
@@ -423,21 +380,23 @@ def time_view(time: Time | None, n_minimal: int) -> dict[str, Any] | None:
     return {"spent_s": time["spent_s"], "full_s": time["full_s"], "saved_pct": time["saved_pct"]}
 
 
-def shards_view(shards: Any) -> dict[str, Any] | None:
+def shards_view(shards: Shards) -> dict[str, Any] | None:
     """A sharded run's time line (gate/analysis/shards.py): the slowest shard is the wall time the
     pull request waited, the machine time what the runners spent together."""
-    if not isinstance(shards, Mapping) or shards.get("slowest_s") is None:
+    if shards["slowest_s"] is None:
         return None
-    return {
-        k: shards.get(k) for k in ("count", "slowest", "slowest_s", "machine_s", "missing", "not_measured")
-    }
+    return {k: shards[k] for k in ("count", "slowest", "slowest_s", "machine_s", "missing", "not_measured")}
 
 
-def build(analysis: Analysis, context: Any) -> dict[str, Any]:
+def build(analysis: Analysis, context: Any) -> View:
     """The common view model for all three formats (``context`` is a RenderContext)."""
     summary = analysis["summary"]
     counts = summary["counts"]
-    rows = [benchmark_row(b, i) for i, b in enumerate(analysis["benchmarks"])]
+    details = [benchmark_details(b) for b in analysis["benchmarks"]]
+    rows = [
+        benchmark_row(b, i, d) for i, (b, d) in enumerate(zip(analysis["benchmarks"], details, strict=True))
+    ]
+    suite = suite_details(analysis)
     n = summary["n_benchmarks"]
     not_compared = summary["only_in_base"]  # ran in base, not in head
     failed_in_head_only = summary["failed_in_head_only"]
@@ -445,8 +404,8 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
     decision = str(context.decision or summary["decision"])
     settings = analysis["settings"]
     conf_label = f"{settings['confidence'] * 100:g}%"
-    tests = order_tests(analysis["order_check"])
-    n_order_sig = sum(1 for t in tests if t.get("significant"))
+    tests = list(suite.order_tests)
+    n_order_sig = sum(1 for t in tests if t["significant"])
     return {
         "decision": decision,
         "decision_icon": DECISION_ICON.get(decision, "•"),
@@ -468,9 +427,9 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "attention": [r for r in rows if r["attention"]],
         "unchanged": [r for r in rows if not r["attention"]],
         "notes": [r for r in rows if r["verdict"] in ("failed", "inconclusive") and r["reason"]],
-        "warning_groups": collect_warnings(analysis, rows),
+        "warning_groups": collect_warnings(analysis, rows, suite.similarity_warnings),
         "time": time_view(summary["time"], sum(1 for r in rows if r["minimal"])),
-        "shards": shards_view(summary.get("shards")),
+        "shards": shards_view(summary["shards"]) if "shards" in summary else None,
         "confidence": conf_label,
         "threshold_pct": settings["threshold_pct"],
         "statistic": statistic_label(analysis),
@@ -478,78 +437,71 @@ def build(analysis: Analysis, context: Any) -> dict[str, Any]:
         "settings": {str(k): str(v) for k, v in settings.items()},
         "order_tests": tests,
         "n_order_significant": n_order_sig,
-        "order_matters": bool(n_order_sig) or bool(_get(analysis["order_check"], "order_matters")),
+        "order_matters": suite.order_matters,
         "tool_version": analysis["tool_version"],
         "created_at": analysis["created_at"],
-        "environment": {
-            str(k): str(v)
-            for k, v in (analysis["environment"] or {}).items()
-            if not isinstance(v, Mapping | list)
-        },
+        "environment": suite.environment,
         "adaptive": adaptive_view(analysis, rows),
         "budget_hint": budget_hint(rows, decision),
         "n_minimal": sum(1 for r in rows if r["minimal"]),
         "n_never_stable": sum(1 for r in rows if r["never_stable"]),
         "config_note": config_note(rows, n),
-        "carryover_taken_out": carryover_taken_out(analysis["benchmarks"]),
+        "carryover_taken_out": taken_out([d.exclusion for d in details]),
     }
 
 
-def carryover_taken_out(benchmarks: Sequence[Mapping[str, Any]]) -> str | None:
+def carryover_taken_out(benchmarks: Sequence[Benchmark]) -> str | None:
+    """:func:`taken_out` of the benchmarks' ``carryover_exclusion``."""
+    return taken_out([benchmark_details(b).exclusion for b in benchmarks])
+
+
+def taken_out(exclusions: Sequence[CarryoverExclusion | None]) -> str | None:
     """One sentence for every format: which predecessors' followers were left out of how many
     benchmarks, with the effect, and how many verdicts that changed (benchmarks[].carryover_exclusion,
     gate/analysis/carryover_exclusion.py); None when nothing was left out."""
-    applied = [
-        e for b in benchmarks if type(e := b.get("carryover_exclusion")) is dict and e.get("applied") is True
-    ]
+    applied = [e for e in exclusions if e is not None and e.applied]
     if not applied:
         return None
-    preds: dict[str, Mapping[str, Any]] = {}
+    preds: dict[str, PredecessorEffect] = {}
     for e in applied:
-        for p in e.get("predecessors") or []:
-            if type(p) is dict:
-                preds.setdefault(str(p.get("predecessor")), p)
+        for p in e.predecessors:
+            preds.setdefault(str(p.predecessor), p)
     what = "; ".join(
-        f"after {name} ({_effect_words(p.get('effect_pct'))}, adjusted p = {_p(p.get('p_adj'))})"
+        f"after {name} ({_effect_words(p.effect_pct)}, adjusted p = {_p(p.p_adj)})"
         for name, p in preds.items()
     )
-    trials = sum(int(n) for e in applied for n in (e.get("excluded_trials") or {}).values())
-    changed = sum(
-        (e.get("all_trials") or {}).get("verdict") != (e.get("without") or {}).get("verdict") for e in applied
-    )
+    trials = sum(n for e in applied for n in e.excluded_trials.values())
+    changed = sum(e.all_trials.verdict != e.without.verdict for e in applied)
     return (
         f"Carry-over taken out: the trials right {what} were left out of {len(applied)} benchmark(s) "
         f"({trials} trials); {changed} verdict(s) differ from the comparison with all trials."
     )
 
 
-def _effect_words(effect: Any) -> str:
-    if not isinstance(effect, int | float) or isinstance(effect, bool):
+def _effect_words(effect: float | None) -> str:
+    if effect is None:
         return "effect unknown"
     return f"{abs(effect):.1f}% {'faster' if effect < 0 else 'slower'}"
 
 
-def _p(p: Any) -> str:
-    return f"{p:.2g}" if isinstance(p, int | float) and not isinstance(p, bool) else "?"
+def _p(p: float | None) -> str:
+    return "?" if p is None else f"{p:.2g}"
 
 
-def exclusion_note(b: Mapping[str, Any]) -> str | None:
+def exclusion_note(e: CarryoverExclusion | None) -> str | None:
     """The HTML report's line for one benchmark: what was left out and the other result."""
-    e = b.get("carryover_exclusion")
-    if type(e) is not dict:
+    if e is None:
         return None
-    names = ", ".join(
-        dict.fromkeys(str(p.get("predecessor")) for p in e.get("predecessors") or [] if type(p) is dict)
-    )
-    gone = e.get("excluded_trials") or {}
-    other = (e.get("all_trials") if e.get("applied") else e.get("without")) or {}
-    ci = other.get("change_ci")
-    ci_text = f"[{ci[0]:+.1f}%, {ci[1]:+.1f}%]" if isinstance(ci, list) and len(ci) == 2 else "no CI"
-    head = "taken out" if e.get("applied") else "not taken out"
+    names = ", ".join(dict.fromkeys(str(p.predecessor) for p in e.predecessors))
+    other = e.all_trials if e.applied else e.without
+    ci = other.change_ci
+    ci_text = "no CI" if ci is None else f"[{ci[0]:+.1f}%, {ci[1]:+.1f}%]"
+    head = "taken out" if e.applied else "not taken out"
+    gone = e.excluded_trials
     return (
-        f"Carry-over {head}: trials right after {names} (base {gone.get('base', 0)}, head "
-        f"{gone.get('head', 0)}); {e.get('reason', '')}. "
-        f"{'With all trials' if e.get('applied') else 'Without them'}: {other.get('verdict', '—')}, change CI {ci_text}."
+        f"Carry-over {head}: trials right after {names} (base {gone['base']}, head "
+        f"{gone['head']}); {e.reason}. "
+        f"{'With all trials' if e.applied else 'Without them'}: {other.verdict or '—'}, change CI {ci_text}."
     )
 
 

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.integration.test_analyze_cli import analyze, make_log
 
@@ -54,13 +55,17 @@ def test_the_html_report_says_why_predecessors_were_not_tested(tmp_path: Path) -
 
 
 def test_each_reason_for_a_missing_adjusted_p_is_named() -> None:
+    from gate.files.analysis_model import carryover_record
     from gate.render.view import carryover_note
 
     tested = {"predecessor": "a", "effect_pct": 9.0, "p_adj": 0.001, "significant": True}
     rest = {"predecessor": "b", "effect_pct": 0.4, "p_adj": None, "significant": False}
-    assert carryover_note([tested], {"p": 1e-5, "p_adj": 1e-4, "significant": True}) == ""
-    assert "Holm's step-down" in carryover_note(
-        [tested, rest], {"p": 1e-5, "p_adj": 1e-4, "significant": True}
-    )
-    few = carryover_note([rest], {"p": None, "note": "needs ≥ 2 predecessor groups of ≥ 3 trials"})
+
+    def note(predecessors: list[dict[str, Any]], test: dict[str, Any]) -> str:
+        c = carryover_record({"predecessors": predecessors, "predecessor_test": test})
+        return carryover_note(c.predecessors, c.predecessor_test)
+
+    assert note([tested], {"p": 1e-5, "p_adj": 1e-4, "significant": True}) == ""
+    assert "Holm's step-down" in note([tested, rest], {"p": 1e-5, "p_adj": 1e-4, "significant": True})
+    few = note([rest], {"p": None, "note": "needs ≥ 2 predecessor groups of ≥ 3 trials"})
     assert "could not run (needs ≥ 2 predecessor groups of ≥ 3 trials)" in few

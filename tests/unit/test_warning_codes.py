@@ -53,9 +53,14 @@ def _written_codes(tree: ast.AST) -> list[ast.expr]:
     return out
 
 
-# Where a code is passed on rather than chosen: the constructor itself, and meta.json's codes as
-# read back (an older spelling mapped to today's).
-PASSED_ON = {("model.py", "code.value"), ("files/run_meta.py", "canonical(w['code'])")}
+# Where a code is passed on rather than chosen: the constructor itself, meta.json's codes as
+# read back (an older spelling mapped to today's), and analysis.json's suite similarity warnings
+# as read back (one without a code is a dissimilarity; gate/render/view.py decided it before).
+PASSED_ON = {
+    ("model.py", "code.value"),
+    ("files/run_meta.py", "canonical(w['code'])"),
+    ("files/analysis_model.py", "w.get('code') or WarningCode.DISSIMILAR.value"),
+}
 
 
 def _producers() -> list[Path]:

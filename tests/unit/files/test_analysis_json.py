@@ -136,7 +136,7 @@ def _set(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
         (_set("benchmarks.0.bootstrap", "flat"), r"\.bootstrap is 'flat', not an object"),
         (_set("benchmarks.0.bootstrap", {"scheme": "flat"}), r"\.bootstrap lacks 'reason'"),
         (_set("benchmarks.0.bootstrap", {"scheme": 2, "reason": ""}), r"\.bootstrap\.scheme is 2"),
-        (_set("benchmarks.0.reason", None), "reason is None, not a string"),
+        (_set("benchmarks.0.reason", None), "reason is null, not a string"),  # JSON's word for it
         (_set("benchmarks.0.warnings", [{"message": "m"}]), r"warnings\[0\] lacks 'code'"),
         (_set("warnings", [{"code": 1, "message": "m", "action": "a"}]), r"warnings\[0\]\.code is 1"),
         (_set("summary.time", {"spent_s": "1 h"}), "summary.time.spent_s is '1 h'"),

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gate.files import calibration_json
-from gate.files.analysis_json import Samples, VersionStats
+from gate.files.analysis_model import Samples, VersionStats
 from gate.render import RenderContext, plots, render
 from tests.fakes import analyses
 
