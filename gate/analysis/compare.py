@@ -37,9 +37,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
-from gate.engine.project_config import MAX_VALUES
 from gate.model import (
     BOOTSTRAPS,
+    MAX_VALUES,
     VERDICT_CONFIDENCE,
     Verdict,
     rank_floor,

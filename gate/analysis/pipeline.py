@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from gate import __version__
-from gate.analysis import carryover_exclusion, followup, shards
+from gate.adaptive import summary as followup
+from gate.analysis import carryover_exclusion, shards
 from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many, comparison_dict
 from gate.analysis.load import TrialLogs
 from gate.decision import default_decision, fails_in_head_only, noisy_in_head

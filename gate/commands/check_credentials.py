@@ -3,7 +3,7 @@
 Exit 3 and name each git config file (never the value) that holds an ``http.*extraheader``
 (actions/checkout's ``persist-credentials``): every worktree of the repository, and so every
 benchmark, could read it. Exit 0 when none is found, 2 when the configuration cannot be read.
-run/action.yml runs it before the benchmarks start (:func:`gate.engine.worktree.persisted_auth_headers`).
+run/action.yml runs it before the benchmarks start (:func:`gate.host.worktree.persisted_auth_headers`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gate.engine.worktree import persisted_auth_headers
+    from gate.host.worktree import persisted_auth_headers
 
     found = persisted_auth_headers(Path(args.repo))
     for key, config_file in found:

@@ -99,7 +99,7 @@ class BenchmarkConfig:
 # ---- adaptive: the follow-up rounds of ``run --budget`` (gate/adaptive/loop.py) ---------------
 @dataclass(frozen=True)
 class LookRule:
-    """``adaptive.rule``: the error control over all looks (gate/engine/rounds.py: Bonferroni over
+    """``adaptive.rule``: the error control over all looks (gate/adaptive/config.py: Bonferroni over
     ``looks`` = max_rounds + 1; every look tests at ``confidence_per_look``)."""
 
     name: str
@@ -344,7 +344,7 @@ class RunMeta:
     mode: str | None = None  # "rmit" | "order-check"
     config_path: str | None = None
     config_hash: str | None = None
-    sources: Mapping[str, Any] | None = None  # gate/engine/config_files.py writes each entry
+    sources: Mapping[str, Any] | None = None  # gate/config/config_files.py writes each entry
     adapter: str | None = None
     versions: Mapping[str, VersionRecord] = field(default_factory=dict)
     base: str | None = None

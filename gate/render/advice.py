@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gate.engine.project_config import MAX_VALUES
+from gate.model import MAX_VALUES
 from gate.render.filters import FIX_SEPARATOR
 from gate.warning_codes import WarningCode, canonical
 

@@ -18,8 +18,7 @@ import pytest
 
 from gate.adapters import _common
 from gate.adapters.registry import ADAPTER_NAMES, get_adapter
-from gate.engine.process import SubprocessRunner
-from gate.engine.project_config import (
+from gate.config.project_config import (
     ADAPTER_KEYS,
     ADAPTERS,
     BENCHMARK_CORE_KEYS,
@@ -31,6 +30,7 @@ from gate.engine.project_config import (
     load_config,
     parse_config,
 )
+from gate.engine.process import SubprocessRunner
 from gate.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -118,14 +118,19 @@ def test_every_adapter_table_is_allowed_even_when_another_adapter_is_active():
 def test_the_allowed_top_level_tables_are_what_the_gate_reads():
     assert TOP_LEVEL_TABLES[:3] == ("suite", "full", "benchmark")
     assert TOP_LEVEL_TABLES[3:] == (*ADAPTER_NAMES, "adaptive")  # [adaptive]: run's follow-up rounds
-    # Only `run` reads the config (through gate/engine/config_files.py); if another stage starts reading its own table from it,
+    # Only `run` reads the config (through gate/config/config_files.py; config_changes.py parses
+    # head's copy to compare it); if another stage starts reading its own table from it,
     # add that table to TOP_LEVEL_TABLES (and to docs/configuration.md "Configuration").
     readers = sorted(
         str(p.relative_to(ROOT))
         for p in (ROOT / "gate").rglob("*.py")
         if re.search(r"\b(load_config|parse_config)\(|\.raw\b", p.read_text(encoding="utf-8"))
     )
-    assert readers == ["gate/engine/config_files.py", "gate/engine/project_config.py"]
+    assert readers == [
+        "gate/config/config_changes.py",
+        "gate/config/config_files.py",
+        "gate/config/project_config.py",
+    ]
 
 
 # ---- adapter tables -----------------------------------------------------------------------------

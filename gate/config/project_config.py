@@ -6,7 +6,7 @@ judge something else: an unknown top-level table, an unknown key in ``[suite]``,
 ``[[benchmark]]`` entry or the active adapter's table is a :class:`ConfigError` with a "did you
 mean" fix. The allowed keys are the ones the code reads: :data:`ADAPTER_KEYS` lists what each
 adapter in ``gate/adapters/`` reads from its table and :data:`BENCHMARK_OPTION_KEYS` what it reads
-from ``BenchmarkSpec.options``; ``tests/unit/engine/test_project_config_typos.py`` checks both against the
+from ``BenchmarkSpec.options``; ``tests/unit/config/test_project_config_typos.py`` checks both against the
 adapters' source and the README. The whole file is kept in ``ProjectConfig.raw``.
 """
 
@@ -25,12 +25,10 @@ from typing import Any
 
 from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
-from gate.engine.rounds import AdaptiveConfig, check_max_rounds, parse_duration
+from gate.adaptive.config import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.errors import ConfigError
 from gate.model import MAX_VALUES, threshold_pct_problem
 from gate.statistic import STATISTIC_FORMS, parse_statistic
-
-__all__ = ["MAX_VALUES"]  # re-exported: its readers import it from here
 
 ADAPTERS: tuple[str, ...] = (
     "command",
@@ -115,9 +113,9 @@ ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
     ),
     "tinybench": ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include"),
 }
-# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/engine/config_files.py).
+# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config/config_files.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS, "adaptive")
-# [adaptive]: follow-up rounds within a time budget (gate/engine/rounds.py)
+# [adaptive]: follow-up rounds within a time budget (gate/adaptive/config.py)
 ADAPTIVE_KEYS: tuple[str, ...] = ("budget", "max_rounds")
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
