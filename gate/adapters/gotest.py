@@ -373,6 +373,19 @@ def _file_digest(path: Path | None) -> str | None:
 
 class GoTestAdapter:
     name = "go"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = (
+        "package",
+        "benchtime",
+        "metric",
+        "prebuild",
+        "binary",
+        "build_args",
+        "args",
+        "include",
+    )
+    benchmark_keys: tuple[str, ...] = ()
 
     def source_hint(self, name: str) -> SourceHint:
         """The ``_test.go`` file declaring the top-level benchmark function."""
