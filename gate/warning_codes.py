@@ -68,7 +68,7 @@ class WarningCode(StrEnum):
     # are not obeyed (gate/config/trusted_keys.py)
     HEAD_SECURITY_KEYS_IGNORED = "head_security_keys_ignored", _C.ISOLATION
     SANDBOX_OFF_IGNORED = "sandbox_off_ignored", _C.ISOLATION
-    # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
+    # order check (analysis/order.py, entries.py) and position drift (analysis/carryover.py)
     ORDER_EFFECT = "order_effect", _C.ORDER
     ORDER_UNTESTABLE = "order_untestable", _C.ORDER
     MEDIAN_CI_UNDEFINED = "median_ci_undefined", _C.ORDER
