@@ -576,7 +576,7 @@ def go_test_count(repo: Path, rev: str, work: Path, env: dict[str, str], benchti
 
 def go_values(text: str) -> dict[str, np.ndarray]:
     """ns/op per benchmark from real ``go test`` output, read by the gate's own Go parser."""
-    from gate.adapters.gotest import parse_results
+    from gate.adapters.gotest_output import parse_results
 
     out: dict[str, list[float]] = {}
     for bench in REAL_BENCHMARKS:

@@ -115,7 +115,7 @@ def calibrate(suite: Mapping[str, list[np.ndarray]], work: Path) -> Path:
 
 
 def config(work: Path) -> Any:
-    from gate.engine.project_config import parse_config
+    from gate.config.project_config import parse_config
 
     text = (
         '[suite]\nadapter = "command"\n[[benchmark]]\nname = "x"\ncommand = "true"\n'

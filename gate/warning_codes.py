@@ -52,7 +52,7 @@ class WarningCode(StrEnum):
     SMT = "smt", _C.MACHINE
     ASLR = "aslr", _C.MACHINE
     LOAD = "load", _C.MACHINE
-    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/engine/config_files.py)
+    # where run read .ordertrap.toml / calibration.json from, and what head changes (gate/config/config_files.py)
     HEAD_CONFIG_CHANGE = "head_config_change", _C.CONFIG
     HEAD_CALIBRATION_CHANGE = "head_calibration_change", _C.CONFIG
     CONFIG_CHOSEN_BY_HEAD = "config_chosen_by_head", _C.CONFIG
@@ -67,10 +67,10 @@ class WarningCode(StrEnum):
     # no seccomp filter for this host's architecture: unix sockets reachable (gate/engine/seccomp.py)
     UNIX_SOCKETS_UNFILTERED = "unix_sockets_unfiltered", _C.ISOLATION
     # on GitHub: security keys of a configuration head chose, and a file's sandbox = "off",
-    # are not obeyed (gate/engine/trusted_keys.py)
+    # are not obeyed (gate/config/trusted_keys.py)
     HEAD_SECURITY_KEYS_IGNORED = "head_security_keys_ignored", _C.ISOLATION
     SANDBOX_OFF_IGNORED = "sandbox_off_ignored", _C.ISOLATION
-    # order check (analysis/order.py, pipeline.py) and position drift (analysis/carryover.py)
+    # order check (analysis/order.py, entries.py) and position drift (analysis/carryover.py)
     ORDER_EFFECT = "order_effect", _C.ORDER
     ORDER_UNTESTABLE = "order_untestable", _C.ORDER
     MEDIAN_CI_UNDEFINED = "median_ci_undefined", _C.ORDER
@@ -125,7 +125,7 @@ class WarningCode(StrEnum):
     BAD_VALUES_AS_GAPS = "bad-values-as-gaps", _C.LOG
     NO_DURATIONS = "no-durations", _C.LOG
     AUDIT_CALIBRATED_ELSEWHERE = "audit-calibrated-elsewhere", _C.LOG
-    # the planned trials used the whole follow-up budget of `run --budget` (gate/engine/rounds.py)
+    # the planned trials used the whole follow-up budget of `run --budget` (gate/adaptive/stage.py)
     PLANNED_OVER_BUDGET = "planned_over_budget", _C.CONFIG
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE

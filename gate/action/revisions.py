@@ -12,7 +12,7 @@ questions to git (:class:`GitFacts`), so a table of cases tests it
 * **config-from**: a pull request is measured with base's config and calibration: it cannot
   choose what its own gate measures. Events only people with write access start (schedule, push,
   workflow_dispatch) measure merged or pushed code with its own files, so the nightly run does
-  not lag a commit behind a configuration change (docs/running.md, gate/engine/config_files.py).
+  not lag a commit behind a configuration change (docs/running.md, gate/config/config_files.py).
 * **calibration**: the ``calibration`` input (``none``: the full configuration); when empty,
   :data:`CALIBRATION_FILE` when head commits one or, with base's files, the settings revision
   does. The commits decide, not the checkout: ``run`` reports a calibration only head adds.
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
-from gate.engine.worktree import GIT_OPTIONS
 from gate.errors import ConfigError, RunError
+from gate.host.worktree import GIT_OPTIONS
 
 CALIBRATION_FILE: Final = ".ordertrap/calibration.json"
 CALIBRATION_OFF: Final = "none"

@@ -35,12 +35,12 @@ from gate.action.revisions import CALIBRATION_OFF, Event, Git, Revisions, resolv
 from gate.action.run_inputs import RunInputs
 from gate.commands import call_verb
 from gate.commands.run import RunRequest, run_benchmarks
-from gate.engine.worktree import persisted_auth_headers
 from gate.errors import ConfigError, GateError
 from gate.github import fork_guard
 from gate.github.context import ActionContext, from_env
 from gate.github.event import load_payload, write_pr_info
 from gate.github.outputs import write_outputs
+from gate.host.worktree import persisted_auth_headers
 
 NAME = "run-action"
 HELP = (
@@ -95,7 +95,7 @@ def run_request(inputs: RunInputs, revisions: Revisions, out: Path, environ: Map
         config_rev=revisions.config_rev,
         calibration=revisions.calibration,
         order_check=inputs.order_check,
-        # only the workflow can turn the sandbox off on GitHub (gate/engine/trusted_keys.py)
+        # only the workflow can turn the sandbox off on GitHub (gate/config/trusted_keys.py)
         sandbox=inputs.sandbox,
     )
 

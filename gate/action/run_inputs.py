@@ -1,8 +1,8 @@
 """The run action's inputs (run/action.yml), declared once: name, type, default and domain.
 
 Each domain is the one the configuration and the CLI already use (the duration grammar and the
-``max_rounds`` range of :mod:`gate.engine.rounds`, ``K/N`` of :mod:`gate.engine.shard`, the
-sandbox modes of :mod:`gate.engine.project_config`), so the action accepts exactly what
+``max_rounds`` range of :mod:`gate.adaptive.config`, ``K/N`` of :mod:`gate.engine.shard`, the
+sandbox modes of :mod:`gate.config.project_config`), so the action accepts exactly what
 ``ordertrap-gate run`` accepts, and its errors name the input as the workflow writes it. An
 error never repeats the value: it goes into an ``::error`` line, and a workflow's input may hold
 anything (the text is escaped anyway, :mod:`gate.workflow_commands`).
@@ -18,14 +18,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from gate.engine.project_config import SANDBOX_MODES
-from gate.engine.rounds import (
+from gate.adaptive.config import (
     DEFAULT_MAX_ROUNDS,
     MAX_BUDGET_S,
     MAX_ROUNDS_LIMIT,
     check_max_rounds,
     parse_duration,
 )
+from gate.config.project_config import SANDBOX_MODES
 from gate.engine.shard import MAX_SHARDS, ShardSpec, parse_shard
 from gate.errors import ConfigError
 from gate.github.context import (

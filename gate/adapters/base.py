@@ -127,6 +127,10 @@ class BenchmarkMissing(TrialFailure):
 
 class Adapter(Protocol):
     name: str
+    # its keys in .ordertrap.toml, declared beside each class: its own table's ([go], [jmh], …),
+    # and a [[benchmark]] entry's besides the core keys (gate/config/project_config.py)
+    table_keys: tuple[str, ...]
+    benchmark_keys: tuple[str, ...]
 
     def discover(
         self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]

@@ -55,6 +55,10 @@ def value_mode(spec: BenchmarkSpec) -> str:
 
 class CommandAdapter:
     name = "command"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = ()
+    benchmark_keys: tuple[str, ...] = ("missing_exit_code",)
 
     def discover(
         self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]

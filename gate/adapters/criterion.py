@@ -80,6 +80,19 @@ def _seconds(value: Any, key: str) -> str:
 
 class CriterionAdapter:
     name = "criterion"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = (
+        "cargo",
+        "bench",
+        "package",
+        "cargo_args",
+        "warm_up_time",
+        "measurement_time",
+        "args",
+        "include",
+    )
+    benchmark_keys: tuple[str, ...] = ()
 
     def source_hint(self, name: str) -> SourceHint:
         """A Rust file naming the id's first part (its group or function) in quotes."""

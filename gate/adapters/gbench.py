@@ -52,6 +52,10 @@ _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 class GoogleBenchmarkAdapter:
     name = "gbench"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = ("binary", "time", "unit", "min_time", "args", "include")
+    benchmark_keys: tuple[str, ...] = ()
 
     def _options(self, options: Mapping[str, Any]) -> tuple[str, str, str, str, list[str]]:
         binary = string_option(options, "binary", self.name, "")

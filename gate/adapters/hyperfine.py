@@ -39,6 +39,10 @@ from gate.model import TrialStatus
 
 class HyperfineAdapter:
     name = "hyperfine"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = ("binary", "shell", "warmup", "args")
+    benchmark_keys: tuple[str, ...] = ("missing_exit_code",)
 
     def discover(
         self, version: VersionContext, run: ProcessRunner, options: Mapping[str, Any]

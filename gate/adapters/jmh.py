@@ -61,6 +61,23 @@ def expected_unit(mode: str, time_unit: str) -> str:
 
 class JmhAdapter:
     name = "jmh"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = (
+        "jar",
+        "classpath",
+        "classpath_file",
+        "java",
+        "java_args",
+        "mode",
+        "time_unit",
+        "warmup_iterations",
+        "iteration_time",
+        "warmup_time",
+        "args",
+        "include",
+    )
+    benchmark_keys: tuple[str, ...] = ("params",)
 
     def source_hint(self, name: str) -> SourceHint | None:
         """The class's ``.java`` file declaring the method (``pkg.Outer.method``; a nested class's

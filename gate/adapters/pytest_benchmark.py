@@ -144,6 +144,10 @@ def _failure(result: ProcessResult, what: str) -> TrialFailure:
 
 class PytestBenchmarkAdapter:
     name = "pytest-benchmark"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = ("path", "args", "min_time", "assert_rewrite", "plugin_autoload", "include")
+    benchmark_keys: tuple[str, ...] = ()
 
     def source_hint(self, name: str) -> SourceHint:
         """The test file of the node id (``bench/test_x.py::test_y[param]``)."""

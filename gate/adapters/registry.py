@@ -23,7 +23,8 @@ _ADAPTERS: Final[dict[str, tuple[str, str]]] = {
 ADAPTER_NAMES: Final[tuple[str, ...]] = tuple(_ADAPTERS)
 
 
-def get_adapter(name: str) -> Adapter:
+def adapter_class(name: str) -> type[Adapter]:
+    """The class of adapter ``name``, its module imported now."""
     try:
         module_name, class_name = _ADAPTERS[name]
     except KeyError:
@@ -31,6 +32,20 @@ def get_adapter(name: str) -> Adapter:
             f"unknown adapter {name!r}",
             f"set [suite] adapter to one of: {', '.join(ADAPTER_NAMES)}",
         ) from None
-    cls = getattr(importlib.import_module(module_name), class_name)
-    adapter: Adapter = cls()
-    return adapter
+    cls: type[Adapter] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
+def get_adapter(name: str) -> Adapter:
+    return adapter_class(name)()
+
+
+def table_keys(name: str) -> tuple[str, ...]:
+    """The keys adapter ``name`` reads from its own table (``[go]``, ``[jmh]``, …); () for an
+    unknown name (reported as such by the configuration)."""
+    return tuple(adapter_class(name).table_keys) if name in _ADAPTERS else ()
+
+
+def benchmark_keys(name: str) -> tuple[str, ...]:
+    """The ``[[benchmark]]`` keys adapter ``name`` reads besides the core ones."""
+    return tuple(adapter_class(name).benchmark_keys) if name in _ADAPTERS else ()

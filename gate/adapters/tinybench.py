@@ -76,6 +76,10 @@ def _warmup(options: Mapping[str, Any]) -> list[str]:
 
 class TinybenchAdapter:
     name = "tinybench"
+    # its keys in .ordertrap.toml (tests/unit/config/test_project_config_typos.py checks them
+    # against what this module reads): its own table's, and a [[benchmark]] entry's besides the core keys
+    table_keys: tuple[str, ...] = ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include")
+    benchmark_keys: tuple[str, ...] = ()
 
     def source_hint(self, name: str) -> SourceHint:
         """A JavaScript file naming the task in quotes (``bench.add("name", ...)``)."""

@@ -1,6 +1,6 @@
 """The follow-up loop of ``run --budget``: analyse the log → plan a round → run it → analyse …
 
-Planning is :mod:`gate.engine.rounds` (pure); trials run through
+Planning is :mod:`gate.adaptive.planner` (pure); trials run through
 :func:`gate.engine.driver.run_schedule` (passed in as ``drive``); every look is
 :func:`gate.analysis.pipeline.build_analysis` on the trial log with ``analyze``'s default settings
 at the per-look confidence, so ``analyze`` on the finished log (which reads that confidence from
@@ -22,18 +22,14 @@ from typing import cast
 
 import pandas as pd
 
+from gate.adaptive.clock import BudgetClock
+from gate.adaptive.config import AdaptiveConfig, look_rule
+from gate.adaptive.planner import RoundPlan, looks_from_analysis, plan_round, round_seed
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.analysis.shards import NOT_MEASURED
 from gate.engine.driver import DriverResult
-from gate.engine.rounds import (
-    BudgetClock,
-    RoundPlan,
-    looks_from_analysis,
-    plan_round,
-    round_seed,
-)
 from gate.engine.schedule import LevelConfig, Trial, followup_schedule
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import AdaptiveRecord, FinalRecord, RoundRecord, RunMeta
@@ -61,8 +57,9 @@ def _pct(confidence: float) -> str:
 
 @dataclass
 class Rounds:
-    """What the loop needs from the run (built once by :func:`gate.engine.measure.measure`)."""
+    """What the loop needs from the run (built once by :func:`gate.adaptive.stage.after_planned`)."""
 
+    budget: AdaptiveConfig  # the run's budget and most rounds: the loop's only source of them
     meta: RunMeta  # the run's meta.json as it started (or was resumed), with ``adaptive``
     save_meta: Callable[[RunMeta], None]  # atomic write of meta.json (gate.files.run_meta.write)
     log_path: Path
@@ -90,7 +87,7 @@ class Rounds:
         self.save_meta(self.current)
 
     def budget_left(self) -> bool:
-        return self.clock.used_s() < self.adaptive.budget_s
+        return self.clock.used_s() < self.budget.budget_s
 
     def say(self, text: str) -> None:
         if not self.quiet:
@@ -100,7 +97,7 @@ class Rounds:
     def look(self) -> tuple[Analysis, pd.DataFrame]:
         logs = load_trials([self.log_path])
         # the run's [suite] statistic (meta.json), as `analyze` on the finished log uses it
-        settings = AnalysisSettings(confidence=float(self.adaptive.rule.confidence_per_look))
+        settings = AnalysisSettings(confidence=float(look_rule(self.budget.max_rounds).confidence_per_look))
         if self.meta.statistic is not None:
             settings = replace(settings, statistic=self.meta.statistic)
         return build_analysis(logs, base=None, head=None, settings=settings), logs.frame
@@ -138,8 +135,9 @@ class Rounds:
                 return False
             if result.out_of_budget:
                 break
-        budget = float(self.adaptive.budget_s)
-        max_rounds = self.adaptive.max_rounds
+        budget = self.budget.budget_s
+        max_rounds = self.budget.max_rounds
+        rule = look_rule(max_rounds)
         planned_s = float(self.adaptive.rounds[0].used_before_s) if self.adaptive.rounds else None
         while True:
             doc, frame = self.look()
@@ -161,8 +159,8 @@ class Rounds:
             after = f"follow-up round {done}" if done else "the planned runs"
             self.say(
                 f"checking which benchmarks are decided after {after} "
-                f"({_pct(self.adaptive.rule.confidence_per_look)} intervals, so that the run as a whole "
-                f"keeps {_pct(self.adaptive.rule.confidence)}): {counts or 'nothing compared'}"
+                f"({_pct(rule.confidence_per_look)} intervals, so that the run as a whole "
+                f"keeps {_pct(rule.confidence)}): {counts or 'nothing compared'}"
             )
             plan = plan_round(looks, time_left_s=budget - used, rounds_done=done, max_rounds=max_rounds)
             if plan.stop is not None:
@@ -218,7 +216,7 @@ class Rounds:
         )
         self.adaptive = self.adaptive.with_final(final)
         self.save()
-        budget = float(self.adaptive.budget_s)
+        budget = self.budget.budget_s
         left = f"; {len(unresolved)} still inconclusive" if unresolved else ""
         self.say(
             f"follow-up rounds: {rounds} run, stopped: {STOP[plan.stop]}; "

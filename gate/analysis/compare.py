@@ -35,11 +35,11 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats as sps
 
-from gate.engine.project_config import MAX_VALUES
+from gate.analysis.remedies import FULL_REMEDY, calibrated_remedy, too_noisy_remedy
 from gate.model import (
     BOOTSTRAPS,
+    MAX_VALUES,
     VERDICT_CONFIDENCE,
     Verdict,
     rank_floor,
@@ -50,6 +50,7 @@ from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
 from gate.stats.quantile import STATISTIC_FORMS, is_statistic, parse_statistic
+from gate.stats.rank import rank_test_p
 from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level", "auto"]
@@ -59,34 +60,6 @@ Pairing = Literal["independent", "suite-run"]
 AUTO_ALPHA = 0.001
 PAIRINGS: tuple[str, ...] = ("independent", "suite-run")
 MIN_SAMPLES = 3
-# How to get more values per version: with the full configuration, more repetitions
-FULL_REMEDY = "raise [full].iterations or [full].suite_runs in .ordertrap.toml"
-
-
-def too_noisy_remedy() -> str:
-    """Advice when the values needed exceed what one run may collect (``MAX_VALUES`` per benchmark
-    and version, a limit ``[full]`` and calibrations are held to): raising the levels is refused,
-    so point at the noise and at the benchmark's own threshold instead."""
-    return (
-        f"more than the {MAX_VALUES:,} values one run may collect per benchmark and version, so more "
-        "values will not resolve it: reduce the noise (quiet the runner, see the noise warnings) or, "
-        "if a change of this size does not matter for this benchmark, give it a larger "
-        "[[benchmark]] threshold_pct"
-    )
-
-
-def calibrated_remedy(needed: int | None) -> str:
-    """How to get more values for a benchmark that ran its calibrated minimal configuration:
-    [full] does not change what it runs, a calibration with a higher floor does."""
-    floor = f" --min-values {needed}" if needed else " --min-values N"
-    return (
-        "it ran its calibrated minimal configuration, which [full] does not change: recalibrate "
-        f"from a full-configuration log with `ordertrap-gate calibrate TRIALS.csv{floor}` (no "
-        "configuration with fewer values per version is chosen; if [full] itself gives fewer, "
-        "raise it first), or run this benchmark without --calibration"
-    )
-
-
 FloatArray = NDArray[np.float64]
 Warning_ = dict[str, str]
 
@@ -328,24 +301,6 @@ def samples_needed(n_base: int, n_head: int, rel_half_base: float, rel_half_head
         return max(n_base, n_head, MIN_SAMPLES)
     factor = (total / (thr / 100.0)) ** 2
     return math.ceil(max(n_base, n_head) * factor)
-
-
-EXACT_PERMUTATIONS = 20_000  # with ties, the exact permutation test up to this many arrangements
-
-
-def rank_test_p(base: FloatArray, head: FloatArray) -> float:
-    """Two-sided Mann-Whitney U p-value, exact for the small samples the guard sees: the exact
-    null distribution without ties, the full permutation distribution with ties (quantised
-    timings: scipy's "auto" would switch to the normal approximation, which is liberal there)."""
-    with np.errstate(all="ignore"):
-        if np.unique(np.concatenate([base, head])).size == base.size + head.size:
-            p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method="exact").pvalue)
-        elif (count := math.comb(base.size + head.size, base.size)) <= EXACT_PERMUTATIONS:
-            method = sps.PermutationMethod(n_resamples=count)  # ≤ count: every arrangement, exact
-            p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method=method).pvalue)
-        else:
-            p = float(sps.mannwhitneyu(base, head, alternative="two-sided", method="asymptotic").pvalue)
-    return p if math.isfinite(p) else 1.0
 
 
 def rank_test_agrees(base: Sample, head: Sample, confidence: float) -> tuple[bool, float]:
@@ -627,25 +582,3 @@ def _compare_all(
                 )  # fmt: skip
                 results[i] = replace(c, bootstrap="flat", bootstrap_reason=flat_reason[i], statistic=stat)
     return [r for r in results if r is not None]
-
-
-def comparison_dict(c: Comparison) -> dict[str, Any]:
-    def version(v: VersionResult) -> dict[str, Any]:
-        return {
-            "estimate": v.estimate,
-            "ci": list(v.ci) if v.ci else None,
-            "n": v.n,
-            "n_failed": v.n_failed,
-        }
-
-    return {
-        "verdict": str(c.verdict),
-        "reason": c.reason,
-        "change_pct": c.change_pct,
-        "change_ci": list(c.change_ci) if c.change_ci else None,
-        "base": version(c.base),
-        "head": version(c.head),
-        "bootstrap": {"scheme": c.bootstrap, "reason": c.bootstrap_reason},
-        "statistic": c.statistic,
-        "tail": c.tail,
-    }

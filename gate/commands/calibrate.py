@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gate import __version__
+from gate.adaptive.config import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.bidi import json_for_terminal
 from gate.calibration import later_runs
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
@@ -16,7 +17,6 @@ from gate.calibration.audit_rounds import RoundsReplay
 from gate.calibration.dataset import Table, build_dataset, distinct, normalise, read_tables, select
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
 from gate.commands.analyze import statistic_argument
-from gate.engine.rounds import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning

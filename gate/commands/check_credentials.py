@@ -4,7 +4,7 @@ Exit 3 and name each git config file (never the value) that holds an ``http.*ext
 (actions/checkout's ``persist-credentials``): every worktree of the repository, and so every
 benchmark, could read it. Exit 0 when none is found, 2 when the configuration cannot be read.
 run/action.yml makes the same check before the benchmarks start (``run-action``, in process;
-:func:`gate.engine.worktree.persisted_auth_headers`).
+:func:`gate.host.worktree.persisted_auth_headers`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gate.engine.worktree import persisted_auth_headers
+    from gate.host.worktree import persisted_auth_headers
 
     found = persisted_auth_headers(Path(args.repo))
     for key, config_file in found:

@@ -19,36 +19,21 @@ from pathlib import Path
 from typing import IO, Any
 
 from gate import errors
-from gate.engine import (
-    checkout,
-    config_files,
-    environment,
-    measure,
-    plan,
-    process,
-    programs,
-    record,
-    sandbox,
-    source_changes,
-    trusted_keys,
-    worktree,
-)
+from gate.adaptive import stage
+from gate.adaptive.clock import BudgetClock
+from gate.adaptive.config import DEFAULT_MAX_ROUNDS, AdaptiveConfig, check_max_rounds, parse_duration
+from gate.config import config_changes, config_files, trusted_keys
+from gate.config.project_config import SANDBOX_MODES, ProjectConfig
+from gate.engine import checkout, environment, measure, plan, process, record, sandbox, source_changes
 from gate.engine.layout import Layout
 from gate.engine.process import SubprocessRunner, reap_leftover
-from gate.engine.project_config import SANDBOX_MODES, ProjectConfig
-from gate.engine.rounds import (
-    DEFAULT_MAX_ROUNDS,
-    AdaptiveConfig,
-    BudgetClock,
-    check_max_rounds,
-    parse_duration,
-)
 from gate.engine.schedule import Trial
 from gate.engine.shard import ShardSpec, parse_shard
 from gate.errors import ConfigError, InputError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
 from gate.files.trial_log import TrialLog
+from gate.host import programs, worktree
 from gate.warning_codes import WarningCode
 from gate.workflow_commands import emit
 
@@ -273,7 +258,7 @@ def _run(args: RunRequest, out: Path, clock: BudgetClock | None = None) -> int:
     _check_arguments(args)
     repo = _repo_for(args)
     # Before any code of the revisions runs: git, bwrap, go and java from outside every place
-    # that code can write (gate/engine/programs.py), for the whole run.
+    # that code can write (gate/host/programs.py), for the whole run.
     programs.pin(extra_places=[out, repo])
     versions = checkout.resolve_versions(repo, args.base, args.head)
     inputs = _read_inputs(args, repo, versions)
@@ -393,17 +378,13 @@ def _run(args: RunRequest, out: Path, clock: BudgetClock | None = None) -> int:
     log = TrialLog(log_path)
     meta, done = _start(meta, existing, run_plan.schedule, log, out)
     session = measure.Session(config, adapter, runner, contexts, per_version, repo, log, done, layout)
-    completed = measure.measure(
-        session,
-        meta,
-        meta_path=meta_path,
-        schedule=run_plan.schedule,
-        levels=run_plan.levels,
-        adaptive=adaptive,
-        clock=clock,
-        warn=_warn,
-        follow_up=_follow_up,
-    )
+    # the budget counts from the first planned trial (docs/running.md "Follow-up rounds")
+    then = None
+    if adaptive.on:
+        then = stage.after_planned(
+            adaptive, clock or stage.budget_clock(log_path, done), run_plan.levels, _warn
+        )
+    completed = measure.measure(session, meta, meta_path=meta_path, schedule=run_plan.schedule, then=then)
     if not completed:
         print(
             f"ordertrap-gate run: stopped; every finished trial is in {log_path}. "
@@ -588,16 +569,8 @@ def _warn_and_record(w: dict[str, str], warnings: list[dict[str, str]]) -> None:
 def _report_changes(
     inputs: config_files.Inputs, discovered: Sequence[str] | None, warnings: list[dict[str, str]]
 ) -> dict[str, list[str]]:
-    changed, changes_by_file = config_files.change_warnings(inputs, discovered)
+    changed, changes_by_file = config_changes.change_warnings(inputs, discovered)
     for w in changed:
         warnings.append(w)
         _warn(w)
     return changes_by_file
-
-
-def _follow_up(**state: Any) -> Any:
-    """The follow-up loop (gate.adaptive.loop.Rounds), imported only with a budget: it brings the
-    analysis stack (pandas, scipy), which `run --help` and a run without a budget do not pay for."""
-    from gate.adaptive.loop import Rounds
-
-    return Rounds(**state)

@@ -16,9 +16,9 @@ from pathlib import Path
 from gate.adapters._common import StepProgress
 from gate.adapters.base import ProcessRunner, VersionContext
 from gate.bidi import show_controls_on_one_line
-from gate.engine import worktree
-from gate.engine.project_config import ProjectConfig, substitute_worktree
+from gate.config.project_config import ProjectConfig, substitute_worktree
 from gate.errors import RunError
+from gate.host import worktree
 from gate.workflow_commands import print_untrusted
 
 

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from gate.engine import programs
+from gate.host import programs
 from gate.warning_codes import WarningCode
 
 Warning_ = dict[str, str]
@@ -74,7 +74,7 @@ def _tool_version(argv: list[str], timeout: float = 5.0) -> str | None:
     # From "/", never from the checkout: `go version` in a module directory obeys the `toolchain`
     # line of the PR's go.mod (Go >= 1.21, "Go Toolchains"), i.e. fetches and runs another Go
     # outside the sandbox; `local` keeps it to the Go installed here. The program is the one
-    # pinned outside the places benchmarks can write (gate/engine/programs.py); absent: unrecorded.
+    # pinned outside the places benchmarks can write (gate/host/programs.py); absent: unrecorded.
     program = programs.current().find(argv[0])
     if program is None:
         return None

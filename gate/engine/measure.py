@@ -1,4 +1,5 @@
-"""Measure a planned run: the planned schedule, then (with a budget) the follow-up rounds.
+"""Measure a planned run: its schedule, then what the caller hands in to run after it (with a
+budget, the follow-up rounds of :mod:`gate.adaptive.stage`: the engine runs the trials it is given).
 
 Every trial goes through :func:`gate.engine.driver.run_schedule`, which appends it to the trial
 log as it ends; trials the log already holds (``finished``) are skipped, so a rerun resumes.
@@ -11,31 +12,19 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
+from gate.config.project_config import ProjectConfig
 from gate.engine.driver import DriverResult, StopFlag, run_reset, run_schedule
 from gate.engine.give_up import GiveUp, not_run_line
 from gate.engine.layout import Layout
 from gate.engine.load import LoadSampler, with_measured_load
-from gate.engine.project_config import ProjectConfig
-from gate.engine.rounds import AdaptiveConfig, BudgetClock, WallClock, prior_elapsed_s
-from gate.engine.schedule import LevelConfig, Trial
+from gate.engine.schedule import Trial
 from gate.errors import DiskFullError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import GiveUpRecord, RunMeta
 from gate.files.trial_log import TrialLog, _clean
-from gate.warning_codes import WarningCode
-
-Warn = Callable[[Mapping[str, str]], None]
-
-
-class FollowUpLoop(Protocol):
-    def run(self, finished: Any) -> bool: ...
-
-
-# builds the follow-up loop from the run's state (keyword arguments of gate.adaptive.loop.Rounds)
-FollowUp = Callable[..., FollowUpLoop]
 
 
 @dataclass(frozen=True)
@@ -128,31 +117,29 @@ def done_line(result: DriverResult, log_path: Path, given_up: Sequence[GiveUpRec
     return f"ordertrap-gate run: {done} ({statuses}) in {result.elapsed_s:.1f} s{not_run}; log: {log_path}"
 
 
+# What runs after the planned trials, on the same session and meta.json, given the planned
+# schedule; False when interrupted. With a budget: gate.adaptive.stage.after_planned.
+Then = Callable[[Session, MetaFile, Sequence[Trial]], bool]
+
+
 def measure(
     session: Session,
     meta: RunMeta,
     *,
     meta_path: Path,
     schedule: Sequence[Trial],
-    levels: Mapping[str, LevelConfig],
-    adaptive: AdaptiveConfig,
-    clock: BudgetClock | None,
-    warn: Warn,
-    follow_up: FollowUp | None = None,
+    then: Then | None = None,
 ) -> bool:
-    """Run the planned trials, then, with a budget, the follow-up rounds ``follow_up`` builds
-    (gate.adaptive.loop.Rounds: the loop lives above the analysis it runs, so the engine is handed
-    it; docs/running.md). False when interrupted (Ctrl-C/SIGTERM): every finished trial is in the log."""
-    log_path = session.log.path
+    """Run the planned trials, then ``then`` (with a budget, the follow-up rounds built by
+    gate.adaptive.stage: they live above the analysis they run, so the engine is handed them;
+    docs/running.md). False when interrupted (Ctrl-C/SIGTERM): every finished trial is in the log."""
     meta_file = MetaFile(meta_path, meta)
     give_up = GiveUp(session.config.suite.give_up_after, list(meta.given_up), meta_file.add_given_up)
     load = LoadSampler(meta.load)
     session = replace(session, give_up=give_up, load=load)
-    if clock is None:  # the budget counts from the first planned trial (docs/running.md)
-        clock = WallClock(log_path, prior_s=prior_elapsed_s(log_path, session.finished))
     # also when interrupted or stopped: the trials that ran were measured under that load
     try:
-        completed = _measure(session, meta_file, schedule, levels, adaptive, clock, warn, follow_up)
+        completed = _measure(session, meta_file, schedule, then)
     except BaseException:
         # The load record is secondary: failing to write it (on the disk that just filled and
         # stopped the run) must not replace the error that says why the run stopped and how to go on.
@@ -163,20 +150,10 @@ def measure(
     return completed
 
 
-def _measure(
-    session: Session,
-    meta_file: MetaFile,
-    schedule: Sequence[Trial],
-    levels: Mapping[str, LevelConfig],
-    adaptive: AdaptiveConfig,
-    clock: BudgetClock,
-    warn: Warn,
-    follow_up: FollowUp | None,
-) -> bool:
+def _measure(session: Session, meta_file: MetaFile, schedule: Sequence[Trial], then: Then | None) -> bool:
     log_path = session.log.path
     give_up = session.give_up
     assert give_up is not None
-    meta = meta_file.meta
     result = session.drive(schedule)
     if result.interrupted:
         return False
@@ -186,58 +163,4 @@ def _measure(
             f"all {result.ran} trials failed",
             f"read the reasons in {log_path} (column reason) and run one benchmark by hand in its worktree (kept in OUT/worktrees)",
         )
-    if not adaptive.on:
-        return True
-    assert meta.instance is not None and meta.seed is not None
-    assert follow_up is not None, "a budget needs the follow-up loop (gate.adaptive.loop.Rounds)"
-    rounds = follow_up(
-        meta=_warn_planned_over_budget(meta_file.meta, adaptive, clock, warn),
-        save_meta=meta_file.write,
-        log_path=log_path,
-        planned=schedule,
-        levels=levels,
-        versions=list(session.contexts),
-        instance=meta.instance,
-        seed=meta.seed,
-        clock=clock,
-        drive=session.drive,
-    )
-    return rounds.run(session.finished)
-
-
-def planned_over_budget_action(meta: RunMeta) -> str:
-    """What to change when the planned trials used the budget. A calibration is the fix only
-    where it shortens the planned part: when the one in use saves nothing (every benchmark
-    never stable, docs/calibration.md "When nothing is stable"), it is not offered again."""
-    raise_budget = (
-        "raise --budget / [adaptive].budget above the planned suite's time (see the nightly's time line)"
-    )
-    if meta.calibration is None:
-        return (
-            f"{raise_budget}, or measure fewer values per benchmark with a calibration (docs/calibration.md)"
-        )
-    if not any(c.calibrated for c in meta.benchmark_configs.values()):
-        return (
-            f"{raise_budget}: the calibration in use saves nothing here (every benchmark runs the full "
-            "configuration, never stable), so quiet the machine or see docs/calibration.md, 'When nothing "
-            "is stable'"
-        )
-    return f"{raise_budget}, or recalibrate: the planned part is what the calibrated configurations cost"
-
-
-def _warn_planned_over_budget(
-    meta: RunMeta, adaptive: AdaptiveConfig, clock: BudgetClock, warn: Warn
-) -> RunMeta:
-    """Planned trials always all run; when they alone used the budget, no round can follow: the
-    warning is shown, and recorded in the returned meta (written with the first round's save)."""
-    used = clock.used_s()
-    if used < adaptive.budget_s or (meta.adaptive is not None and meta.adaptive.rounds):
-        return meta
-    w = {
-        "code": WarningCode.PLANNED_OVER_BUDGET.value,
-        "message": f"the planned trials alone took {used:.0f} s, more than the follow-up budget of "
-        f"{adaptive.budget_s:.0f} s, so no follow-up round can run",
-        "action": planned_over_budget_action(meta),
-    }
-    warn(w)
-    return meta.with_warning(w)
+    return True if then is None else then(session, meta_file, schedule)

@@ -17,7 +17,7 @@ from typing import Any
 from gate.adapters._common import StepProgress
 from gate.adapters.base import Adapter, BenchmarkSpec, ProcessRunner, VersionContext
 from gate.bidi import show_controls_on_one_line
-from gate.engine.project_config import ProjectConfig
+from gate.config.project_config import ProjectConfig
 from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_schedule
 from gate.engine.shard import ShardSpec, assign, expected_costs, loads, refuse_empty
 from gate.errors import ConfigError, InputError

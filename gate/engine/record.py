@@ -14,12 +14,12 @@ from typing import Any
 
 from gate import __version__
 from gate.adapters.base import VersionContext
-from gate.engine import config_files
+from gate.adaptive.config import AdaptiveConfig, adaptive_record
+from gate.config import config_files
+from gate.config.project_config import ProjectConfig
 from gate.engine.checkout import Version
 from gate.engine.layout import Layout
 from gate.engine.plan import RunPlan, benchmark_meta, never_stable, statistics, thresholds, warmup_of
-from gate.engine.project_config import ProjectConfig
-from gate.engine.rounds import AdaptiveConfig, adaptive_record
 from gate.engine.shard import METHOD
 from gate.errors import InputError
 from gate.files import run_meta

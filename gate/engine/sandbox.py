@@ -18,7 +18,7 @@ while it is on (``[suite] sandbox``, default ``"auto"``):
   ``$HOME``, ``OUT/private/<v>/tmp`` at ``/tmp``, ``/var/tmp`` and ``$TMPDIR`` (the reset has its
   own): base and head share no file there (a file head leaves cannot change base's values), and
   nothing a build or benchmark writes there reaches the real ``$HOME`` or ``/tmp``, where later
-  steps and jobs (and the gate's own programs: gate/engine/programs.py) would find it. The
+  steps and jobs (and the gate's own programs: gate/host/programs.py) would find it. The
   toolchains under ``$HOME`` are bound back read-only (:func:`toolchains`).
 * **No service sockets, no network on a pull request.** ``/run`` and ``/var/run`` are empty
   (tmpfs): a read-only bind does not stop ``connect()`` to a socket there (``docker.sock``: root
@@ -82,8 +82,9 @@ from pathlib import Path
 from typing import Any
 
 import gate
-from gate.engine import programs, seccomp, worktree
+from gate.engine import seccomp
 from gate.errors import RunError
+from gate.host import programs, worktree
 from gate.warning_codes import WarningCode
 
 # Run inside the sandbox by /bin/sh: one datagram on stdin (the timing socket, process._Marks) says

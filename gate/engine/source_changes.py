@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gate.adapters.base import Adapter, SourceHint
-from gate.engine import worktree
+from gate.host import worktree
 from gate.model import warning
 from gate.warning_codes import WarningCode
 

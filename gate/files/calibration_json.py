@@ -1,7 +1,7 @@
 """``.ordertrap/calibration.json``: the one reader and writer (docs/contracts.md).
 
 ``calibrate`` writes it; ``run --calibration`` runs what it says; the run's change report
-(gate/engine/config_files.py), ``calibration-diff``, ``report`` and ``publish`` show it. They all
+(gate/config/config_files.py), ``calibration-diff``, ``report`` and ``publish`` show it. They all
 read it through :func:`read` / :func:`parse`, so a file one of them accepts means the same to the
 others, and :func:`write` refuses to write what :func:`parse` would refuse.
 
@@ -85,7 +85,7 @@ def fix_for(path: str | Path) -> str:
 
 def read(path: str | Path, text: str | None = None) -> Calibration:
     """Read and check the file at ``path``; ``text``: its content when it does not come from disk
-    (a file committed in the base revision, gate/engine/config_files.py), ``path`` then only names it."""
+    (a file committed in the base revision, gate/config/config_files.py), ``path`` then only names it."""
     p = Path(path)
     if text is None:
         try:

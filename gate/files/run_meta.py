@@ -101,7 +101,7 @@ class RunMeta:
     mode: str | None = None  # "rmit" | "order-check"
     config_path: str | None = None
     config_hash: str | None = None
-    sources: Mapping[str, Any] | None = None  # gate/engine/config_files.py writes each entry
+    sources: Mapping[str, Any] | None = None  # gate/config/config_files.py writes each entry
     adapter: str | None = None
     versions: Mapping[str, VersionRecord] = field(default_factory=dict)
     base: str | None = None

@@ -17,8 +17,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from gate.engine import programs
 from gate.errors import InputError
+from gate.host import programs
 
 
 @dataclass(frozen=True)

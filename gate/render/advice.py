@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gate.engine.project_config import MAX_VALUES
+from gate.model import MAX_VALUES
 from gate.render.filters import FIX_SEPARATOR
 from gate.render.followup import UnresolvedWords
 from gate.warning_codes import WarningCode, canonical
 
-# The warnings that say the values are biased by when a benchmark ran (gate/analysis/pipeline.py,
+# The warnings that say the values are biased by when a benchmark ran (gate/analysis/entries.py,
 # gate/analysis/carryover.py): more values of a biased measurement keep the bias.
 BIAS_CODES = frozenset({WarningCode.ORDER_EFFECT.value, WarningCode.POSITION_DRIFT.value})
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from gate.config.project_config import parse_config
 from gate.engine import sandbox
-from gate.engine.project_config import parse_config
 from tests.conftest import REPO_ROOT, require_tool
 
 

@@ -1,5 +1,5 @@
 """On GitHub a pull request cannot loosen the confinement of its own code through a config file
-(gate/engine/trusted_keys.py): ``[suite] sandbox`` and ``pass_env`` of a configuration head
+(gate/config/trusted_keys.py): ``[suite] sandbox`` and ``pass_env`` of a configuration head
 chose are ignored with a warning, and a file's ``sandbox = "off"`` (base's too) takes the run
 action's input instead. Real git repositories, the real `run` CLI, real bubblewrap."""
 

@@ -56,7 +56,7 @@ def test_the_padding_is_a_pure_function_of_seed_and_trial() -> None:
 
 
 def test_a_non_boolean_setting_is_refused_with_the_fix(tmp_path: Path) -> None:
-    from gate.engine.project_config import parse_config
+    from gate.config.project_config import parse_config
 
     with pytest.raises(ConfigError, match="randomise_layout must be true or false"):
         parse_config(_config('randomise_layout = "yes"').encode(), tmp_path / ".ordertrap.toml")

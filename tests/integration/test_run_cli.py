@@ -528,7 +528,7 @@ def test_every_reachable_header_is_found(tmp_path, layout):
     """Every header git would send is found: a URL-less http.extraheader, an include inside an
     included file, a repository path with a space (keys contain it) and relative paths; include
     cycles end."""
-    from gate.engine.worktree import persisted_auth_headers
+    from gate.host.worktree import persisted_auth_headers
 
     root = tmp_path / ("with space" if layout == "space-in-path" else "plain")
     root.mkdir()

@@ -1,7 +1,7 @@
 """A head benchmark that plants ``git``, ``bwrap``, ``go`` and ``java`` in every PATH entry it can
 write (``~/.local/bin``, ``~/bin``, ``~/go/bin``, ``~/.cargo/bin``, a temp directory) never gets
 them run by the gate outside the sandbox: the gate takes its programs from a PATH without the
-places benchmarks can write (gate/engine/programs.py).
+places benchmarks can write (gate/host/programs.py).
 
 Two real ``ordertrap-gate run`` on a two-commit repository: the first lets head plant (and runs
 git afterwards: ``worktree remove``), the second starts with the plants in place (bwrap, go and

@@ -15,7 +15,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from gate.adapters.gotest import parse_results
+from gate.adapters.gotest_output import parse_results
 from tests.conftest import REPO_ROOT
 
 

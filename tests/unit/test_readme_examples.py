@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.engine.project_config import parse_config
+from gate.config.project_config import parse_config
 from tests.conftest import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")

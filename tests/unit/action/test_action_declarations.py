@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gate.action.run_inputs import RunInputs
-from gate.engine.rounds import MAX_ROUNDS_LIMIT
+from gate.adaptive.config import MAX_ROUNDS_LIMIT
 from gate.engine.shard import MAX_SHARDS, ShardSpec
 from gate.github.context import ActionInputs, input_parser
 from tests.conftest import REPO_ROOT

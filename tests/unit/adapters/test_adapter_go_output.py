@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gate.adapters.base import BenchmarkSpec, TrialFailure, TrialRequest, VersionContext
-from gate.adapters.gotest import is_verbose, parse_results
+from gate.adapters.gotest_output import is_verbose, parse_results
 from gate.adapters.registry import get_adapter
 from gate.model import TrialStatus
 from tests.fakes.process_runner import FakeRunner, ok

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gate.adapters.base import BenchmarkSpec
-from gate.adapters.gotest import leaves, pattern_matches
+from gate.adapters.gotest_output import leaves, pattern_matches
 from gate.adapters.registry import get_adapter
 from gate.errors import RunError
 from gate.model import TrialStatus

@@ -18,7 +18,7 @@ from gate.adapters.base import (
     TrialRequest,
     VersionContext,
 )
-from gate.adapters.gotest import chatty_names
+from gate.adapters.gotest_output import chatty_names
 from gate.adapters.registry import get_adapter
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials

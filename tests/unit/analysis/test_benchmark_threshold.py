@@ -11,7 +11,7 @@ import pytest
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis
-from gate.engine.project_config import parse_config
+from gate.config.project_config import parse_config
 from gate.errors import ConfigError
 from tests.fakes.metas import meta_of
 

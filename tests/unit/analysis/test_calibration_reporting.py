@@ -12,8 +12,8 @@ import pandas as pd
 from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis, time_summary
+from gate.config.project_config import load_config
 from gate.engine.plan import level_configs
-from gate.engine.project_config import load_config
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
 from gate.render import render

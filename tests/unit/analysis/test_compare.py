@@ -222,8 +222,9 @@ def test_three_values_per_version_cannot_make_a_verdict_however_far_apart() -> N
 
 
 def test_rank_floor_and_the_separation_shortcut_match_the_exact_test() -> None:
-    from gate.analysis.compare import rank_test_agrees, rank_test_p
+    from gate.analysis.compare import rank_test_agrees
     from gate.model import rank_floor
+    from gate.stats.rank import rank_test_p
 
     assert (rank_floor(0.95), rank_floor(0.99), rank_floor(0.999)) == (4, 5, 7)
     rng = np.random.default_rng(5)
@@ -266,7 +267,7 @@ def test_the_rank_guard_leaves_paired_and_mean_verdicts_alone_once_samples_are_l
 
 def test_ties_get_the_exact_permutation_p_not_the_normal_approximation() -> None:
     """Quantised timings: 19,19,20,19 vs 20,20,21,21 has exact p 0.086 (normal approx 0.047)."""
-    from gate.analysis.compare import rank_test_p
+    from gate.stats.rank import rank_test_p
 
     b, h = np.array([19.0, 19, 20, 19]), np.array([20.0, 20, 21, 21])
     assert rank_test_p(b, h) == pytest.approx(0.0857, abs=1e-3)

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from gate.analysis.compare import AnalysisSettings, Sample, compare_one
-from gate.engine.project_config import MAX_VALUES
-from gate.model import Verdict
+from gate.model import MAX_VALUES, Verdict
 
 FAST = AnalysisSettings(resamples=2000, seed=3)
 

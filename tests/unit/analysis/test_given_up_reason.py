@@ -1,10 +1,10 @@
 """A failed benchmark that the run gave up on (meta.json ``given_up``) says so in its reason
-(gate/analysis/pipeline.py ``_given_up_reasons``)."""
+(gate/analysis/entries.py ``given_up_reasons``)."""
 
 from __future__ import annotations
 
 from gate.analysis.compare import Comparison, VersionResult
-from gate.analysis.pipeline import _given_up_reasons
+from gate.analysis.entries import given_up_reasons
 from gate.files.run_meta import GiveUpRecord, RunMeta
 from gate.model import Verdict
 
@@ -23,7 +23,7 @@ def given_up(version: str) -> RunMeta:
 
 
 def test_the_give_up_replaces_the_generic_reason_when_it_holds_every_failure() -> None:
-    (c,) = _given_up_reasons([comparison(Verdict.FAILED, 0, 2)], [given_up("HEAD")], "main", "HEAD")
+    (c,) = given_up_reasons([comparison(Verdict.FAILED, 0, 2)], [given_up("HEAD")], "main", "HEAD")
     assert c.reason == (
         "given up in HEAD after 2 failed trial(s), 4 trial(s) not run (fix the benchmark, or set "
         "[suite] give_up_after = 0 to run them all): error: boom"
@@ -31,12 +31,12 @@ def test_the_give_up_replaces_the_generic_reason_when_it_holds_every_failure() -
 
 
 def test_failures_in_a_version_not_given_up_keep_the_generic_reason_after_it() -> None:
-    (c,) = _given_up_reasons([comparison(Verdict.FAILED, 1, 2)], [given_up("HEAD")], "main", "HEAD")
+    (c,) = given_up_reasons([comparison(Verdict.FAILED, 1, 2)], [given_up("HEAD")], "main", "HEAD")
     assert c.reason.startswith("given up in HEAD after 2") and c.reason.endswith(GENERIC)
 
 
 def test_other_versions_and_other_verdicts_are_left_alone() -> None:
     c = comparison(Verdict.FAILED, 0, 2)
-    assert _given_up_reasons([c], [given_up("v2")], "main", "HEAD") == [c]
+    assert given_up_reasons([c], [given_up("v2")], "main", "HEAD") == [c]
     ok = comparison(Verdict.UNCHANGED, 0, 0)
-    assert _given_up_reasons([ok], [given_up("HEAD")], "main", "HEAD") == [ok]
+    assert given_up_reasons([ok], [given_up("HEAD")], "main", "HEAD") == [ok]

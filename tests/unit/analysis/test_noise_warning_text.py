@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from gate.analysis.pipeline import UNSTABLE_RMAD, _noise_warning
+from gate.analysis.entries import UNSTABLE_RMAD, _noise_warning
 
 NUMBERS = re.compile(r"typically lie (.*) from their median \(RMAD\), above ([\d.]+)%")
 

@@ -13,7 +13,7 @@ import pytest
 from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.analysis.load import TrialLogs
 from gate.analysis.pipeline import build_analysis
-from gate.engine.project_config import parse_config
+from gate.config.project_config import parse_config
 from gate.errors import ConfigError
 from gate.files import analysis_json
 from gate.model import Verdict

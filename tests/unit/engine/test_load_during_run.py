@@ -73,7 +73,7 @@ def test_without_a_load_average_nothing_is_recorded_and_the_start_warning_stays(
 
 def test_the_planned_over_budget_advice_does_not_offer_a_calibration_that_saves_nothing() -> None:
     # docs/running.md "Choosing a budget": with every benchmark never stable, a calibration is no fix
-    from gate.engine.measure import planned_over_budget_action
+    from gate.adaptive.stage import planned_over_budget_action
     from gate.files.run_meta import BenchmarkConfig
 
     never = BenchmarkConfig(1, 5, 1, "calibration", never_stable=True)

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from gate.adapters.base import BenchmarkSpec
-from gate.engine import config_files
+from gate.config import config_changes, config_files
+from gate.config.project_config import ProjectConfig, parse_config
 from gate.engine.plan import calibration_line, plan_run
-from gate.engine.project_config import ProjectConfig, parse_config
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
 from tests.fakes import analyses
@@ -97,14 +97,14 @@ def test_a_calibration_that_saves_nothing_is_not_counted_as_calibrated(tmp_path:
 def test_a_calibration_pull_request_counts_its_never_stable_benchmarks() -> None:
     doc = analyses.calibration_document(("a", "b", "compress"))  # compress is never stable
     path = ".ordertrap/calibration.json"
-    pair = config_files._Pair(
+    pair = config_files.FilePair(
         "calibration",
         path,
         config_files.Source("base", path, "main", data=None),
         config_files.Source("head", path, "HEAD", data=json.dumps(doc).encode()),
         "base",
     )
-    added = config_files._calibration_pair_changes(pair)
+    added = config_changes._calibration_pair_changes(pair)
     assert (
         "adds the file (3 benchmark(s) calibrated, 1 of them never stable (they run the full configuration)"
         in added[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.engine.project_config import parse_config
+from gate.config.project_config import parse_config
 from gate.engine.sandbox import Area, Sandbox
 from gate.errors import ConfigError
 

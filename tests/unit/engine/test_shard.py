@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gate.adapters.base import BenchmarkSpec
+from gate.config.project_config import parse_config
 from gate.engine.plan import plan_run
-from gate.engine.project_config import parse_config
 from gate.engine.shard import assign, loads, parse_shard
 from gate.errors import ConfigError
 from gate.files.calibration_json import from_document

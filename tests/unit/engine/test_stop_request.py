@@ -9,9 +9,9 @@ import signal
 from pathlib import Path
 
 from gate.adapters.base import BenchmarkSpec, VersionContext
+from gate.config.project_config import parse_config
 from gate.engine.layout import Layout
 from gate.engine.measure import Session
-from gate.engine.project_config import parse_config
 from gate.engine.schedule import Trial
 from gate.files.trial_log import TrialLog
 

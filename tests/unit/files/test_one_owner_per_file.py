@@ -38,7 +38,7 @@ OWNERS: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"json"}),
         "each framework's own output (one adapter per format), the Go listing cache",
     ),
-    "gate/engine/config_files.py": (frozenset({"json"}), "JSON text of a configuration value in a message"),
+    "gate/config/config_changes.py": (frozenset({"json"}), "JSON text of a configuration value in a message"),
     "gate/jsontext.py": (
         frozenset({"json"}),
         "the JSON parser with a nesting limit that the owners above call",
@@ -121,4 +121,6 @@ doc = jsontext.loads("{}")
         "json json.loads",
         "json jsontext.loads",
     ]
-    assert _owner("gate/engine/rounds.py") is None and _owner("gate/adapters/gotest.py") == "gate/adapters/"
+    assert (
+        _owner("gate/adaptive/planner.py") is None and _owner("gate/adapters/gotest.py") == "gate/adapters/"
+    )

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from gate.engine.rounds import look_rule
+from gate.adaptive.config import look_rule
 from gate.errors import InputError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import (

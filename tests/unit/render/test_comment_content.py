@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gate.analysis.compare import too_noisy_remedy
+from gate.analysis.remedies import too_noisy_remedy
 from gate.render import COMMENT_MARKER, RenderContext, render
 from gate.render.filters import md_escape
 from tests.fakes import analyses

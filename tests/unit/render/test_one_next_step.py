@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gate.analysis.compare import FULL_REMEDY, too_noisy_remedy
-from gate.engine.project_config import MAX_VALUES
+from gate.analysis.remedies import FULL_REMEDY, too_noisy_remedy
+from gate.model import MAX_VALUES
 from gate.render import render
 from gate.render.advice import next_step, short_why
 from tests.fakes import analyses

@@ -199,7 +199,7 @@ def test_hopeless_suggests_the_time_used_plus_the_time_needed() -> None:
 
 def test_hopeless_beyond_what_one_run_may_collect_offers_no_budget() -> None:
     # the verdict's reason says more values will not resolve it: no "--budget" beside it says otherwise
-    from gate.engine.project_config import MAX_VALUES
+    from gate.model import MAX_VALUES
 
     fu = _fu("hopeless", rounds=1, needs_s=14_000.0)
     fu["unresolved"]["values_needed"] = MAX_VALUES + 1

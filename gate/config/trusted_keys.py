@@ -1,6 +1,6 @@
 """Which security-relevant ``[suite]`` keys a run obeys on GitHub, and who may turn the sandbox off.
 
-A pull request's run reads ``.ordertrap.toml`` from base (gate/engine/config_files.py), except
+A pull request's run reads ``.ordertrap.toml`` from base (gate/config/config_files.py), except
 when base has none (a repository adopting the gate in that very pull request) or a workflow
 passes ``--config-from head``/``worktree``: then head's file is used, and head is the code under
 test. Most of its keys only change what is measured, which the comment reports. A few decide
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any, Final
 
-from gate.engine.project_config import SANDBOX_MODES, ProjectConfig, SuiteConfig
+from gate.config.project_config import SANDBOX_MODES, ProjectConfig, SuiteConfig
 from gate.model import warning
 from gate.warning_codes import WarningCode
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from gate.engine.project_config import load_config, parse_config
+from gate.config.project_config import load_config, parse_config
 from gate.errors import ConfigError
 
 ISSUE_EXAMPLE = b"""

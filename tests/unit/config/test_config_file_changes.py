@@ -1,4 +1,4 @@
-"""What head changes in the configuration and the calibration (gate/engine/config_files.py): each change
+"""What head changes in the configuration and the calibration (gate/config/config_files.py): each change
 that alters what the gate measures or how it judges is named; paths inside the repository are
 never taken for the operator's own files."""
 
@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gate.engine.config_files import calibration_changes, config_changes, repo_relative
-from gate.engine.project_config import parse_config
+from gate.config.config_changes import calibration_changes, config_changes
+from gate.config.config_files import repo_relative
+from gate.config.project_config import parse_config
 
 BASE = """\
 [suite]

@@ -1,5 +1,5 @@
 """The gate's own programs come from a PATH without the places benchmarks can write
-(gate/engine/programs.py)."""
+(gate/host/programs.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.engine import programs
 from gate.errors import RunError
+from gate.host import programs
 
 
 def _program(directory: Path, name: str) -> Path:

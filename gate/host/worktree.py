@@ -13,8 +13,8 @@ import re
 import subprocess
 from pathlib import Path
 
-from gate.engine import programs
 from gate.errors import RunError
+from gate.host import programs
 
 # The gate's own git commands run outside the sandbox, also after a PR's benchmarks ran inside
 # it, where $HOME stays writable for build caches: they must not execute anything a benchmark
@@ -25,7 +25,7 @@ GIT_OPTIONS = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 
 
 def git_env() -> dict[str, str]:
-    """The gate's environment for git: the trusted PATH (gate/engine/programs.py), no global config."""
+    """The gate's environment for git: the trusted PATH (gate/host/programs.py), no global config."""
     return programs.current().env(GIT_CONFIG_GLOBAL=os.devnull)
 
 

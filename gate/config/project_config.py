@@ -4,9 +4,9 @@ The file is read with :mod:`tomllib`. Nothing in it is silently ignored, because
 typo (``iteratons = 50``, ``higher_is_beter = true``, ``[Full]``) would make a run measure or
 judge something else: an unknown top-level table, an unknown key in ``[suite]``, ``[full]``, a
 ``[[benchmark]]`` entry or the active adapter's table is a :class:`ConfigError` with a "did you
-mean" fix. The allowed keys are the ones the code reads: :data:`ADAPTER_KEYS` lists what each
-adapter in ``gate/adapters/`` reads from its table and :data:`BENCHMARK_OPTION_KEYS` what it reads
-from ``BenchmarkSpec.options``; ``tests/unit/engine/test_project_config_typos.py`` checks both against the
+mean" fix. The allowed keys are the ones the code reads: each adapter in ``gate/adapters/``
+declares beside its class what it reads from its table (``table_keys``) and from
+``BenchmarkSpec.options`` (``benchmark_keys``); ``tests/unit/config/test_project_config_typos.py`` checks both against the
 adapters' source and the README. The whole file is kept in ``ProjectConfig.raw``.
 """
 
@@ -25,23 +25,13 @@ from typing import Any
 
 from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
-from gate.engine.rounds import AdaptiveConfig, check_max_rounds, parse_duration
+from gate.adapters.registry import ADAPTER_NAMES, benchmark_keys, table_keys
+from gate.adaptive.config import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.errors import ConfigError
 from gate.model import MAX_VALUES, threshold_pct_problem
 from gate.statistic import STATISTIC_FORMS, parse_statistic
 
-__all__ = ["MAX_VALUES"]  # re-exported: its readers import it from here
-
-ADAPTERS: tuple[str, ...] = (
-    "command",
-    "pytest-benchmark",
-    "go",
-    "gbench",
-    "hyperfine",
-    "jmh",
-    "criterion",
-    "tinybench",
-)
+ADAPTERS: tuple[str, ...] = ADAPTER_NAMES
 
 SUITE_KEYS: dict[str, str] = {
     "adapter": "framework adapter: " + " | ".join(ADAPTERS),
@@ -76,49 +66,11 @@ BENCHMARK_CORE_KEYS: tuple[str, ...] = (
 )
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
 SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/engine/sandbox.py
-# [[benchmark]] keys an adapter reads from BenchmarkSpec.options, besides the core keys.
-BENCHMARK_OPTION_KEYS: dict[str, tuple[str, ...]] = {
-    "jmh": ("params",),
-    "command": ("missing_exit_code",),
-    "hyperfine": ("missing_exit_code",),
-}
-# Keys each adapter reads from its own table ([go], [jmh], ...), including `include`, which
-# gate/adapters/_common.filter_discovered reads for the adapters that discover benchmarks.
-ADAPTER_KEYS: dict[str, tuple[str, ...]] = {
-    "command": (),
-    "pytest-benchmark": ("path", "args", "min_time", "assert_rewrite", "plugin_autoload", "include"),
-    "go": ("package", "benchtime", "metric", "prebuild", "binary", "build_args", "args", "include"),
-    "gbench": ("binary", "time", "unit", "min_time", "args", "include"),
-    "hyperfine": ("binary", "shell", "warmup", "args"),
-    "jmh": (
-        "jar",
-        "classpath",
-        "classpath_file",
-        "java",
-        "java_args",
-        "mode",
-        "time_unit",
-        "warmup_iterations",
-        "iteration_time",
-        "warmup_time",
-        "args",
-        "include",
-    ),
-    "criterion": (
-        "cargo",
-        "bench",
-        "package",
-        "cargo_args",
-        "warm_up_time",
-        "measurement_time",
-        "args",
-        "include",
-    ),
-    "tinybench": ("file", "node", "node_args", "warmup_iterations", "warmup_time", "include"),
-}
-# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/engine/config_files.py).
+# Each adapter's own keys (its table's, and a [[benchmark]] entry's besides the core keys) are
+# declared beside its class: gate.adapters.registry.table_keys / benchmark_keys.
+# Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config/config_files.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS, "adaptive")
-# [adaptive]: follow-up rounds within a time budget (gate/engine/rounds.py)
+# [adaptive]: follow-up rounds within a time budget (gate/adaptive/config.py)
 ADAPTIVE_KEYS: tuple[str, ...] = ("budget", "max_rounds")
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000
@@ -226,22 +178,22 @@ def _closest(key: str, allowed: tuple[str, ...] | list[str]) -> str | None:
 
 def _misplaced(key: str, where: str, adapter: str = "") -> str:
     """Where an unknown ``key`` of table ``where`` belongs instead (``timeout`` in ``[go]``), or ""."""
-    if not where.startswith("[[benchmark]]") and key in BENCHMARK_OPTION_KEYS.get(adapter, ()):
+    if not where.startswith("[[benchmark]]") and key in benchmark_keys(adapter):
         return f"`{key}` belongs in the [[benchmark]] entry it applies to: move it there"
     for table, keys in (("[suite]", list(SUITE_KEYS)), ("[full]", list(FULL_KEYS))):
         if key in keys and where != table:
             return f"`{key}` belongs in {table}: move it there"
     if where.startswith("[[benchmark]]"):
-        readers = [a for a, keys in BENCHMARK_OPTION_KEYS.items() if key in keys]
+        readers = [a for a in ADAPTERS if key in benchmark_keys(a)]
         if readers:
             return f"`{key}` is read only by the {' and '.join(readers)} adapter: remove it"
-        if key in ADAPTER_KEYS.get(adapter, ()):
+        if key in table_keys(adapter):
             return f"`{key}` is a key of the [{adapter}] table (it applies to all benchmarks): move it there"
     elif where == "[command]":
         return "[command] takes no keys: the benchmarks and their settings are [[benchmark]] tables"
     elif key in ("benchmark", "benchmarks"):
         return "list the benchmarks as [[benchmark]] tables"
-    tables = [f"[{a}]" for a, keys in ADAPTER_KEYS.items() if key in keys]
+    tables = [f"[{a}]" for a in ADAPTERS if key in table_keys(a)]
     if tables:
         return f"`{key}` is read only by the {' / '.join(tables)} table: remove it"
     return ""
@@ -254,7 +206,7 @@ def _unknown_keys(
         if key not in allowed:
             # a [suite]/[full] key or a per-benchmark option is moved, not renamed ([jmh] params is
             # not a misspelt `args`); for other keys a close name in this table is the likelier fix
-            owned = (*SUITE_KEYS, *FULL_KEYS, *BENCHMARK_OPTION_KEYS.get(adapter, ()))
+            owned = (*SUITE_KEYS, *FULL_KEYS, *benchmark_keys(adapter))
             placed = _misplaced(key, where, adapter)
             moved_first = bool(placed) and key in owned
             close = None if moved_first or key in ("benchmark", "benchmarks") else _closest(key, allowed)
@@ -502,7 +454,7 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
         raise ConfigError("`benchmark` must be an array of tables", "write each one as [[benchmark]]")
     specs: list[BenchmarkSpec] = []
     seen: set[str] = set()
-    allowed = (*BENCHMARK_CORE_KEYS, *BENCHMARK_OPTION_KEYS.get(adapter, ()))
+    allowed = (*BENCHMARK_CORE_KEYS, *benchmark_keys(adapter))
     for i, entry in enumerate(entries, start=1):
         where = f"[[benchmark]] #{i}"
         label = f"{where} ({entry['name']!r})" if isinstance(entry.get("name"), str) else where
@@ -583,7 +535,7 @@ def parse_config(data: bytes, path: Path) -> ProjectConfig:
     adapter_table = raw.get(suite.adapter, {})
     if not isinstance(adapter_table, dict):
         raise ConfigError(f"{path}: [{suite.adapter}] must be a table", f"write it as [{suite.adapter}]")
-    _unknown_keys(adapter_table, ADAPTER_KEYS[suite.adapter], f"[{suite.adapter}]", suite.adapter)
+    _unknown_keys(adapter_table, table_keys(suite.adapter), f"[{suite.adapter}]", suite.adapter)
     return ProjectConfig(
         path=path,
         config_hash="sha256:" + hashlib.sha256(data).hexdigest(),

@@ -17,13 +17,10 @@ from pathlib import Path
 import pytest
 
 from gate.adapters import _common
-from gate.adapters.registry import ADAPTER_NAMES, get_adapter
-from gate.engine.process import SubprocessRunner
-from gate.engine.project_config import (
-    ADAPTER_KEYS,
+from gate.adapters.registry import ADAPTER_NAMES, adapter_class, benchmark_keys, get_adapter, table_keys
+from gate.config.project_config import (
     ADAPTERS,
     BENCHMARK_CORE_KEYS,
-    BENCHMARK_OPTION_KEYS,
     FULL_KEYS,
     MAX_SECONDS,
     SUITE_KEYS,
@@ -31,6 +28,7 @@ from gate.engine.project_config import (
     load_config,
     parse_config,
 )
+from gate.engine.process import SubprocessRunner
 from gate.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -39,6 +37,9 @@ README = "\n".join(
     p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 )
 BENCH = "[[benchmark]]\nname = 'a'\ncommand = 'true'\n"
+# what each adapter declares beside its class
+ADAPTER_KEYS = {name: table_keys(name) for name in ADAPTER_NAMES}
+BENCHMARK_OPTION_KEYS = {name: benchmark_keys(name) for name in ADAPTER_NAMES if benchmark_keys(name)}
 
 
 def parse(text: str):
@@ -118,14 +119,19 @@ def test_every_adapter_table_is_allowed_even_when_another_adapter_is_active():
 def test_the_allowed_top_level_tables_are_what_the_gate_reads():
     assert TOP_LEVEL_TABLES[:3] == ("suite", "full", "benchmark")
     assert TOP_LEVEL_TABLES[3:] == (*ADAPTER_NAMES, "adaptive")  # [adaptive]: run's follow-up rounds
-    # Only `run` reads the config (through gate/engine/config_files.py); if another stage starts reading its own table from it,
+    # Only `run` reads the config (through gate/config/config_files.py; config_changes.py parses
+    # head's copy to compare it); if another stage starts reading its own table from it,
     # add that table to TOP_LEVEL_TABLES (and to docs/configuration.md "Configuration").
     readers = sorted(
         str(p.relative_to(ROOT))
         for p in (ROOT / "gate").rglob("*.py")
         if re.search(r"\b(load_config|parse_config)\(|\.raw\b", p.read_text(encoding="utf-8"))
     )
-    assert readers == ["gate/engine/config_files.py", "gate/engine/project_config.py"]
+    assert readers == [
+        "gate/config/config_changes.py",
+        "gate/config/config_files.py",
+        "gate/config/project_config.py",
+    ]
 
 
 # ---- adapter tables -----------------------------------------------------------------------------
@@ -257,7 +263,8 @@ def _keys_read(source: str) -> tuple[set[str], set[str]]:
 
 
 def test_adapter_names_agree():
-    assert tuple(ADAPTER_KEYS) == ADAPTERS == ADAPTER_NAMES
+    assert ADAPTERS == ADAPTER_NAMES
+    assert [adapter_class(name).name for name in ADAPTER_NAMES] == list(ADAPTER_NAMES)
 
 
 @pytest.mark.parametrize("adapter", ADAPTERS)
@@ -271,7 +278,7 @@ def test_accepted_keys_are_exactly_what_the_adapter_reads(adapter):
 
 
 def test_shared_helpers_read_only_include_and_benchmarks():
-    # A new shared key read in _common.py must be added to ADAPTER_KEYS and to this test.
+    # A new shared key read in _common.py must be added to the table_keys of the adapters using it and to this test.
     settings, options = _keys_read(inspect.getsource(_common))
     assert settings == {"include", "benchmarks"}
     assert options == set()

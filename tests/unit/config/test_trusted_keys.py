@@ -1,4 +1,4 @@
-"""A configuration head chose cannot loosen the sandbox on GitHub (gate/engine/trusted_keys.py):
+"""A configuration head chose cannot loosen the sandbox on GitHub (gate/config/trusted_keys.py):
 every key that decides what the pull request's code may reach is reset, with one warning."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gate.engine import trusted_keys
-from gate.engine.project_config import parse_config
+from gate.config import trusted_keys
+from gate.config.project_config import parse_config
 
 LOOSE = b"""[suite]
 adapter = "command"

@@ -1,190 +1,31 @@
 """Follow-up rounds: after the planned suite runs, more RMIT suite runs for the benchmarks that
 are ``inconclusive`` for lack of data, within a wall-time budget (docs/running.md, "Follow-up rounds").
 
-This module is PURE apart from :class:`WallClock`: it decides which benchmarks get a round, how
-many extra suite runs each, how that fits the time left, and why the rounds stop. The loop that
-runs them is :class:`gate.adaptive.loop.Rounds`, started by :func:`gate.engine.measure.measure`.
-
-Error control: every look (the planned analysis, each follow-up analysis) tests again, so the
-chance of a false verdict grows with the number of looks. The union bound over the
-``L = max_rounds + 1`` possible looks keeps it at the overall level when every look uses
-``1 - (1 - c) / L`` (Bonferroni: the conservative form of a group sequential design with equal
-alpha spending per look; Jennison & Turnbull, *Group Sequential Methods with Applications to
-Clinical Trials*, 2000, ch. 1-2). The verdict at any look is then false with probability at most
-``(1 - c) / L``, and over all looks at most ``1 - c``.
+This module is PURE: it decides which benchmarks get a round, how many extra suite runs each, how
+that fits the time left, and why the rounds stop. The budget and the error rule of the looks are
+:mod:`gate.adaptive.config`; the loop that runs the rounds is :class:`gate.adaptive.loop.Rounds`.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from gate.errors import ConfigError
-from gate.files.run_meta import AdaptiveRecord, FollowUpRecord, LookRule, NotFollowedRecord
-from gate.files.trial_log import elapsed_by_trial
+from gate.files.run_meta import FollowUpRecord, NotFollowedRecord
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-# ---- configuration ------------------------------------------------------------------------------
-DEFAULT_MAX_ROUNDS = 3
-MAX_ROUNDS_LIMIT = 20  # each round is one more look: 20 already asks c_look = 1 - (1 - c)/21
-MAX_BUDGET_S = 7 * 24 * 3600.0
 ROUGH_ESTIMATE_BELOW = 20  # values per version under which "hopeless" waits for one round
-OVERALL_CONFIDENCE = 0.99
-RULE_NAME = "bonferroni-looks"
 TARGET_FACTOR = 1.2  # aim a little above the estimate: it comes from a noisy CI width
 GROWTH_LIMIT = 4  # a round at most quadruples a benchmark's values: estimates from few values are unreliable
 
 StopReason = str  # "all_resolved" | "no_candidates" | "budget_spent" | "rounds_spent"
 
-_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
-
-
-def parse_duration(text: Any, where: str = "--budget") -> float:
-    """Seconds in ``900``, ``900s``, ``15m``, ``1h30m`` (``0`` = off); a TOML number is seconds."""
-    fix = f"write {where} as seconds or with units: 900, 900s, 15m, 1h30m (0 turns follow-up rounds off)"
-    if isinstance(text, bool):
-        raise ConfigError(f"{where} must be a duration, got {text!r}", fix)
-    if isinstance(text, int | float):
-        seconds = float(text)
-    elif isinstance(text, str):
-        s = text.strip().lower().replace(" ", "")
-        m = _DURATION.fullmatch(s)
-        if s and re.fullmatch(r"\d+(?:\.\d+)?", s):
-            seconds = float(s)
-        elif s and m is not None and any(m.groups()):
-            h, mi, sec = (float(g) if g else 0.0 for g in m.groups())
-            seconds = h * 3600 + mi * 60 + sec
-        else:
-            raise ConfigError(f"{where} {text!r} is not a duration", fix)
-    else:
-        raise ConfigError(f"{where} must be a duration, got {text!r}", fix)
-    if not math.isfinite(seconds) or seconds < 0 or seconds > MAX_BUDGET_S:
-        raise ConfigError(f"{where} {text!r} is outside 0 s … {MAX_BUDGET_S / 86400:g} days", fix)
-    return seconds
-
-
-def check_max_rounds(value: Any, where: str = "--max-rounds") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ROUNDS_LIMIT:
-        raise ConfigError(
-            f"{where} must be a whole number from 1 to {MAX_ROUNDS_LIMIT}, got {value!r}",
-            f"set {where} to e.g. {DEFAULT_MAX_ROUNDS} (to turn follow-up rounds off, set the budget to 0)",
-        )
-    return value
-
-
-@dataclass(frozen=True)
-class AdaptiveConfig:
-    """``[adaptive]`` of .ordertrap.toml: budget in seconds (0 = off) and the most rounds."""
-
-    budget_s: float = 0.0
-    max_rounds: int = DEFAULT_MAX_ROUNDS
-
-    @property
-    def on(self) -> bool:
-        return self.budget_s > 0
-
-
-def per_look_confidence(confidence: float, max_rounds: int) -> float:
-    """The confidence every look uses so that all ``max_rounds + 1`` looks together keep ``confidence``."""
-    return 1.0 - (1.0 - confidence) / (max_rounds + 1)
-
-
-def look_rule(max_rounds: int, confidence: float = OVERALL_CONFIDENCE) -> LookRule:
-    """meta.json ``adaptive.rule`` (docs/contracts.md)."""
-    return LookRule(
-        name=RULE_NAME,
-        confidence=confidence,
-        looks=max_rounds + 1,
-        confidence_per_look=round(per_look_confidence(confidence, max_rounds), 10),
-    )
-
 
 def round_seed(seed: int, round_no: int) -> int:
     """The seed of follow-up round ``round_no``: a pure function of the run's seed and the round."""
     return random.Random(f"ordertrap-gate round {round_no} of {seed}").getrandbits(32)
-
-
-# ---- the budget clock --------------------------------------------------------------------------
-class BudgetClock(Protocol):
-    def used_s(self) -> float:
-        """Budget seconds used so far (the measuring phase)."""
-        ...
-
-    def trial_s(self, benchmark: str, version: str, rows: pd.DataFrame) -> float:
-        """Expected seconds of one trial of ``benchmark``@``version`` (``rows``: its rows in the log)."""
-        ...
-
-
-def mean_trial_elapsed(rows: pd.DataFrame) -> float:
-    """Mean ``elapsed_s`` of the trials in ``rows`` (all rows of a trial share it)."""
-    import pandas as pd
-
-    if rows.empty or "elapsed_s" not in rows.columns:
-        return 0.0
-    per_trial = rows.drop_duplicates(["trial"]) if "trial" in rows.columns else rows
-    value = pd.to_numeric(per_trial["elapsed_s"], errors="coerce").mean()
-    return float(value) if math.isfinite(value) else 0.0
-
-
-class WallClock:
-    """Wall time since the first planned trial of this invocation, plus ``prior_s`` (the summed
-    ``elapsed_s`` of trials logged by earlier, interrupted invocations: their gaps are unknown).
-
-    :meth:`trial_s` adds to a benchmark's mean trial time the gate's mean overhead per trial
-    (process start-up, resets, layout, the in-process analyses): the wall time used minus the
-    trials' own ``elapsed_s``, over the trials in ``log``."""
-
-    def __init__(self, log: Path | None = None, prior_s: float = 0.0) -> None:
-        self._start = time.monotonic()
-        self.prior_s = prior_s
-        self._log = log
-        self._cache: tuple[int, float, int] = (-1, 0.0, 0)
-
-    def used_s(self) -> float:
-        return self.prior_s + time.monotonic() - self._start
-
-    def _logged(self) -> tuple[float, int]:
-        if self._log is None or not self._log.exists():
-            return 0.0, 0
-        size = self._log.stat().st_size
-        if size != self._cache[0]:  # read again only when trials were added
-            seen = elapsed_by_trial(self._log)
-            self._cache = (size, sum(seen.values()), len(seen))
-        return self._cache[1], self._cache[2]
-
-    def overhead_s(self) -> float:
-        elapsed, trials = self._logged()
-        return max(0.0, self.used_s() - elapsed) / trials if trials else 0.0
-
-    def trial_s(self, benchmark: str, version: str, rows: pd.DataFrame) -> float:
-        return mean_trial_elapsed(rows) + self.overhead_s()
-
-
-def adaptive_record(adaptive: AdaptiveConfig) -> AdaptiveRecord | None:
-    """meta.json ``adaptive`` at the start of a run (docs/contracts.md): no rounds, no ``final``."""
-    if not adaptive.on:
-        return None
-    return AdaptiveRecord(
-        budget_s=adaptive.budget_s,
-        max_rounds=adaptive.max_rounds,
-        rule=look_rule(adaptive.max_rounds, OVERALL_CONFIDENCE),
-    )
-
-
-def prior_elapsed_s(log_path: Path, finished: set[int]) -> float:
-    """Summed ``elapsed_s`` of the finished trials in the log: the budget used by earlier,
-    interrupted invocations (their gaps between trials were not recorded)."""
-    if not finished:
-        return 0.0
-    return sum(s for trial, s in elapsed_by_trial(log_path).items() if trial in finished)
 
 
 # ---- planning ----------------------------------------------------------------------------------
