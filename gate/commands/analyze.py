@@ -49,6 +49,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"from meta.json, else {DEFAULTS.statistic}; a [[benchmark]] statistic applies to its benchmark)",
     )
     parser.add_argument(
+        "--tail-check",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also compare each benchmark's 90th percentile and name a change of the slowest values beside "
+        "the verdict (default: the run's [suite] tail_check from meta.json, else on; off halves the "
+        "analysis time; docs/statistics.md 'Tail changes')",
+    )
+    parser.add_argument(
         "--confidence",
         type=float,
         default=None,
@@ -104,10 +112,14 @@ def run_statistic(metas: Sequence[RunMeta]) -> str | None:
 
 
 def _settings(
-    args: argparse.Namespace, confidence: float | None = None, statistic: str | None = None
+    args: argparse.Namespace,
+    confidence: float | None = None,
+    statistic: str | None = None,
+    tail_check: bool | None = None,
 ) -> AnalysisSettings:
-    """``confidence`` / ``statistic``: the defaults when ``--confidence`` / ``--statistic`` are not
-    given (meta.json's per-look level and [suite] statistic)."""
+    """``confidence`` / ``statistic`` / ``tail_check``: the defaults when ``--confidence`` /
+    ``--statistic`` / ``--[no-]tail-check`` are not given (meta.json's per-look level, [suite]
+    statistic and [suite] tail_check)."""
     if args.confidence is None:
         args = argparse.Namespace(**{**vars(args), "confidence": confidence or DEFAULTS.confidence})
     problem = confidence_problem(args.confidence)
@@ -122,6 +134,9 @@ def _settings(
         )
     return AnalysisSettings(
         statistic=args.statistic or statistic or DEFAULTS.statistic,
+        tail_statistic=DEFAULTS.tail_statistic
+        if next((v for v in (getattr(args, "tail_check", None), tail_check) if v is not None), True)
+        else "",
         confidence=args.confidence,
         threshold_pct=args.threshold_pct,
         resamples=args.resamples,
@@ -179,7 +194,12 @@ def per_look_confidence(metas: Sequence[RunMeta]) -> float | None:
 def run(args: argparse.Namespace) -> int:
     _settings(args)  # bad options are reported before any file is read
     logs = load_trials(args.trials)
-    settings = _settings(args, per_look_confidence(logs.metas), run_statistic(logs.metas))
+    settings = _settings(
+        args,
+        per_look_confidence(logs.metas),
+        run_statistic(logs.metas),
+        next((m.tail_check for m in logs.metas if m.tail_check is not None), None),
+    )
     doc = build_analysis(logs, base=args.base, head=args.head, settings=settings, carryover=args.carryover)
     try:
         analysis_json.write(args.json, doc)

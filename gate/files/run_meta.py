@@ -359,6 +359,7 @@ class RunMeta:
     # [suite] statistic (None: analyze's default) and each [[benchmark]] statistic, canonical names
     statistic: str | None = None
     statistics: Mapping[str, str] = field(default_factory=dict)
+    tail_check: bool | None = None  # [suite] tail_check (None: analyze's default, on)
     schedule: Sequence[Mapping[str, Any]] = ()  # Trial.as_meta() of every planned trial
     environment: Mapping[str, Any] | None = None
     sandbox: Mapping[str, Any] | None = None
@@ -443,6 +444,7 @@ class RunMeta:
             "thresholds": dict(self.thresholds),
             "statistic": self.statistic,
             "statistics": dict(self.statistics),
+            "tail_check": self.tail_check,
             "schedule": [dict(t) for t in self.schedule],
             "environment": plain(self.environment),
             "sandbox": plain(self.sandbox),
@@ -864,6 +866,7 @@ _FIELDS: dict[str, Callable[[Any], Any]] = {
     "thresholds": _thresholds,
     "statistic": _statistic,
     "statistics": _statistics,
+    "tail_check": lambda v: v if isinstance(v, bool) else None,
     "schedule": _schedule,
     "environment": lambda v: _object("environment", v),
     "sandbox": lambda v: _object("sandbox", v),
