@@ -93,15 +93,20 @@ def rank_floor(confidence: float = VERDICT_CONFIDENCE) -> int:
     return n
 
 
-def small_sample_limit(confidence: float = VERDICT_CONFIDENCE) -> int:
-    """Below this many values a percentile-bootstrap CI cannot be trusted at ``confidence``: the
-    fewest n for which a distribution-free CI of the median exists at all (order statistics,
-    2·0.5^n ≤ 1 - confidence: 0.95 → 6, 0.99 → 8). The verdict's rank-test guard applies below."""
-    alpha = 1.0 - confidence
-    n = 1
-    while 2.0 * 0.5**n > alpha:
-        n += 1
-    return n
+def small_sample_limit(confidence: float = VERDICT_CONFIDENCE, quantile: float = 0.5) -> int:
+    """Below this many values a percentile-bootstrap CI of the ``quantile`` cannot be trusted at
+    ``confidence``: the fewest n for which a distribution-free CI of that quantile exists at all
+    (order statistics: the quantile lies below the smallest of n values with probability
+    (1 − q)^n, above the largest with q^n, and each must be ≤ (1 − confidence)/2). The median
+    (q = 0.5): 2·0.5^n ≤ 1 − confidence, 0.95 → 6, 0.99 → 8; the 10th percentile: 0.9^n ≤ 0.005,
+    0.99 → 51 (0.95 → 36). A resample never reaches below the sample's minimum, so under this
+    limit a low quantile's bootstrap CI is too narrow on the side that matters. The verdict's
+    rank-test guard applies below (gate/analysis/compare.py)."""
+    if not 0.0 < quantile < 1.0:
+        raise ValueError("quantile must be in (0, 1)")
+    half_alpha = (1.0 - confidence) / 2.0
+    tail = max(quantile, 1.0 - quantile)
+    return max(1, math.ceil(math.log(half_alpha) / math.log(tail) - 1e-9))
 
 
 # ---- analysis settings a person chooses (analyze's flags, the Docker action's inputs) ------------

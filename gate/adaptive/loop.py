@@ -100,6 +100,8 @@ class Rounds:
         settings = AnalysisSettings(confidence=float(look_rule(self.budget.max_rounds).confidence_per_look))
         if self.meta.statistic is not None:
             settings = replace(settings, statistic=self.meta.statistic)
+        if self.meta.tail_check is False:  # [suite] tail_check = false
+            settings = replace(settings, tail_statistic="")
         return build_analysis(logs, base=None, head=None, settings=settings), logs.frame
 
     def _values_per_suite_run(self) -> dict[str, int]:

@@ -18,7 +18,10 @@ other outcomes say honestly why no change can be called):
                      percentile-bootstrap "99 %" CI is about the range of the values, so two
                      samples of one distribution have disjoint "CIs" 10 % of the time (eval/eval_small_samples.py).
                      At larger n the unpaired rank test would contradict the paired scheme and
-                     the mean (a slow tail), so the CIs decide alone there.
+                     the mean (a slow tail), so the CIs decide alone there. A low quantile
+                     (``pNN``) has its own, larger limit (51 values for p10 at 99 %), below
+                     which a change whose CI does not clear the threshold must also pass the
+                     rank test *at* the threshold (:func:`shifted_rank_test_agrees`).
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level | auto, ``pairing`` independent | suite-run)
@@ -49,7 +52,7 @@ from gate.model import (
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
-from gate.stats.quantile import STATISTIC_FORMS, is_statistic, parse_statistic
+from gate.stats.quantile import STATISTIC_FORMS, describe, is_statistic, parse_statistic, quantile_of
 from gate.stats.rank import rank_test_p
 from gate.warning_codes import WarningCode
 
@@ -317,6 +320,29 @@ def rank_test_agrees(base: Sample, head: Sample, confidence: float) -> tuple[boo
     return p <= 1.0 - confidence, p
 
 
+def shifted_rank_test_agrees(
+    base: Sample, head: Sample, change_pct: float, threshold_pct: float, confidence: float
+) -> tuple[bool, float]:
+    """Whether the exact rank test shows a change of at least the threshold in the direction of
+    ``change_pct``: the one-sided Mann-Whitney test of head against base scaled by
+    ``1 ± threshold_pct/100`` (H0: head is no more than the threshold away from base under a
+    multiplicative shift; the test inverted for a Hodges–Lehmann shift CI, Hollander & Wolfe,
+    "Nonparametric Statistical Methods", §4.3), at 1 − confidence. One-sided at the verdict's
+    level because it only asks the size of a change whose direction the bootstrap CIs and the
+    rank test have already established, and it is a guard added to that rule: it can only turn a
+    regression or improvement into ``inconclusive``. Used for a low quantile below its
+    small-sample limit, where the point change is carried by the few lowest values and can
+    overshoot the true change."""
+    up = change_pct > 0
+    scaled = base.values * (1.0 + (threshold_pct if up else -threshold_pct) / 100.0)
+    h = head.values
+    if (up and scaled.max() < h.min()) or (not up and h.max() < scaled.min()):
+        p = 1.0 / math.comb(scaled.size + h.size, scaled.size)  # complete separation, exact
+    else:
+        p = rank_test_p(scaled, h, "greater" if up else "less")
+    return p <= 1.0 - confidence, p
+
+
 def compare_one(
     benchmark: str,
     base: Sample,
@@ -442,10 +468,36 @@ def _compare_estimates(
         )
     worse = change > 0 if not higher_is_better else change < 0
     if significant and abs(change) >= thr:
+        q = quantile_of(settings.statistic)
         limit = small_sample_limit(settings.confidence)
         agrees, p = (True, 0.0)
         if min(base.n, head.n) < limit:  # too few values to trust the bootstrap CIs alone
             agrees, p = rank_test_agrees(base, head, settings.confidence)
+        clears = change_ci[0] >= thr if change > 0 else change_ci[1] <= -thr
+        if (
+            agrees
+            and not clears
+            and q is not None
+            and min(base.n, head.n) < small_sample_limit(settings.confidence, q)
+        ):
+            # A low quantile of few values is carried by the lowest one or two (Harrell–Davis p10
+            # of 5 values: mostly the minimum), and its bootstrap CI never reaches below the
+            # sample's minimum (the true p10 lies there with probability 0.9^n): one low base value
+            # turns a real +1.4 % into +3.5 % with disjoint CIs (toml, calibrate --audit). So when
+            # the CI of the change does not itself clear the threshold, the rank test must show
+            # the size, not only the direction (docs/statistics.md "How the gate decides", a low quantile of few values).
+            ok, p_size = shifted_rank_test_agrees(base, head, change, thr, settings.confidence)
+            if not ok:
+                return result(
+                    Verdict.INCONCLUSIVE,
+                    f"the change ({_pct(change)}) looks beyond {thr:g}% ({sig_text}), but with "
+                    f"{base.n}/{head.n} values the {describe(settings.statistic)} rests on the few "
+                    f"lowest values, and the exact rank test does not show a change of at least "
+                    f"{thr:g}% (one-sided p = {p_size:.2g} against {thr:g}%) — about {2 * max(base.n, head.n)} "
+                    f"values per version would resolve it ({small_sample_limit(settings.confidence, q)} "
+                    f"or more let the CIs decide alone): {remedy(2 * max(base.n, head.n))}, or rerun",
+                    2 * max(base.n, head.n),
+                )
         if agrees:
             verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
             return result(verdict, f"{sig_text} and the change ({_pct(change)}) is at least {thr:g}%")

@@ -529,6 +529,8 @@ def build_analysis(
             "interval": settings.method,
             "compared_order": compared_order,
             "carryover": carryover,
+            # the upper quantile compared beside the verdict ("" = the tail check was off)
+            "tail_statistic": settings.tail_statistic,
         },
         summary={
             "decision": str(

@@ -52,6 +52,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"from meta.json, else {DEFAULTS.statistic}; a [[benchmark]] statistic applies to its benchmark)",
     )
     parser.add_argument(
+        "--tail-check",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also compare each benchmark's 90th percentile and name a change of the slowest values beside "
+        "the verdict (default: the run's [suite] tail_check from meta.json, else on; off saves the "
+        "second comparison of each benchmark; docs/statistics.md 'Tail changes')",
+    )
+    parser.add_argument(
         "--confidence",
         type=float,
         default=None,
@@ -118,9 +126,12 @@ def _settings(
     interval: Interval,
     run_confidence: float | None = None,
     run_statistic: str | None = None,
+    tail_check: bool | None = None,
+    run_tail_check: bool | None = None,
 ) -> AnalysisSettings:
-    """``run_confidence`` / ``run_statistic``: the defaults when ``confidence`` / ``statistic`` are
-    not given (meta.json's per-look level and [suite] statistic)."""
+    """``run_confidence`` / ``run_statistic`` / ``run_tail_check``: the defaults when ``confidence``
+    / ``statistic`` / ``tail_check`` are not given (meta.json's per-look level, [suite] statistic
+    and [suite] tail_check; the tail check is on when neither says)."""
     if confidence is None:
         confidence = run_confidence or DEFAULTS.confidence
     problem = confidence_problem(confidence)
@@ -133,6 +144,9 @@ def _settings(
         raise ConfigError(f"--resamples {resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000")
     return AnalysisSettings(
         statistic=statistic or run_statistic or DEFAULTS.statistic,
+        tail_statistic=DEFAULTS.tail_statistic
+        if next((v for v in (tail_check, run_tail_check) if v is not None), True)
+        else "",
         confidence=confidence,
         threshold_pct=threshold_pct,
         resamples=resamples,
@@ -202,6 +216,7 @@ def analyze(
     pairing: Pairing = DEFAULTS.pairing,
     interval: Interval = DEFAULTS.method,
     carryover: str = "exclude",
+    tail_check: bool | None = None,
 ) -> Analysis:
     """The keyword core of ``analyze`` (its flags' names and defaults; ``out`` is ``--json``):
     write analysis.json, print the warnings, the versions and the table; return the document."""
@@ -215,10 +230,15 @@ def analyze(
         bootstrap=bootstrap,
         pairing=pairing,
         interval=interval,
+        tail_check=tail_check,
     )
     chosen()  # bad options are reported before any file is read
     logs = load_trials(list(trials))
-    settings = chosen(run_confidence=per_look_confidence(logs.metas), run_statistic=run_statistic(logs.metas))
+    settings = chosen(
+        run_confidence=per_look_confidence(logs.metas),
+        run_statistic=run_statistic(logs.metas),
+        run_tail_check=next((m.tail_check for m in logs.metas if m.tail_check is not None), None),
+    )
     doc = build_analysis(logs, base=base, head=head, settings=settings, carryover=carryover)
     try:
         analysis_json.write(out, doc)
@@ -248,5 +268,6 @@ def run(args: argparse.Namespace) -> int:
         pairing=args.pairing,
         interval=args.interval,
         carryover=args.carryover,
+        tail_check=args.tail_check,
     )
     return 0

@@ -53,6 +53,8 @@ SUITE_KEYS: dict[str, str] = {
     "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/engine/layout.py)",
     "give_up_after": "skip a benchmark's remaining trials in a version once its first N all failed (default 2; 0 = never)",
     "statistic": 'what summarises each version: "p10" (default), "median", "mean" or any "pNN" (docs/statistics.md)',
+    "tail_check": "compare every benchmark's 90th percentile too and name a change of the slowest values "
+    "beside the verdict: true (default) | false (halves the analysis time; docs/statistics.md)",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = (
@@ -121,6 +123,8 @@ class SuiteConfig:
     give_up_after: int = 2
     # None: analyze's default (gate/analysis/compare.py AnalysisSettings.statistic)
     statistic: str | None = None
+    # None: analyze's default (on: AnalysisSettings.tail_statistic, gate/analysis/tail.py)
+    tail_check: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -414,6 +418,9 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
         randomise_layout=_bool(table.get("randomise_layout", True), "[suite].randomise_layout"),
         give_up_after=_count(table.get("give_up_after", 2), "[suite].give_up_after"),
         statistic=_statistic(table["statistic"], "[suite]") if "statistic" in table else None,
+        tail_check=None
+        if table.get("tail_check") is None
+        else _bool(table["tail_check"], "[suite].tail_check"),
     )
 
 

@@ -160,6 +160,7 @@ def new_meta(
         thresholds=thresholds(config, plan.names, plan.per_version),
         statistic=config.suite.statistic,
         statistics=statistics(config, plan.names, plan.per_version),
+        tail_check=config.suite.tail_check,
         schedule=[t.as_meta() for t in plan.schedule],
         environment=environment,
         sandbox=sandbox,

@@ -162,6 +162,7 @@ class SettingsRecord(TypedDict):
     interval: NotRequired[str]  # percentile | bca
     compared_order: NotRequired[str]  # all | random
     carryover: NotRequired[str]  # exclude | report (absent: older files, which only reported)
+    tail_statistic: NotRequired[str]  # p90, or "" when the tail check was off (absent: older files)
 
 
 class Analysis(TypedDict):

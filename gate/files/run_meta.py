@@ -116,6 +116,7 @@ class RunMeta:
     # [suite] statistic (None: analyze's default) and each [[benchmark]] statistic, canonical names
     statistic: str | None = None
     statistics: Mapping[str, str] = field(default_factory=dict)
+    tail_check: bool | None = None  # [suite] tail_check (None: analyze's default, on)
     schedule: Sequence[Mapping[str, Any]] = ()  # Trial.as_meta() of every planned trial
     environment: Mapping[str, Any] | None = None
     sandbox: Mapping[str, Any] | None = None
@@ -200,6 +201,7 @@ class RunMeta:
             "thresholds": dict(self.thresholds),
             "statistic": self.statistic,
             "statistics": dict(self.statistics),
+            "tail_check": self.tail_check,
             "schedule": [dict(t) for t in self.schedule],
             "environment": plain(self.environment),
             "sandbox": plain(self.sandbox),
@@ -329,6 +331,7 @@ _FIELDS: dict[str, Callable[[Any, str], Any]] = {
     "thresholds": thresholds,
     "statistic": statistic,
     "statistics": statistics,
+    "tail_check": lambda v, w: v if isinstance(v, bool) else None,
     "schedule": sections.opt_schedule,
     "environment": opt_object,
     "sandbox": opt_object,

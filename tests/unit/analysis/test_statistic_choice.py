@@ -169,3 +169,57 @@ def test_the_tail_finding_reaches_analysis_json_and_the_table() -> None:
     [b] = analysis_json.parse(analysis_json.dumps(doc))["benchmarks"]
     assert b["tail"] is not None and b["tail"]["verdict"] == "regression"
     assert "tail change: gc: p90 +" in benchmark_table(doc)
+
+
+# ---- the tail check's switch ---------------------------------------------------------------------
+
+
+def test_tail_check_comes_from_the_config_and_a_wrong_value_is_refused(tmp_path: Path) -> None:
+    on = parse_config(
+        b'[suite]\ntail_check = false\n[[benchmark]]\nname = "a"\ncommand = "true"\n', tmp_path / "c"
+    )
+    assert on.suite.tail_check is False
+    unset = parse_config(b'[[benchmark]]\nname = "a"\ncommand = "true"\n', tmp_path / "c")
+    assert unset.suite.tail_check is None
+    with pytest.raises(ConfigError) as err:
+        parse_config(b'[suite]\ntail_check = "no"\n', tmp_path / "c")
+    assert "tail_check" in str(err.value)
+
+
+def test_the_run_s_tail_check_reaches_analyze_and_the_flag_beats_it(tmp_path: Path) -> None:
+    import json
+
+    from gate.cli import main
+
+    items = _tail_items(1, 1.5)
+    _, base, head, _ = items[0]
+    df = _frame({("gc", "base"): base.values, ("gc", "head"): head.values})
+    log = tmp_path / "trials.csv"
+    df[["benchmark", "version", "value", "status"]].to_csv(log, index=False)
+
+    def tail_of(*flags: str, meta: dict | None = None) -> object:
+        if meta is not None:
+            (tmp_path / "meta.json").write_text(json.dumps({"base": "base", "head": "head", **meta}))
+        out = tmp_path / "a.json"
+        main(
+            [
+                "analyze",
+                str(log),
+                "--base",
+                "base",
+                "--head",
+                "head",
+                "--resamples",
+                "1000",
+                "--json",
+                str(out),
+                *flags,
+            ]
+        )
+        [b] = json.loads(out.read_text())["benchmarks"]
+        return b["tail"]
+
+    assert tail_of() is not None  # on by default
+    assert tail_of("--no-tail-check") is None
+    assert tail_of(meta={"tail_check": False}) is None  # [suite] tail_check = false, via meta.json
+    assert tail_of("--tail-check") is not None
