@@ -54,7 +54,7 @@ SUITE_KEYS: dict[str, str] = {
     "give_up_after": "skip a benchmark's remaining trials in a version once its first N all failed (default 2; 0 = never)",
     "statistic": 'what summarises each version: "p10" (default), "median", "mean" or any "pNN" (docs/statistics.md)',
     "tail_check": "compare every benchmark's 90th percentile too and name a change of the slowest values "
-    "beside the verdict: true (default) | false (halves the analysis time; docs/statistics.md)",
+    "beside the verdict: true (default) | false (skips that second comparison; docs/statistics.md)",
 }
 FULL_KEYS: tuple[str, ...] = ("suite_runs", "iterations", "measurements")
 BENCHMARK_CORE_KEYS: tuple[str, ...] = (
