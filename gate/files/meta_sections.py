@@ -343,10 +343,8 @@ def describe(bad: Invalid) -> str:
         return f"{bad.where} (missing)"
     if bad.value is None:
         return f"{bad.where} (null)"
-    value = bad.value
-    found = short(value, 24) if isinstance(value, int | float) else kind(value)
-    if isinstance(value, str):
-        found = f"str {short(value, 24)}"
+    value = bad.value  # a scalar is shown with its type (``int 3``, ``str '15m'``), a container by type
+    found = f"{kind(value)} {short(value, 24)}" if isinstance(value, int | float | str) else kind(value)
     return f"{bad.where} ({found}, not {bad.expected})"
 
 

@@ -60,10 +60,10 @@ def workspace(job: Job, monkeypatch: pytest.MonkeyPatch, meta: dict[str, Any] | 
     ("meta", "named"),
     [
         ({"warnings": [{}]}, "1 of 1 warnings (not objects with string code, message, action)"),
-        ({"environment": "x"}, "environment (str, not an object)"),
+        ({"environment": "x"}, "environment (str 'x', not an object)"),
         (
             {"warnings": "abc", "environment": [1], "full": 3},
-            "full (int, not an object); environment (list, not an object)",
+            "full (int 3, not an object); environment (list, not an object)",
         ),
     ],
 )

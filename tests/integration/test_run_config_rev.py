@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gate.cli import main
 from tests.conftest import require_tool
-from tests.integration.test_run_action_config_from_base import fake_gate, passed, run_step
+from tests.integration.test_run_action import act, pr_event
 from tests.integration.test_run_config_from_base import (
     CAL,
     VALUE,
@@ -118,12 +118,13 @@ def test_config_rev_with_head_files_is_refused_with_the_fix(tmp_path, capsys):
     assert "drop --config-rev" in capsys.readouterr().err
 
 
-def test_the_action_takes_settings_and_calibration_from_the_base_branch_tip(tmp_path):
-    """Only the tip commits a calibration: the step passes it, read from the tip."""
+def test_the_action_takes_settings_and_calibration_from_the_base_branch_tip(tmp_path, monkeypatch, capsys):
+    """Only the tip commits a calibration: the action passes it, read from the tip, and measures
+    the merge-base (gate/action/revisions.py)."""
     repo = branched_repo(tmp_path, tip_files={CAL: calibration()})
-    result = run_step(
-        repo, fake_gate(tmp_path), config_rev=rev_parse(repo, "main"), base=rev_parse(repo, "old")
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert passed(tmp_path, "--config-rev") == rev_parse(repo, "main")
-    assert passed(tmp_path, "--calibration") == CAL
+    event = pr_event(repo, rev_parse(repo, "main"), rev_parse(repo, "pr"))
+    out = act(monkeypatch, capsys, repo, {**event, "INPUT_CALIBRATION": ""})
+    assert out.status == 0, out.stdout
+    assert out.request.config_rev == rev_parse(repo, "main")
+    assert out.request.base == rev_parse(repo, "old")
+    assert out.request.calibration == CAL
