@@ -7,6 +7,14 @@ missing install step.
 Golden files (tests/golden/) are compared byte for byte by :func:`check_golden`; ``pytest
 --update-golden`` (``make golden``) rewrites them from the current rendering instead, for a
 reviewed change.
+
+``make test`` runs the tests on pytest-xdist workers with ``--dist loadgroup``: each test is a
+work unit of its own, so a long file spreads over the workers instead of holding one of them to
+the end, except the tests of a module that has a module-scoped fixture of its own (a Maven, cargo
+or Go build, the podman image, a demo run): :func:`pytest_collection_modifyitems` puts those in
+one ``xdist_group``, so the expensive set-up runs once, on one worker. The same hook starts the
+longest tests first (:func:`schedule_rank`): a long test started last is what leaves the other
+workers idle at the end.
 """
 
 from __future__ import annotations
@@ -41,6 +49,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="rewrite the golden files under tests/golden from the current rendering (make golden); "
         "review the diff before committing",
     )
+
+
+def module_fixture_group(item: pytest.Item) -> str | None:
+    """The test's module path when the test uses a module-scoped fixture defined in that module
+    (its set-up must run once, not once per worker), else None."""
+    module = item.nodeid.split("::", 1)[0]
+    for defs in item._fixtureinfo.name2fixturedefs.values():  # type: ignore[attr-defined]
+        if any(d.scope == "module" and d.baseid == module for d in defs):
+            return module
+    return None
+
+
+def schedule_rank(item: pytest.Item) -> int:
+    """Longest first, as far as the folder tells: tests marked slow, then the integration tests
+    (real subprocesses and toolchains), the validation tests, the unit tests last (many short ones
+    that fill the workers' gaps at the end)."""
+    if item.get_closest_marker("slow"):
+        return 0
+    folder = item.nodeid.split("/", 2)[1] if item.nodeid.startswith("tests/") else ""
+    return {"integration": 1, "validation": 2}.get(folder, 3)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's hook reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.pluginmanager.hasplugin("xdist"):  # the mark is xdist's (unknown under -p no:xdist)
+        for item in items:
+            group = module_fixture_group(item)
+            if group:
+                item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=schedule_rank)  # stable: each file's tests keep their order
 
 
 def golden_path(scenario: str, fmt: str) -> Path:
