@@ -1,12 +1,12 @@
-"""How ``make test`` spreads the suite over the xdist workers (tests/conftest.py): a test that uses
-a module-scoped fixture of its own module is grouped with that module (its expensive set-up runs
-once), every other test is a work unit of its own; the longest tests are handed out first."""
+"""How ``make test`` spreads the suite over the xdist workers (tests/conftest.py): the tests of a
+file with a module-scoped fixture form one work unit (its expensive set-up runs once), every other
+test is a work unit of its own; the longest tests are handed out first."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import module_fixture_group, schedule_rank
+from tests.conftest import REPO_ROOT, has_module_fixture, schedule_rank, work_unit
 
 MODULE = "tests/unit/test_test_scheduling.py"
 
@@ -16,20 +16,21 @@ def built_once() -> str:
     return "a build every test of this module shares"
 
 
-def test_a_test_using_a_module_fixture_of_its_module_is_grouped_with_the_module(request, built_once):
-    assert module_fixture_group(request.node) == MODULE
+def test_the_tests_of_a_file_with_a_module_fixture_are_one_unit(built_once):
+    assert has_module_fixture(REPO_ROOT / MODULE)
+    assert work_unit(f"{MODULE}::test_a") == work_unit(f"{MODULE}::test_b[x]") == MODULE
+    jmh = "tests/integration/test_adapter_jmh_real.py"  # the Maven build runs once
+    assert work_unit(f"{jmh}::test_run_and_analyze") == jmh
 
 
-def test_a_test_without_one_is_a_unit_of_its_own(request, tmp_path):
-    assert module_fixture_group(request.node) is None
+def test_any_other_test_is_a_unit_of_its_own():
+    other = "tests/unit/test_cli.py"
+    assert not has_module_fixture(REPO_ROOT / other)
+    assert work_unit(f"{other}::test_a") == f"{other}::test_a"
 
 
-def test_the_grouping_applies_under_xdist(request, built_once):
-    marks = [m.args[0] for m in request.node.iter_markers("xdist_group")]
-    if request.config.pluginmanager.hasplugin("xdist"):
-        assert marks == [MODULE]
-    else:
-        assert marks == []
+def test_make_test_uses_this_scheduling():
+    assert "--dist loadgroup" in (REPO_ROOT / "Makefile").read_text()
 
 
 def test_slow_tests_go_first_then_integration_validation_unit(request):
