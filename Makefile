@@ -23,7 +23,7 @@ demo: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
 test: $(STAMP) system-deps
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest -q -n 4 --dist loadfile
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest -q -n 4 --dist loadgroup --no-loadscope-reorder
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check gate tests scripts eval benchmarks
