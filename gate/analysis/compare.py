@@ -21,7 +21,7 @@ other outcomes say honestly why no change can be called):
                      the mean (a slow tail), so the CIs decide alone there. A low quantile
                      (``pNN``) has its own, larger limit (51 values for p10 at 99 %), below
                      which a change whose CI does not clear the threshold must also pass the
-                     rank test *at* the threshold (:func:`shifted_rank_test_agrees`).
+                     rank test *at* the threshold (:func:`gate.stats.rank.shifted_rank_test_agrees`).
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level | auto, ``pairing`` independent | suite-run)
@@ -53,7 +53,7 @@ from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
 from gate.stats.quantile import STATISTIC_FORMS, describe, is_statistic, parse_statistic, quantile_of
-from gate.stats.rank import rank_test_p
+from gate.stats.rank import rank_test_agrees, shifted_rank_test_agrees
 from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level", "auto"]
@@ -306,43 +306,6 @@ def samples_needed(n_base: int, n_head: int, rel_half_base: float, rel_half_head
     return math.ceil(max(n_base, n_head) * factor)
 
 
-def rank_test_agrees(base: Sample, head: Sample, confidence: float) -> tuple[bool, float]:
-    """Whether the distribution-free rank test also calls the samples different at the verdict's
-    level. The bootstrap CIs stay the rule (µOpTime §4.5); this guard only removes their
-    small-sample failure — it costs one test per candidate change, not per benchmark."""
-    b, h = base.values, head.values
-    if b.max() < h.min() or h.max() < b.min():
-        # complete separation: U = 0, exact two-sided p = 2 / C(n_b + n_h, n_b) — no scipy call
-        # (~0.5 ms each) for the usual shape of a real change
-        p = min(1.0, 2.0 / math.comb(b.size + h.size, b.size))
-    else:
-        p = rank_test_p(b, h)
-    return p <= 1.0 - confidence, p
-
-
-def shifted_rank_test_agrees(
-    base: Sample, head: Sample, change_pct: float, threshold_pct: float, confidence: float
-) -> tuple[bool, float]:
-    """Whether the exact rank test shows a change of at least the threshold in the direction of
-    ``change_pct``: the one-sided Mann-Whitney test of head against base scaled by
-    ``1 ± threshold_pct/100`` (H0: head is no more than the threshold away from base under a
-    multiplicative shift; the test inverted for a Hodges–Lehmann shift CI, Hollander & Wolfe,
-    "Nonparametric Statistical Methods", §4.3), at 1 − confidence. One-sided at the verdict's
-    level because it only asks the size of a change whose direction the bootstrap CIs and the
-    rank test have already established, and it is a guard added to that rule: it can only turn a
-    regression or improvement into ``inconclusive``. Used for a low quantile below its
-    small-sample limit, where the point change is carried by the few lowest values and can
-    overshoot the true change."""
-    up = change_pct > 0
-    scaled = base.values * (1.0 + (threshold_pct if up else -threshold_pct) / 100.0)
-    h = head.values
-    if (up and scaled.max() < h.min()) or (not up and h.max() < scaled.min()):
-        p = 1.0 / math.comb(scaled.size + h.size, scaled.size)  # complete separation, exact
-    else:
-        p = rank_test_p(scaled, h, "greater" if up else "less")
-    return p <= 1.0 - confidence, p
-
-
 def compare_one(
     benchmark: str,
     base: Sample,
@@ -472,7 +435,7 @@ def _compare_estimates(
         limit = small_sample_limit(settings.confidence)
         agrees, p = (True, 0.0)
         if min(base.n, head.n) < limit:  # too few values to trust the bootstrap CIs alone
-            agrees, p = rank_test_agrees(base, head, settings.confidence)
+            agrees, p = rank_test_agrees(base.values, head.values, settings.confidence)
         clears = change_ci[0] >= thr if change > 0 else change_ci[1] <= -thr
         if (
             agrees
@@ -486,7 +449,7 @@ def _compare_estimates(
             # turns a real +1.4 % into +3.5 % with disjoint CIs (toml, calibrate --audit). So when
             # the CI of the change does not itself clear the threshold, the rank test must show
             # the size, not only the direction (docs/statistics.md "How the gate decides", a low quantile of few values).
-            ok, p_size = shifted_rank_test_agrees(base, head, change, thr, settings.confidence)
+            ok, p_size = shifted_rank_test_agrees(base.values, head.values, change, thr, settings.confidence)
             if not ok:
                 return result(
                     Verdict.INCONCLUSIVE,

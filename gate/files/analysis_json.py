@@ -21,8 +21,7 @@ What :func:`validate` guarantees to every consumer (so they index, never ``.get`
 * warnings are ``{"code", "message", "action"}`` strings; ``samples.{base,head}.value`` finite
   numbers and ``seq`` as many trial numbers; ``carryover_matrix`` null or one row per benchmark
   and one number or null per predecessor, so the plots draw what they are given;
-* the detail sections decode (:func:`benchmark_details`, :func:`suite_details`): the reports
-  read those records;
+* the detail sections decode (:func:`benchmark_details`, :func:`suite_details`), read by the reports;
 * integers lie within ±(2**53 - 1): RFC 8259 §6 calls numbers outside IEEE 754 double precision
   not interoperable, and a 400-digit integer would raise OverflowError wherever a float is made of
   it. Nesting deeper than the parser's recursion limit is refused too.

@@ -222,15 +222,14 @@ def test_three_values_per_version_cannot_make_a_verdict_however_far_apart() -> N
 
 
 def test_rank_floor_and_the_separation_shortcut_match_the_exact_test() -> None:
-    from gate.analysis.compare import rank_test_agrees
     from gate.model import rank_floor
-    from gate.stats.rank import rank_test_p
+    from gate.stats.rank import rank_test_agrees, rank_test_p
 
     assert (rank_floor(0.95), rank_floor(0.99), rank_floor(0.999)) == (4, 5, 7)
     rng = np.random.default_rng(5)
     for nb, nh in [(3, 3), (3, 20), (5, 5), (4, 7), (8, 8)]:
         b, h = rng.normal(1, 0.01, nb), rng.normal(2, 0.01, nh)  # completely separated
-        agrees, p = rank_test_agrees(Sample(b), Sample(h), 0.99)
+        agrees, p = rank_test_agrees(b, h, 0.99)
         assert p == pytest.approx(rank_test_p(b, h), rel=1e-9)
         assert agrees == (p <= 0.01)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gate.analysis.compare import AnalysisSettings, Sample, compare_one, shifted_rank_test_agrees
+from gate.analysis.compare import AnalysisSettings, Sample, compare_one
 from gate.model import Verdict, small_sample_limit
+from gate.stats.rank import shifted_rank_test_agrees
 
 SETTINGS = AnalysisSettings(resamples=4000, tail_statistic="")
 
@@ -50,11 +51,11 @@ def test_the_limit_is_where_a_distribution_free_ci_of_the_quantile_exists() -> N
 def test_the_shifted_test_is_one_sided_in_the_direction_of_the_change() -> None:
     b = Sample(np.array([1.0, 1.01, 1.02, 1.0, 1.01]))
     far = Sample(np.array([1.2, 1.21, 1.22, 1.2, 1.21]))
-    ok, p = shifted_rank_test_agrees(b, far, 20.0, 3.0, 0.99)
+    ok, p = shifted_rank_test_agrees(b.values, far.values, 20.0, 3.0, 0.99)
     assert ok and p == 1 / 252  # complete separation from base × 1.03: 1 / C(10, 5)
     near = Sample(np.array([1.02, 1.03, 1.04, 1.02, 1.03]))  # +2 %: not beyond 3 %
-    ok, _ = shifted_rank_test_agrees(b, near, 2.0, 3.0, 0.99)
+    ok, _ = shifted_rank_test_agrees(b.values, near.values, 2.0, 3.0, 0.99)
     assert not ok
     down = Sample(np.array([0.8, 0.81, 0.82, 0.8, 0.81]))
-    ok, _ = shifted_rank_test_agrees(b, down, -20.0, 3.0, 0.99)
+    ok, _ = shifted_rank_test_agrees(b.values, down.values, -20.0, 3.0, 0.99)
     assert ok
