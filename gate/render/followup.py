@@ -137,6 +137,11 @@ def unresolved(
         more = None
     else:
         why = f"{after}the follow-up rounds left it unresolved"
+    if kind in ("budget_spent", "rounds_spent") and isinstance(values, int) and values > MAX_VALUES:
+        # The budget or the rounds ran out first, but no budget resolves it: the verdict's reason
+        # (and the comment's advice, gate/render/advice.py) says more values will not.
+        why += f"; about {values:,} values per version would be needed, more than the {MAX_VALUES:,} one run may collect"
+        more = suggest = None
     return UnresolvedWords(why=why, more=more, suggest=suggest)
 
 

@@ -215,6 +215,23 @@ def test_hopeless_beyond_what_one_run_may_collect_offers_no_budget() -> None:
     assert words.unresolved(fu, ADAPTIVE, "", [])["suggest"] == "--budget 4h4m"  # type: ignore[index]  # 600 s + 14,000 s
 
 
+@pytest.mark.parametrize("reason", ["budget_spent", "rounds_spent"])
+def test_a_budget_or_rounds_that_ran_out_offer_nothing_beyond_what_one_run_may_collect(reason: str) -> None:
+    # analyze's follow-up words and the comment's advice must agree: more values will not resolve it
+    from gate.model import MAX_VALUES
+
+    fu = _fu(reason, rounds=2, needs_s=26_000.0)
+    fu["unresolved"]["values_needed"] = MAX_VALUES + 8_990
+    u = words.unresolved(fu, ADAPTIVE, "", [])
+    assert u["more"] is None and u["suggest"] is None  # type: ignore[index]
+    assert u["why"].endswith(  # type: ignore[index]
+        f"; about {MAX_VALUES + 8_990:,} values per version would be needed, more than the "
+        f"{MAX_VALUES:,} one run may collect"
+    )
+    fu["unresolved"]["values_needed"] = MAX_VALUES  # what one run may still collect keeps its suggestion
+    assert words.unresolved(fu, ADAPTIVE, "", [])["suggest"] is not None  # type: ignore[index]
+
+
 def test_unknown_need_gives_no_suggestion() -> None:
     u = words.unresolved(_fu("budget_spent", needs_s=None), ADAPTIVE, "", [])
     assert u == {
