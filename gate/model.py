@@ -198,7 +198,7 @@ class Trial:
     iteration: int  # 1-based iteration of this benchmark × version inside the suite run
     measurements: int
     config_source: str  # ConfigSource value; trials.csv column `config`
-    round: int = 0  # 0 = planned, k = follow-up round k (gate/adaptive/planner.py)
+    round: int = 0  # 0 = planned, k = follow-up round k (gate/rounds/planner.py)
 
     def as_meta(self) -> dict[str, object]:
         """The meta.json ``schedule`` entry (docs/contracts.md); the round is where it is listed."""

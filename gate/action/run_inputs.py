@@ -1,7 +1,7 @@
 """The run action's inputs (run/action.yml), declared once: name, type, default and domain.
 
 Each domain is the one the configuration and the CLI already use (the duration grammar and the
-``max_rounds`` range of :mod:`gate.adaptive.config`, ``K/N`` of :mod:`gate.engine.shard`, the
+``max_rounds`` range of :mod:`gate.rounds.config`, ``K/N`` of :mod:`gate.engine.shard`, the
 sandbox modes of :mod:`gate.config.project_config`), so the action accepts exactly what
 ``ordertrap-gate run`` accepts, and its errors name the input as the workflow writes it. An
 error never repeats the value: it goes into an ``::error`` line, and a workflow's input may hold
@@ -18,13 +18,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from gate.adaptive.config import (
-    DEFAULT_MAX_ROUNDS,
-    MAX_BUDGET_S,
-    MAX_ROUNDS_LIMIT,
-    check_max_rounds,
-    parse_duration,
-)
 from gate.config.project_config import SANDBOX_MODES
 from gate.engine.shard import MAX_SHARDS, ShardSpec, parse_shard
 from gate.errors import ConfigError
@@ -36,6 +29,13 @@ from gate.github.context import (
     input_parser,
     parse_boolean,
     problems_in_inputs,
+)
+from gate.rounds.config import (
+    DEFAULT_MAX_ROUNDS,
+    MAX_BUDGET_S,
+    MAX_ROUNDS_LIMIT,
+    check_max_rounds,
+    parse_duration,
 )
 
 DEFAULT_CONFIG: Final = ".ordertrap.toml"

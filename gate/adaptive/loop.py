@@ -1,6 +1,6 @@
 """The follow-up loop of ``run --budget``: analyse the log → plan a round → run it → analyse …
 
-Planning is :mod:`gate.adaptive.planner` (pure); trials run through
+Planning is :mod:`gate.rounds.planner` (pure); trials run through
 :func:`gate.engine.driver.run_schedule` (passed in as ``drive``); every look is
 :func:`gate.analysis.pipeline.build_analysis` on the trial log with ``analyze``'s default settings
 at the per-look confidence, so ``analyze`` on the finished log (which reads that confidence from
@@ -22,9 +22,6 @@ from typing import cast
 
 import pandas as pd
 
-from gate.adaptive.clock import BudgetClock
-from gate.adaptive.config import AdaptiveConfig, look_rule
-from gate.adaptive.planner import RoundPlan, looks_from_analysis, plan_round, round_seed
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
@@ -35,6 +32,9 @@ from gate.files.analysis_json import Analysis
 from gate.files.run_meta import AdaptiveRecord, FinalRecord, RoundRecord, RunMeta
 from gate.model import utc_timestamp
 from gate.render.followup import STOP
+from gate.rounds.clock import BudgetClock
+from gate.rounds.config import AdaptiveConfig, look_rule
+from gate.rounds.planner import RoundPlan, looks_from_analysis, plan_round, round_seed
 
 Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
 

@@ -2,7 +2,7 @@
 
 :func:`after_planned` is what ``run`` hands the engine (:func:`gate.engine.measure.measure`'s
 ``then``): the engine runs the planned trials, then this builds :class:`gate.adaptive.loop.Rounds`
-from the one :class:`~gate.adaptive.config.AdaptiveConfig` of the run and its budget clock. The
+from the one :class:`~gate.rounds.config.AdaptiveConfig` of the run and its budget clock. The
 loop brings the analysis stack (pandas, scipy), imported only with a budget, which ``run --help``
 and a run without a budget do not pay for.
 """
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from gate.adaptive.clock import BudgetClock, WallClock, prior_elapsed_s
-from gate.adaptive.config import AdaptiveConfig
 from gate.engine.measure import MetaFile, Session, Then
 from gate.engine.schedule import LevelConfig, Trial
 from gate.files.run_meta import RunMeta
+from gate.rounds.clock import BudgetClock, WallClock, prior_elapsed_s
+from gate.rounds.config import AdaptiveConfig
 from gate.warning_codes import WarningCode
 
 Warn = Callable[[Mapping[str, str]], None]

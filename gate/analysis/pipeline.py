@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from gate import __version__
-from gate.adaptive import summary as followup
 from gate.analysis import carryover_exclusion, shards
 from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many
 from gate.analysis.entries import benchmark_entry, given_up_reasons, own_thresholds
@@ -21,6 +20,7 @@ from gate.files import analysis_json, run_meta
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import RunMeta
 from gate.model import Verdict, utc_timestamp, warning
+from gate.rounds import summary as followup
 from gate.warning_codes import WarningCode
 
 VERDICT_ORDER = {

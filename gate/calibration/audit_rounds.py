@@ -1,10 +1,10 @@
 """The audit's replay of what a pull request really runs: the minimal configuration, then
 follow-up rounds for the inconclusive benchmarks within the budget (docs/calibration.md, "Audit").
 
-The rounds are planned by the run's own planner (:func:`gate.adaptive.planner.plan_round`: which
+The rounds are planned by the run's own planner (:func:`gate.rounds.planner.plan_round`: which
 benchmarks, how many extra suite runs, within the time left and ``max_rounds``), and every look —
 the planned one included — decides at the run's per-look confidence
-``1 − (1 − c)/(max_rounds + 1)`` (gate/adaptive/config.py, Bonferroni over the looks), as
+``1 − (1 − c)/(max_rounds + 1)`` (gate/rounds/config.py, Bonferroni over the looks), as
 ``run --budget`` does. A follow-up round adds suite runs of the benchmark's own configuration;
 the replay takes them from the recorded full-configuration data, so it can add suite runs only up
 to the recorded ones (``capped`` counts the rounds that wanted more). Time: each value costs the
@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gate.adaptive.config import DEFAULT_MAX_ROUNDS, per_look_confidence
-from gate.adaptive.planner import Look, plan_round
 from gate.analysis.compare import AnalysisSettings, Comparison
 from gate.calibration.dataset import Dataset, LevelCounts
+from gate.rounds.config import DEFAULT_MAX_ROUNDS, per_look_confidence
+from gate.rounds.planner import Look, plan_round
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from gate import __version__
-from gate.adaptive.config import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.bidi import json_for_terminal
 from gate.calibration import later_runs
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
@@ -20,6 +19,7 @@ from gate.commands.analyze import statistic_argument
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
+from gate.rounds.config import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 from gate.warning_codes import WarningCode
 

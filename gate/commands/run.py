@@ -20,8 +20,6 @@ from typing import IO, Any
 
 from gate import errors
 from gate.adaptive import stage
-from gate.adaptive.clock import BudgetClock
-from gate.adaptive.config import DEFAULT_MAX_ROUNDS, AdaptiveConfig, check_max_rounds, parse_duration
 from gate.config import config_changes, config_files, trusted_keys
 from gate.config.project_config import SANDBOX_MODES, ProjectConfig
 from gate.engine import checkout, environment, measure, plan, process, record, sandbox, source_changes
@@ -34,6 +32,8 @@ from gate.files import run_meta
 from gate.files.run_meta import RunMeta
 from gate.files.trial_log import TrialLog
 from gate.host import programs, worktree
+from gate.rounds.clock import BudgetClock
+from gate.rounds.config import DEFAULT_MAX_ROUNDS, AdaptiveConfig, check_max_rounds, parse_duration
 from gate.warning_codes import WarningCode
 from gate.workflow_commands import emit
 

@@ -26,9 +26,9 @@ from typing import Any
 from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
 from gate.adapters.registry import ADAPTER_NAMES, benchmark_keys, table_keys
-from gate.adaptive.config import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.errors import ConfigError
 from gate.model import MAX_VALUES, threshold_pct_problem
+from gate.rounds.config import AdaptiveConfig, check_max_rounds, parse_duration
 from gate.statistic import STATISTIC_FORMS, parse_statistic
 
 ADAPTERS: tuple[str, ...] = ADAPTER_NAMES
@@ -72,7 +72,7 @@ SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/engine/sandbox.py
 # declared beside its class: gate.adapters.registry.table_keys / benchmark_keys.
 # Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config/config_files.py).
 TOP_LEVEL_TABLES: tuple[str, ...] = ("suite", "full", "benchmark", *ADAPTERS, "adaptive")
-# [adaptive]: follow-up rounds within a time budget (gate/adaptive/config.py)
+# [adaptive]: follow-up rounds within a time budget (gate/rounds/config.py)
 ADAPTIVE_KEYS: tuple[str, ...] = ("budget", "max_rounds")
 # Timeouts end in select.poll(milliseconds), which takes at most 2**31 - 1 ms (24.8 days).
 MAX_SECONDS = 1_000_000

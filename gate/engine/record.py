@@ -14,7 +14,6 @@ from typing import Any
 
 from gate import __version__
 from gate.adapters.base import VersionContext
-from gate.adaptive.config import AdaptiveConfig, adaptive_record
 from gate.config import config_files
 from gate.config.project_config import ProjectConfig
 from gate.engine.checkout import Version
@@ -26,6 +25,7 @@ from gate.files import run_meta
 from gate.files.calibration_json import Calibration
 from gate.files.run_meta import BenchmarkConfig, Levels, RunMeta, ShardRecord, VersionRecord
 from gate.model import TRIAL_LOG_SCHEMA, ConfigSource, utc_timestamp
+from gate.rounds.config import AdaptiveConfig, adaptive_record
 
 
 def read_existing(out: Path) -> RunMeta | None:

@@ -91,7 +91,7 @@ class BenchmarkConfig:
 # ---- adaptive: the follow-up rounds of ``run --budget`` (gate/adaptive/loop.py) ---------------
 @dataclass(frozen=True)
 class LookRule:
-    """``adaptive.rule``: the error control over all looks (gate/adaptive/config.py: Bonferroni over
+    """``adaptive.rule``: the error control over all looks (gate/rounds/config.py: Bonferroni over
     ``looks`` = max_rounds + 1; every look tests at ``confidence_per_look``)."""
 
     name: str

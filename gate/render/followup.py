@@ -167,7 +167,7 @@ def stop(adaptive: Adaptive, unresolved: Sequence[Unresolved] = ()) -> str:
     """'2 of at most 3 follow-up rounds; stopped: the budget was spent'. ``unresolved``: the
     ``followup.unresolved`` entries of the benchmarks left inconclusive. The planner stops with
     "no_candidates" both when more values would not resolve the rest and when what they need is
-    more than the time left (gate/adaptive/planner.py ``plan_round``): the entries tell which, so the
+    more than the time left (gate/rounds/planner.py ``plan_round``): the entries tell which, so the
     one reason given is the one the per-benchmark lines agree with."""
     n, cap = adaptive["rounds"], adaptive["max_rounds"] or None
     text = f"{n} of at most {cap} follow-up rounds" if cap is not None else _plural(n, "follow-up round")

@@ -384,7 +384,7 @@ from pathlib import Path
 from gate.cli import build_parser
 from gate.commands import run as run_cmd
 from gate.files import run_meta
-from gate.adaptive.clock import WallClock
+from gate.rounds.clock import WallClock
 
 out = Path(sys.argv[1])
 meta_path = out / "meta.json"

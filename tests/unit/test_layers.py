@@ -13,9 +13,7 @@ import pytest
 GATE = Path(__file__).resolve().parents[2] / "gate"
 
 # Lowest first. Modules of one entry may import each other (the base modules are small and
-# import one another without a cycle); a package imports its own modules freely. An entry may name
-# one module of a package (``adaptive.config``): that module sits in its own layer, below the rest
-# of its package, and imports nothing of its package placed above it.
+# import one another without a cycle); a package imports its own modules freely.
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "__init__",
@@ -33,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("files",),
     # the rules of follow-up rounds: the budget and its grammar, the clock, the planner, the
     # analysis.json summary; pure over files/, so the configuration and the analysis read them
-    ("adaptive.config", "adaptive.clock", "adaptive.planner", "adaptive.summary"),
+    ("rounds",),
     ("adapters",),
     ("host",),  # the programs and the git the gate runs outside the sandbox
     ("config",),  # the configuration a run obeys, and which revision it is read from
@@ -53,12 +51,9 @@ LEVEL = {part: i for i, layer in enumerate(LAYERS) for part in layer}
 
 
 def _part(module: str) -> str:
-    """The layer a dotted module name belongs to: ``gate.engine.driver`` → ``engine``,
-    ``gate.adaptive.config`` → ``adaptive.config`` (the entry naming the module, when there is one)."""
+    """The layer a dotted module name belongs to: ``gate.engine.driver`` → ``engine``."""
     parts = module.split(".")
     assert parts[0] == "gate", module
-    if len(parts) > 2 and ".".join(parts[1:3]) in LEVEL:
-        return ".".join(parts[1:3])
     return parts[1] if len(parts) > 1 else "__init__"
 
 

@@ -121,6 +121,4 @@ doc = jsontext.loads("{}")
         "json json.loads",
         "json jsontext.loads",
     ]
-    assert (
-        _owner("gate/adaptive/planner.py") is None and _owner("gate/adapters/gotest.py") == "gate/adapters/"
-    )
+    assert _owner("gate/rounds/planner.py") is None and _owner("gate/adapters/gotest.py") == "gate/adapters/"

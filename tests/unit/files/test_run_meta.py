@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from gate.adaptive.config import look_rule
 from gate.errors import InputError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import (
@@ -23,6 +22,7 @@ from gate.files.run_meta import (
     VersionRecord,
 )
 from gate.model import TRIAL_LOG_SCHEMA
+from gate.rounds.config import look_rule
 from tests.conftest import REPO_ROOT
 
 TRIAL = {"trial": 1, "instance": "h", "suite_run": 1, "order_type": "random", "position": 1,

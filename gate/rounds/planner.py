@@ -3,7 +3,7 @@ are ``inconclusive`` for lack of data, within a wall-time budget (docs/running.m
 
 This module is PURE: it decides which benchmarks get a round, how many extra suite runs each, how
 that fits the time left, and why the rounds stop. The budget and the error rule of the looks are
-:mod:`gate.adaptive.config`; the loop that runs the rounds is :class:`gate.adaptive.loop.Rounds`.
+:mod:`gate.rounds.config`; the loop that runs the rounds is :class:`gate.adaptive.loop.Rounds`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Planning of follow-up rounds (gate/adaptive/planner.py): each rule on hand-made looks, the
+"""Planning of follow-up rounds (gate/rounds/planner.py): each rule on hand-made looks, the
 duration syntax, [adaptive] in .ordertrap.toml, and the RMIT schedule of a round."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gate.adaptive.clock import WallClock
-from gate.adaptive.config import look_rule, parse_duration, per_look_confidence
-from gate.adaptive.planner import ROUGH_ESTIMATE_BELOW, Look, needs_s, plan_round, round_seed
 from gate.config.project_config import parse_config
 from gate.engine.schedule import LevelConfig, followup_schedule, rmit_schedule
 from gate.errors import ConfigError
+from gate.rounds.clock import WallClock
+from gate.rounds.config import look_rule, parse_duration, per_look_confidence
+from gate.rounds.planner import ROUGH_ESTIMATE_BELOW, Look, needs_s, plan_round, round_seed
 
 
 def look(name, verdict="inconclusive", needed=40, now=15, vps=5, suite_run_s=10.0, reason="CI too wide"):
