@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
-from gate.files.schema import Decoder, Invalid, boolean, integer, is_number
+from gate.files.schema import Decoder, Invalid, integer, is_number
 from gate.statistic import STATISTIC_FORMS, parse_statistic
 
 T = TypeVar("T")
@@ -132,9 +132,11 @@ def _bounded(expected: str, inside: Callable[[float], bool]) -> Decoder[float]:
     return decode
 
 
-def _whole_in(low: int, high: int, expected: str) -> Decoder[int]:
+def _whole_in(low: int, high: int | None, expected: str) -> Decoder[int]:
+    """A whole number in [low, high] (no upper bound for None), not a boolean."""
+
     def decode(value: Any, where: str) -> int:
-        if value.__class__ is not int or not low <= value <= high:
+        if value.__class__ is not int or value < low or (high is not None and value > high):
             raise Invalid(where, value, expected)
         return int(value)
 
@@ -206,13 +208,13 @@ SEED: Final = Setting[int]("seed", integer, "an integer", "1", whole_text)
 # whole number ≥ 1, their product at most MAX_VALUES (gate/model.py says why)
 LEVEL_COUNT_EXPECTED: Final = "a positive integer"
 SUITE_RUNS: Final = Setting[int](
-    "suite_runs", _whole_in(1, 2**63, LEVEL_COUNT_EXPECTED), LEVEL_COUNT_EXPECTED, "3", whole_text
+    "suite_runs", _whole_in(1, None, LEVEL_COUNT_EXPECTED), LEVEL_COUNT_EXPECTED, "3", whole_text
 )
 ITERATIONS: Final = Setting[int](
-    "iterations", _whole_in(1, 2**63, LEVEL_COUNT_EXPECTED), LEVEL_COUNT_EXPECTED, "5", whole_text
+    "iterations", _whole_in(1, None, LEVEL_COUNT_EXPECTED), LEVEL_COUNT_EXPECTED, "5", whole_text
 )
 MEASUREMENTS: Final = Setting[int](
-    "measurements", _whole_in(1, 2**63, LEVEL_COUNT_EXPECTED), LEVEL_COUNT_EXPECTED, "1", whole_text
+    "measurements", _whole_in(1, None, LEVEL_COUNT_EXPECTED), LEVEL_COUNT_EXPECTED, "1", whole_text
 )
 
 
@@ -306,9 +308,6 @@ SHARD: Final = Setting[tuple[int, int]](
     forms=f"K/N, this runner's shard K of N (1 ≤ K ≤ N ≤ {MAX_SHARDS})",
 )
 
-# tail_check: compare the 90th percentile too ([suite] tail_check, analyze --tail-check)
-TAIL_CHECK: Final = Setting[bool]("tail_check", boolean, "true or false", "true", as_written)
-
 __all__ = [
     "BOOTSTRAP",
     "BUDGET",
@@ -322,7 +321,6 @@ __all__ = [
     "STATISTIC",
     "STATISTIC_FORMS",
     "SUITE_RUNS",
-    "TAIL_CHECK",
     "THRESHOLD_PCT",
     "Setting",
     "is_number",
