@@ -109,15 +109,9 @@ def small_sample_limit(confidence: float = VERDICT_CONFIDENCE, quantile: float =
     return max(1, math.ceil(math.log(half_alpha) / math.log(tail) - 1e-9))
 
 
-# ---- analysis settings a person chooses (analyze's flags, the Docker action's inputs) ------------
+# The domains of the settings a person chooses (threshold_pct, confidence, statistic, bootstrap,
+# ...) are declared once in gate/files/settings.py.
 STATISTICS: Final = ("median", "mean")
-BOOTSTRAPS: Final = ("flat", "two-level", "auto")  # resampling schemes (gate.analysis.compare)
-
-
-def confidence_problem(confidence: float) -> str | None:
-    """Why a confidence level cannot be used (None: it can). Below 0.5 an interval says less than
-    a coin toss; 1 has no bootstrap interval."""
-    return None if 0.5 <= confidence < 1.0 else "outside [0.5, 1)"
 
 
 # Values per benchmark and version one run may collect: [full] (suite_runs × iterations ×
@@ -146,18 +140,6 @@ MAX_TRIAL_LOG_BYTES: Final = 256 * 1024 * 1024
 # suite benchmarks/bench_analyze_large.py analyses is this one. Beyond it the suite is split into
 # shards, each analysed on its own.
 MAX_BENCHMARKS: Final = 100_000
-
-
-def threshold_pct_problem(threshold_pct: float) -> str | None:
-    """Why a threshold (in %) cannot be used (None: it can). The one domain of ``threshold_pct``:
-    analyze's --threshold-pct, the Docker action's input, a [[benchmark]] threshold_pct in
-    .ordertrap.toml and meta.json's thresholds. At 1000 % or more no slowdown short of 11× is a
-    regression."""
-    return (
-        None
-        if math.isfinite(threshold_pct) and 0 < threshold_pct < 1000
-        else "not a percentage above 0 and below 1000"
-    )
 
 
 def warning(code: WarningCode, message: str, action: str) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """The run action's inputs (run/action.yml), declared once: name, type, default and domain.
 
-Each domain is the one the configuration and the CLI already use (the duration grammar and the
-``max_rounds`` range of :mod:`gate.rounds.config`, ``K/N`` of :mod:`gate.engine.shard`, the
-sandbox modes of :mod:`gate.config.project_config`), so the action accepts exactly what
+Each domain is the one the configuration and the CLI use, declared once in
+:mod:`gate.files.settings` (the duration grammar of ``budget``, the ``max_rounds`` range, ``K/N``,
+the sandbox modes, a whole-number seed), so the action accepts exactly what
 ``ordertrap-gate run`` accepts, and its errors name the input as the workflow writes it. An
 error never repeats the value: it goes into an ``::error`` line, and a workflow's input may hold
 anything (the text is escaped anyway, :mod:`gate.workflow_commands`).
@@ -14,13 +14,24 @@ The fork guard's inputs (``allow_fork_prs``, ``fork_label``) take their declarat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from gate.config.project_config import SANDBOX_MODES
-from gate.engine.shard import MAX_SHARDS, ShardSpec, parse_shard
-from gate.errors import ConfigError
+from gate.engine.shard import ShardSpec
+from gate.files.schema import Invalid
+from gate.files.settings import (
+    BUDGET,
+    DEFAULT_MAX_ROUNDS,
+    MAX_BUDGET_S,
+    MAX_ROUNDS,
+    MAX_ROUNDS_LIMIT,
+    MAX_SHARDS,
+    SANDBOX,
+    SEED,
+    SHARD,
+    Setting,
+)
 from gate.github.context import (
     DEFAULT_FORK_LABEL,
     ActionInputs,
@@ -30,26 +41,19 @@ from gate.github.context import (
     parse_boolean,
     problems_in_inputs,
 )
-from gate.rounds.config import (
-    DEFAULT_MAX_ROUNDS,
-    MAX_BUDGET_S,
-    MAX_ROUNDS_LIMIT,
-    check_max_rounds,
-    parse_duration,
-)
 
 DEFAULT_CONFIG: Final = ".ordertrap.toml"
 DEFAULT_OUT: Final = "ordertrap-trials"
 
 
-def _checked(domain: Callable[[str], Any], problem: str, fix: str) -> Parser:
-    """An input in ``domain`` (a function that raises ConfigError or ValueError outside it); the
-    error says ``the input NAME <problem>`` and how to fix it, without the value."""
+def _checked(setting: Setting[Any], problem: str, fix: str) -> Parser:
+    """An input in ``setting``'s domain (gate/files/settings.py); the error says ``the input NAME
+    <problem>`` and how to fix it, without the value."""
 
     def parse(name: str, value: str, problems: list[tuple[str, str]]) -> Any:
         try:
-            return domain(value.strip())
-        except (ConfigError, ValueError):
+            return setting.text(value, name)
+        except Invalid:
             problems.append((f"the input {name} {problem}", fix))
             return None
 
@@ -60,20 +64,27 @@ def _text(name: str, value: str, problems: list[tuple[str, str]]) -> str:
     return value.strip()
 
 
-def _whole_number(text: str) -> int:
-    if not text.lstrip("-").isdigit() or not text.isascii():
-        raise ValueError(text)
-    return int(text)
+def _shard(name: str, value: str, problems: list[tuple[str, str]]) -> ShardSpec | None:
+    index_count = _checked(
+        SHARD,
+        "is not K/N",
+        f"set shard: 2/4 (this runner's shard K of N, 1 ≤ K ≤ N ≤ {MAX_SHARDS}) or leave it empty for "
+        "the whole suite",
+    )(name, value, problems)
+    return None if index_count is None else ShardSpec(*index_count)
 
 
-def _max_rounds(text: str) -> int:
-    return check_max_rounds(_whole_number(text))
-
-
-def _sandbox(text: str) -> str:
-    if text not in SANDBOX_MODES:  # exactly as written: `off` is a decision, not a guess
-        raise ValueError(text)
-    return text
+def _order_check(name: str, value: str, problems: list[tuple[str, str]]) -> bool:
+    try:
+        return parse_boolean(value)
+    except ValueError:
+        problems.append(
+            (
+                f"the input {name} is not true or false",
+                "set order_check: true (nightly order-effect check) or false",
+            )
+        )
+        return False
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ class RunInputs:
     seed: int | None = action_input(
         None,
         _checked(
-            _whole_number,
+            SEED,
             "is not a whole number",
             "set seed to a whole number (e.g. seed: 1) or leave it empty for the run id",
         ),
@@ -95,7 +106,7 @@ class RunInputs:
     budget: float | None = action_input(
         None,
         _checked(
-            lambda text: parse_duration(text, "budget"),
+            BUDGET,
             "is not a duration",
             f"write it as seconds or with units (budget: 900, 15m or 1h30m, at most {MAX_BUDGET_S / 86400:g} "
             "days; 0 turns follow-up rounds off) or leave it empty for the config's [adaptive] budget",
@@ -104,32 +115,17 @@ class RunInputs:
     max_rounds: int | None = action_input(
         None,
         _checked(
-            _max_rounds,
+            MAX_ROUNDS,
             f"is not a whole number from 1 to {MAX_ROUNDS_LIMIT}",
             f"set max_rounds: {DEFAULT_MAX_ROUNDS} (or leave it empty for the config's [adaptive] max_rounds)",
         ),
     )
-    order_check: bool = action_input(
-        False,
-        _checked(
-            parse_boolean,
-            "is not true or false",
-            "set order_check: true (nightly order-effect check) or false",
-        ),
-    )
-    shard: ShardSpec | None = action_input(
-        None,
-        _checked(
-            lambda text: parse_shard(text, "shard"),
-            "is not K/N",
-            f"set shard: 2/4 (this runner's shard K of N, 1 ≤ K ≤ N ≤ {MAX_SHARDS}) or leave it empty for "
-            "the whole suite",
-        ),
-    )
+    order_check: bool = action_input(False, _order_check)
+    shard: ShardSpec | None = action_input(None, _shard)
     sandbox: str | None = action_input(
         None,
         _checked(
-            _sandbox,
+            SANDBOX,
             "is not auto, on or off",
             "leave it empty (the sandbox, required on GitHub) or set sandbox: off only for a runner that "
             "runs trusted code only",

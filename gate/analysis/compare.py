@@ -40,14 +40,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from gate.analysis.remedies import FULL_REMEDY, calibrated_remedy, too_noisy_remedy
+from gate.files.settings import BOOTSTRAPS, THRESHOLD_PCT
 from gate.model import (
-    BOOTSTRAPS,
     MAX_VALUES,
     VERDICT_CONFIDENCE,
     Verdict,
     rank_floor,
     small_sample_limit,
-    threshold_pct_problem,
 )
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
@@ -110,10 +109,8 @@ class AnalysisSettings:
             raise ValueError(f"tail_statistic must be {STATISTIC_FORMS} or empty")
         if not 0.0 < self.confidence < 1.0:
             raise ValueError("confidence must be in (0, 1)")
-        if threshold_pct_problem(self.threshold_pct) is not None:
-            raise ValueError(
-                f"threshold_pct {self.threshold_pct!r}: {threshold_pct_problem(self.threshold_pct)}"
-            )
+        if (problem := THRESHOLD_PCT.problem_of(self.threshold_pct)) is not None:
+            raise ValueError(f"threshold_pct {self.threshold_pct!r}: {problem}")
         if self.resamples < 100:
             raise ValueError("resamples must be at least 100")
         if self.bootstrap not in BOOTSTRAPS or self.pairing not in PAIRINGS:

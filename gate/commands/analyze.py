@@ -23,9 +23,9 @@ from gate.errors import ConfigError, InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import RunMeta
-from gate.model import confidence_problem, threshold_pct_problem
+from gate.files.settings import BOOTSTRAP, CONFIDENCE, SEED, STATISTIC, THRESHOLD_PCT
 from gate.render.terminal import benchmark_table
-from gate.stats.quantile import STATISTIC_FORMS, parse_statistic
+from gate.stats.quantile import STATISTIC_FORMS
 
 NAME = "analyze"
 HELP = "compare base and head in trial logs: bootstrap CIs, verdicts, order/carry-over/similarity flags"
@@ -61,24 +61,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--confidence",
-        type=float,
+        type=CONFIDENCE.argument("--confidence"),
         default=None,
         help="CI level (default: the per-look level meta.json records for a run with follow-up rounds, "
         "else 0.99)",
     )
     parser.add_argument(
         "--threshold-pct",
-        type=float,
+        type=THRESHOLD_PCT.argument("--threshold-pct"),
         default=DEFAULTS.threshold_pct,
         help="smallest change that counts (default 3)",
     )
     parser.add_argument(
         "--resamples", type=int, default=DEFAULTS.resamples, help="bootstrap resamples (default 10000)"
     )
-    parser.add_argument("--seed", type=int, default=DEFAULTS.seed, help="bootstrap seed (default 1)")
+    parser.add_argument(
+        "--seed", type=SEED.argument("--seed"), default=DEFAULTS.seed, help="bootstrap seed (default 1)"
+    )
     parser.add_argument(
         "--bootstrap",
-        choices=BOOTSTRAPS,
+        type=BOOTSTRAP.argument("--bootstrap"),
+        metavar="{" + ",".join(BOOTSTRAPS) + "}",
         default=DEFAULTS.bootstrap,
         help=f"resampling scheme (default {DEFAULTS.bootstrap}: by trial where the trials of a version differ, "
         "else flat; see docs/statistics.md 'How the gate decides')",
@@ -102,11 +105,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def statistic_argument(text: str) -> str:
-    try:
-        return parse_statistic(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+# --statistic of analyze and calibrate (gate/files/settings.py: STATISTIC)
+statistic_argument = STATISTIC.argument("--statistic")
 
 
 def run_statistic(metas: Sequence[RunMeta]) -> str | None:
@@ -134,12 +134,14 @@ def _settings(
     and [suite] tail_check; the tail check is on when neither says)."""
     if confidence is None:
         confidence = run_confidence or DEFAULTS.confidence
-    problem = confidence_problem(confidence)
-    if problem is not None:
-        raise ConfigError(f"--confidence {confidence} is {problem}", "pass e.g. --confidence 0.99")
-    problem = threshold_pct_problem(threshold_pct)
-    if problem is not None:
-        raise ConfigError(f"--threshold-pct {threshold_pct} is {problem}", "pass e.g. --threshold-pct 3")
+    # the flags' domains, again for a caller of the keyword core (and a meta.json's per-look level)
+    for flag, setting, value in (
+        ("--confidence", CONFIDENCE, confidence),
+        ("--threshold-pct", THRESHOLD_PCT, threshold_pct),
+    ):
+        problem = setting.problem_of(value)
+        if problem is not None:
+            raise ConfigError(f"{flag} {value} is {problem}", f"pass e.g. {flag} {setting.example}")
     if not 100 <= resamples <= 1_000_000:
         raise ConfigError(f"--resamples {resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000")
     return AnalysisSettings(

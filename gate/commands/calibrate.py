@@ -18,6 +18,7 @@ from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, 
 from gate.commands.analyze import statistic_argument
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
+from gate.files.settings import CONFIDENCE, MAX_ROUNDS, SEED, THRESHOLD_PCT
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
 from gate.rounds.config import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
@@ -76,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--audit-threshold-pct",
-        type=float,
+        type=THRESHOLD_PCT.argument("--audit-threshold-pct"),
         default=AUDIT_THRESHOLD_PCT,
         help="relevant change for the audit's verdicts, in %% (default: 3, µOpTime §4.5)",
     )
@@ -97,7 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--audit-max-rounds",
-        type=int,
+        type=MAX_ROUNDS.argument("--audit-max-rounds"),
         default=DEFAULT_MAX_ROUNDS,
         help=f"most follow-up rounds the audit replays with --audit-budget (default {DEFAULT_MAX_ROUNDS})",
     )
@@ -110,12 +111,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "default: analyze's default)",
     )
     parser.add_argument(
-        "--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level (default: 0.99)"
+        "--confidence",
+        type=CONFIDENCE.argument("--confidence"),
+        default=DEFAULT_CONFIDENCE,
+        help="CI level (default: 0.99)",
     )
     parser.add_argument(
         "--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples (default: 10000)"
     )
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="bootstrap seed (default: 1)")
+    parser.add_argument(
+        "--seed", type=SEED.argument("--seed"), default=DEFAULT_SEED, help="bootstrap seed (default: 1)"
+    )
     parser.add_argument(
         "--min-values",
         type=int,

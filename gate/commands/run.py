@@ -21,7 +21,7 @@ from typing import IO, Any
 from gate import errors
 from gate.adaptive import stage
 from gate.config import config_changes, config_files, trusted_keys
-from gate.config.project_config import SANDBOX_MODES, ProjectConfig
+from gate.config.project_config import ProjectConfig
 from gate.engine import checkout, environment, measure, plan, process, record, sandbox, source_changes
 from gate.engine.layout import Layout
 from gate.engine.process import SubprocessRunner, reap_leftover
@@ -30,6 +30,7 @@ from gate.engine.shard import ShardSpec, parse_shard
 from gate.errors import ConfigError, InputError, RunError
 from gate.files import run_meta
 from gate.files.run_meta import RunMeta
+from gate.files.settings import BUDGET, MAX_ROUNDS, SANDBOX, SEED, SHARD
 from gate.files.trial_log import TrialLog
 from gate.host import programs, worktree
 from gate.rounds.clock import BudgetClock
@@ -56,7 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", metavar="DIR", required=True, help="output directory; rerun with the same DIR to resume"
     )
-    parser.add_argument("--seed", type=int, help="schedule seed (default: random; recorded in meta.json)")
+    parser.add_argument(
+        "--seed", type=SEED.argument("--seed"), help="schedule seed (default: random; recorded in meta.json)"
+    )
     parser.add_argument(
         "--calibration",
         metavar="FILE",
@@ -92,18 +95,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--budget",
+        type=BUDGET.argument("--budget"),
         metavar="DURATION",
         help="follow-up rounds for benchmarks inconclusive for lack of data, within this wall time of "
         "measuring (900, 900s, 15m, 1h30m; 0 = off; default: [adaptive].budget); needs --base",
     )
     parser.add_argument(
         "--max-rounds",
-        type=int,
+        type=MAX_ROUNDS.argument("--max-rounds"),
         metavar="N",
         help=f"most follow-up rounds (default: [adaptive].max_rounds, else {DEFAULT_MAX_ROUNDS})",
     )
     parser.add_argument(
         "--shard",
+        type=SHARD.argument("--shard", as_text=True),
         metavar="K/N",
         help="measure only shard K of N of the suite (split by expected time, the same on every runner; "
         "base and head of a benchmark stay together); analyze merges the shards' logs "
@@ -111,7 +116,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--sandbox",
-        choices=SANDBOX_MODES,
+        type=SANDBOX.argument("--sandbox"),
+        metavar="{auto,on,off}",
         help="isolation of builds, benchmarks and resets, over the file's [suite] sandbox; on GitHub "
         "only this flag (the run action's input `sandbox`) can turn the sandbox off",
     )

@@ -27,9 +27,12 @@ from gate import safe_regex
 from gate.adapters.base import BenchmarkSpec
 from gate.adapters.registry import ADAPTER_NAMES, benchmark_keys, table_keys
 from gate.errors import ConfigError
-from gate.model import MAX_VALUES, threshold_pct_problem
+from gate.files import settings
+from gate.files.schema import Invalid
+from gate.files.settings import SANDBOX_MODES, Setting
+from gate.model import MAX_VALUES
 from gate.rounds.config import AdaptiveConfig, check_max_rounds, parse_duration
-from gate.statistic import STATISTIC_FORMS, parse_statistic
+from gate.statistic import STATISTIC_FORMS
 
 ADAPTERS: tuple[str, ...] = ADAPTER_NAMES
 
@@ -67,7 +70,6 @@ BENCHMARK_CORE_KEYS: tuple[str, ...] = (
     "statistic",
 )
 VALUE_SOURCES: tuple[str, ...] = ("stdout", "wall")
-SANDBOX_MODES: tuple[str, ...] = ("auto", "on", "off")  # gate/engine/sandbox.py
 # Each adapter's own keys (its table's, and a [[benchmark]] entry's besides the core keys) are
 # declared beside its class: gate.adapters.registry.table_keys / benchmark_keys.
 # Every top-level table of .ordertrap.toml; only `run` reads the file (gate/config/config_files.py).
@@ -255,14 +257,15 @@ def _top_level(raw: Mapping[str, Any], path: Path) -> None:
         )
 
 
-def _positive_int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+def _positive_int(value: Any, where: str, setting: Setting[int]) -> int:
+    try:
+        return setting.value(value, where)
+    except Invalid:
         raise ConfigError(
             f"{where} must be a positive integer, got {value!r}",
             f"set {where} = 1 or more, a whole number without a decimal point or exponent (TOML reads "
             "1e3 and 3.0 as floats)",
-        )
-    return value
+        ) from None
 
 
 def _count(value: Any, where: str) -> int:
@@ -305,27 +308,22 @@ def _bool(value: Any, where: str) -> bool:
 def _threshold_pct(value: Any, where: str) -> float:
     """A per-benchmark relevant change in % (gate/analysis/compare.py: the verdict's threshold),
     in the one domain analyze's --threshold-pct, the action input and meta.json also use
-    (:func:`gate.model.threshold_pct_problem`)."""
-    problem = (
-        "not a number"
-        if isinstance(value, bool) or not isinstance(value, int | float)
-        else threshold_pct_problem(float(value))
-    )
-    if problem is not None:
+    (:data:`gate.files.settings.THRESHOLD_PCT`)."""
+    try:
+        return settings.THRESHOLD_PCT.value(value, where)
+    except Invalid as bad:
         raise ConfigError(
-            f"{where}: threshold_pct must be a percentage above 0 and below 1000, got {value!r} ({problem})",
+            f"{where}: threshold_pct must be {settings.THRESHOLD_PCT.expected}, got {value!r} "
+            f"({settings.THRESHOLD_PCT.problem(bad)})",
             "write e.g. threshold_pct = 10 (a change below 10 % is then `unchanged`)",
-        )
-    return float(value)
+        ) from None
 
 
 def _statistic(value: Any, where: str) -> str:
-    """A statistic name (gate/stats/quantile.py), canonical: "p10", "median", "mean"."""
+    """A statistic name (:data:`gate.files.settings.STATISTIC`), canonical: "p10", "median", "mean"."""
     try:
-        if not isinstance(value, str):
-            raise ValueError(value)
-        return parse_statistic(value)
-    except ValueError:
+        return settings.STATISTIC.value(value, where)
+    except Invalid:
         raise ConfigError(
             f"{where}: statistic = {value!r} is not a statistic the gate knows",
             f'write statistic = "p10" (the default), "median", "mean" or "pNN" ({STATISTIC_FORMS})',
@@ -391,7 +389,7 @@ def _suite(table: Mapping[str, Any]) -> SuiteConfig:
             raise ConfigError(f"[suite].prefix cannot be split: {exc}", "balance the quotes") from None
     reset_timeout = table.get("reset_timeout")
     sandbox = _string(table.get("sandbox", "auto"), "[suite].sandbox")
-    if sandbox not in SANDBOX_MODES:
+    if settings.SANDBOX.problem_of(sandbox) is not None:
         raise ConfigError(
             f"[suite].sandbox = {sandbox!r} is not one of {', '.join(SANDBOX_MODES)}",
             'write sandbox = "auto" (the default), "on" or "off" (docs/running.md: Secrets and the sandbox)',
@@ -428,11 +426,17 @@ def _full(table: Mapping[str, Any]) -> FullConfig:
     _unknown_keys(table, FULL_KEYS, "[full]")
     defaults = FullConfig()
     full = FullConfig(
-        suite_runs=_positive_int(table.get("suite_runs", defaults.suite_runs), "[full].suite_runs"),
-        iterations=_positive_int(table.get("iterations", defaults.iterations), "[full].iterations"),
-        measurements=_positive_int(table.get("measurements", defaults.measurements), "[full].measurements"),
+        suite_runs=_positive_int(
+            table.get("suite_runs", defaults.suite_runs), "[full].suite_runs", settings.SUITE_RUNS
+        ),
+        iterations=_positive_int(
+            table.get("iterations", defaults.iterations), "[full].iterations", settings.ITERATIONS
+        ),
+        measurements=_positive_int(
+            table.get("measurements", defaults.measurements), "[full].measurements", settings.MEASUREMENTS
+        ),
     )
-    if full.values > MAX_VALUES:
+    if settings.values_problem(full.suite_runs, full.iterations, full.measurements, MAX_VALUES) is not None:
         raise ConfigError(
             f"[full] asks for suite_runs × iterations × measurements = {full.suite_runs} × {full.iterations} "
             f"× {full.measurements} values per benchmark and version, more than {MAX_VALUES:,}",

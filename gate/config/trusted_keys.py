@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any, Final
 
-from gate.config.project_config import SANDBOX_MODES, ProjectConfig, SuiteConfig
+from gate.config.project_config import ProjectConfig, SuiteConfig
+from gate.files.settings import SANDBOX_MODES
 from gate.model import warning
 from gate.warning_codes import WarningCode
 

@@ -28,7 +28,6 @@ instead of filling one.
 from __future__ import annotations
 
 import hashlib
-import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,11 +35,10 @@ from dataclasses import dataclass
 from gate.engine.schedule import LevelConfig
 from gate.errors import ConfigError
 from gate.files.calibration_json import Calibration
+from gate.files.schema import Invalid
+from gate.files.settings import MAX_SHARDS, SHARD
 
-MAX_SHARDS = 256  # a GitHub Actions matrix holds at most 256 jobs per workflow run
 METHOD = "lpt"
-
-_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
 @dataclass(frozen=True)
@@ -60,13 +58,10 @@ def parse_shard(text: str, where: str = "--shard") -> ShardSpec:
         f"write {where} as K/N, this runner's shard K of N (1 ≤ K ≤ N ≤ {MAX_SHARDS}), e.g. 2/4; "
         "in a workflow matrix: shard: ${{ matrix.shard }}/4"
     )
-    m = _SHARD.fullmatch(str(text))
-    if m is None:
-        raise ConfigError(f"{where} {text!r} is not K/N", fix)
-    index, count = int(m.group(1)), int(m.group(2))
-    if not 1 <= index <= count <= MAX_SHARDS:
-        raise ConfigError(f"{where} {text!r} is outside 1 ≤ K ≤ N ≤ {MAX_SHARDS}", fix)
-    return ShardSpec(index, count)
+    try:
+        return ShardSpec(*SHARD.text(str(text), where))  # the domain: gate/files/settings.py
+    except Invalid as bad:
+        raise ConfigError(f"{where} {text!r} is {SHARD.problem(bad)}", fix) from None
 
 
 def _values(level: LevelConfig) -> int:

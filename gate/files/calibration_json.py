@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gate import jsontext
 from gate.errors import InputError
+from gate.files.schema import Decoder, Invalid, Obj, nullable, text
 from gate.model import CALIBRATION_SCHEMA
 
 
@@ -131,41 +132,10 @@ def from_document(data: Mapping[str, Any], path: str | Path = "calibration.json"
     for key in ("levels", "full", "benchmarks"):
         if key not in data:
             raise InputError(f"calibration file {p} lacks the required field {key!r}", fix_for(p))
-    raw_levels = data["levels"]
-    if not isinstance(raw_levels, list) or not all(isinstance(level, str) for level in raw_levels):
-        raise InputError(
-            f"calibration file {p}: levels must be a list of names, got {raw_levels!r:.60}", fix_for(p)
-        )
-    levels = tuple(raw_levels)
-    metric = data.get("metric", "")
-    if not isinstance(metric, str):
-        raise InputError(f"calibration file {p}: metric must be a string, got {metric!r:.60}", fix_for(p))
-    threshold = data.get("threshold", 0.0)  # informational for runs (meta.json, the comment)
-    if "threshold" in data and (
-        type(threshold) not in (int, float) or not (math.isfinite(threshold) and threshold > 0)
-    ):
-        raise InputError(
-            f"calibration file {p}: threshold must be a positive number, got {threshold!r:.60}", fix_for(p)
-        )
-    full = _levels_of(data["full"], "full", p, levels)
-    benchmarks = {
-        name: _choice(entry, f"benchmarks[{name!r}]", p, levels)
-        for name, entry in _object(data["benchmarks"], "benchmarks", p).items()
-    }
-    skipped = _optional_object(data, "skipped", p)
-    return Calibration(
-        path=str(p),
-        metric=metric,
-        threshold=float(threshold),
-        levels=levels,
-        full=full,
-        benchmarks=benchmarks,
-        discard_warmup=_warmup(data.get("discard_warmup"), p, levels),
-        skipped={str(k): str(v) for k, v in skipped.items()},
-        summary=_optional_object(data, "summary", p),
-        audit=_optional_object(data, "audit", p) if data.get("audit") is not None else None,
-        document=dict(data),
-    )
+    try:
+        return _calibration(Obj("", dict(data)), str(p))
+    except Invalid as bad:
+        raise InputError(f"calibration file {p}: {_described(bad)}", fix_for(p)) from None
 
 
 def dumps(calibration: Calibration) -> str:
@@ -186,101 +156,157 @@ def write(document: Mapping[str, Any], out: str | Path) -> Calibration:
     return calibration
 
 
-# ---- field checks -----------------------------------------------------------------------------------
+# ---- decoding (gate/files/schema.py) ------------------------------------------------------------------
+def _described(bad: Invalid) -> str:
+    """``WHERE must be EXPECTED, got VALUE``: this file's wording of a field it refuses."""
+    if bad.said:
+        return f"{bad.where} {bad.said}"
+    value = bad.value
+    got = f"{type(value).__name__} {value!r:.60}" if bad.expected == "a JSON object" else f"{value!r:.60}"
+    return f"{bad.where} must be {bad.expected}, got {got}"
 
 
-def _count(value: Any, where: str, p: str | Path, minimum: int) -> int:
+def _count(minimum: int) -> Decoder[int]:
     """A JSON integer ≥ ``minimum``: not a bool, not 2.5 or "3" (``int()`` would accept those
     silently and run another configuration than the file seems to say)."""
-    if type(value) is not int or value < minimum:
-        raise InputError(
-            f"calibration file {p}: {where} must be an integer ≥ {minimum}, got {value!r}", fix_for(p)
-        )
-    return value
+
+    def decode(value: Any, where: str) -> int:
+        if type(value) is not int or value < minimum:
+            raise Invalid(where, value, f"an integer ≥ {minimum}")
+        return value
+
+    return decode
 
 
-def _object(value: Any, where: str, p: str | Path) -> dict[str, Any]:
+def _object(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise InputError(
-            f"calibration file {p}: {where} must be a JSON object, got {type(value).__name__} {value!r:.60}",
-            fix_for(p),
-        )
+        raise Invalid(where, value, "a JSON object")
     return value
 
 
-def _optional_object(data: Mapping[str, Any], key: str, p: str | Path) -> dict[str, Any]:
-    value = data.get(key)
-    return {} if value is None else _object(value, key, p)
+def _opt_object(value: Any, where: str) -> dict[str, Any]:
+    return {} if value is None else _object(value, where)
 
 
-def _levels_of(value: Any, where: str, p: str | Path, levels: tuple[str, ...]) -> dict[str, int]:
-    counts = _object(value, where, p)
-    unknown = [k for k in counts if k not in levels]
-    if unknown:
-        raise InputError(
-            f"calibration file {p}: {where} names level(s) {', '.join(map(repr, unknown))} that are not "
-            f"in its levels ({', '.join(levels)})",
-            fix_for(p),
-        )
-    return {k: _count(v, f"{where}.{k}", p, 1) for k, v in counts.items()}
-
-
-def _number(entry: Mapping[str, Any], key: str, where: str, p: str | Path) -> float | None:
+def _opt_number(value: Any, where: str) -> float | None:
     """A finite JSON number or null/absent (calibrate writes null for an unbounded metric)."""
-    value = entry.get(key)
     if value is None:
         return None
     if type(value) not in (int, float) or not math.isfinite(value):
-        raise InputError(
-            f"calibration file {p}: {where}.{key} must be a number or null, got {value!r:.60}", fix_for(p)
-        )
+        raise Invalid(where, value, "a number or null")
     return float(value)
 
 
-def _flag(entry: Mapping[str, Any], key: str, default: bool, where: str, p: str | Path) -> bool:
-    value = entry.get(key, default)
+def _flag(value: Any, where: str) -> bool:
     if type(value) is not bool:
-        raise InputError(
-            f"calibration file {p}: {where}.{key} must be true or false, got {value!r:.60}", fix_for(p)
-        )
+        raise Invalid(where, value, "true or false")
+    return bool(value)
+
+
+def _opt_text(value: Any, where: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise Invalid(where, value, "text or null")
     return value
 
 
-def _choice(value: Any, where: str, p: str | Path, levels: tuple[str, ...]) -> BenchmarkChoice:
-    entry = _object(value, where, p)
-    n = entry.get("n_measurements")
-    advice = entry.get("advice")
-    if advice is not None and not isinstance(advice, str):
-        raise InputError(
-            f"calibration file {p}: {where}.advice must be text or null, got {advice!r:.60}", fix_for(p)
+def _names(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(level, str) for level in value):
+        raise Invalid(where, value, "a list of names")
+    return tuple(value)
+
+
+def _threshold(value: Any, where: str) -> float:
+    if type(value) not in (int, float) or not (math.isfinite(value) and value > 0):
+        raise Invalid(where, value, "a positive number")
+    return float(value)
+
+
+def _levels_of(levels: tuple[str, ...]) -> Decoder[dict[str, int]]:
+    """A count ≥ 1 per level, each one of the file's ``levels``."""
+
+    def decode(value: Any, where: str) -> dict[str, int]:
+        counts = _object(value, where)
+        unknown = [k for k in counts if k not in levels]
+        if unknown:
+            raise Invalid(
+                where,
+                value,
+                said=f"names level(s) {', '.join(map(repr, unknown))} that are not in its levels "
+                f"({', '.join(levels)})",
+            )
+        return {k: _count(1)(v, f"{where}.{k}") for k, v in counts.items()}
+
+    return decode
+
+
+def _choice(levels: tuple[str, ...]) -> Callable[[Obj], BenchmarkChoice]:
+    def decode(entry: Obj) -> BenchmarkChoice:
+        raw_curve = entry.doc.get("curve") or entry.doc.get("configurations") or []
+        curve = (
+            tuple(point for point in raw_curve if isinstance(point, dict))
+            if isinstance(raw_curve, list)
+            else ()
         )
-    raw_curve = entry.get("curve") or entry.get("configurations") or []
-    curve = (
-        tuple(point for point in raw_curve if isinstance(point, dict)) if isinstance(raw_curve, list) else ()
-    )
-    return BenchmarkChoice(
-        config=_levels_of(entry.get("config"), f"{where}.config", p, levels),
-        instability=_number(entry, "instability", where, p),
-        cost=_number(entry, "cost", where, p),
-        stable=_flag(entry, "stable", True, where, p),
-        never_stable=_flag(entry, "never_stable", False, where, p),
-        advice=advice,
-        n_measurements=None if n is None else _count(n, f"{where}.n_measurements", p, 0),
-        full_instability=_number(entry, "full_instability", where, p),
-        curve=curve,
-    )
+        return BenchmarkChoice(
+            config=_levels_of(levels)(entry.item("config", None), f"{entry.where}.config"),
+            instability=entry.field("instability", _opt_number, None),
+            cost=entry.field("cost", _opt_number, None),
+            stable=entry.field("stable", _flag, True),
+            never_stable=entry.field("never_stable", _flag, False),
+            advice=entry.field("advice", _opt_text, None),
+            n_measurements=entry.field("n_measurements", nullable(_count(0), ""), None),
+            full_instability=entry.field("full_instability", _opt_number, None),
+            curve=curve,
+        )
+
+    return decode
 
 
-def _warmup(value: Any, p: str | Path, levels: tuple[str, ...]) -> dict[str, Any]:
+def _benchmarks(levels: tuple[str, ...]) -> Decoder[dict[str, BenchmarkChoice]]:
+    """``benchmarks``: an object of benchmark entries by name (``benchmarks['NAME']`` names a bad one)."""
+    choice = _choice(levels)
+
+    def decode(value: Any, where: str) -> dict[str, BenchmarkChoice]:
+        return {
+            name: choice(Obj(f"{where}[{name!r}]", _object(entry, f"{where}[{name!r}]")))
+            for name, entry in _object(value, where).items()
+        }
+
+    return decode
+
+
+def _warmup(levels: tuple[str, ...]) -> Decoder[dict[str, Any]]:
     """``discard_warmup``: ``{"level": one of levels, "count": integer ≥ 0}``, or absent/null for none."""
-    if value is None:
-        return {}
-    warmup = _object(value, "discard_warmup", p)
-    level = warmup.get("level", levels[-1] if levels else "measurement")
-    if level not in levels:
-        raise InputError(
-            f"calibration file {p}: discard_warmup.level {level!r:.60} is not one of its levels "
-            f"({', '.join(levels)})",
-            fix_for(p),
-        )
-    return {"level": level, "count": _count(warmup.get("count", 0), "discard_warmup.count", p, 0)}
+
+    def decode(value: Any, where: str) -> dict[str, Any]:
+        if value is None:
+            return {}
+        warmup = Obj(where, _object(value, where))
+        level = warmup.item("level", levels[-1] if levels else "measurement")
+        if level not in levels:
+            raise Invalid(
+                f"{where}.level", level, said=f"{level!r:.60} is not one of its levels ({', '.join(levels)})"
+            )
+        return {"level": level, "count": warmup.field("count", _count(0), 0)}
+
+    return decode
+
+
+def _calibration(doc: Obj, path: str) -> Calibration:
+    levels = doc.field("levels", _names)
+    benchmarks = doc.field("benchmarks", _benchmarks(levels))
+    skipped = doc.field("skipped", _opt_object, {})
+    audit = doc.item("audit", None)
+    return Calibration(
+        path=path,
+        metric=doc.field("metric", text, ""),
+        threshold=doc.field("threshold", _threshold, 0.0),  # informational for runs (meta.json, the comment)
+        levels=levels,
+        full=doc.field("full", _levels_of(levels)),
+        benchmarks=benchmarks,
+        discard_warmup=doc.field("discard_warmup", _warmup(levels), {}),
+        skipped={str(k): str(v) for k, v in skipped.items()},
+        summary=doc.field("summary", _opt_object, {}),
+        audit=None if audit is None else _object(audit, "audit"),
+        document=dict(doc.doc),
+    )

@@ -27,6 +27,7 @@ from gate.files.schema import (
     whole,
 )
 from gate.files.schema import text as _string
+from gate.files.settings import BUDGET, CONFIDENCE, MAX_ROUNDS, SHARD
 from gate.model import ConfigSource
 
 
@@ -396,7 +397,9 @@ def opt_schedule(value: Any, where: str) -> tuple[dict[str, Any], ...]:
 
 
 # ---- adaptive ------------------------------------------------------------------------------------
-_share = number(0.0, 1.0)
+# a confidence level: the one analyze's --confidence takes (gate/files/settings.py); rule.confidence
+# is the overall level the looks share, confidence_per_look each look's
+_confidence = CONFIDENCE.decode
 _seconds = number(0.0)
 _opt_seconds = nullable(_seconds)
 _opt_count = nullable(whole(0))
@@ -405,9 +408,9 @@ _opt_count = nullable(whole(0))
 def look_rule(o: Obj) -> LookRule:
     return LookRule(
         name=o.field("name", _string),
-        confidence=o.field("confidence", _share),
+        confidence=o.field("confidence", _confidence),
         looks=o.field("looks", whole(1)),
-        confidence_per_look=o.field("confidence_per_look", number(0.5, 1.0)),
+        confidence_per_look=o.field("confidence_per_look", _confidence),
         extra=o.rest(),
     )
 
@@ -469,8 +472,8 @@ def adaptive(value: Any, problems: list[str]) -> tuple[AdaptiveRecord | None, bo
         return None, True
     try:
         o = Obj("adaptive", value)
-        budget_s = o.field("budget_s", _seconds)
-        max_rounds = o.field("max_rounds", whole(1))
+        budget_s = o.field("budget_s", BUDGET.decode)
+        max_rounds = o.field("max_rounds", MAX_ROUNDS.decode)
         rule = look_rule(o.child("rule"))
     except Invalid as bad:
         problems.append(describe(bad))
@@ -530,6 +533,8 @@ def shard(value: Any, where: str) -> ShardRecord | None:
     index = o.field("index", whole(1))
     if index > count_:
         raise invalid(f"{where}.index", f"{index}, more than shard.count {count_}")
+    if (outside := SHARD.problem_of((index, count_))) is not None:  # run --shard's domain
+        raise invalid(where, f"{index}/{count_} is {outside}")
     suite = o.item("suite")
     if not isinstance(suite, list) or not all(isinstance(n, str) for n in suite):
         raise invalid(f"{where}.suite", "not a list of benchmark names")

@@ -51,16 +51,8 @@ from gate.files.meta_sections import (
     plain,
 )
 from gate.files.schema import Invalid, Obj, entries, integer, kind, nullable, obj
-from gate.model import (
-    MAX_JSON_BYTES,
-    MAX_VALUES,
-    TRIAL_LOG_SCHEMA,
-    ConfigSource,
-    Trial,
-    threshold_pct_problem,
-    warning,
-)
-from gate.statistic import is_statistic, parse_statistic
+from gate.files.settings import SEED, STATISTIC, THRESHOLD_PCT, values_problem
+from gate.model import MAX_JSON_BYTES, MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, Trial, warning
 from gate.warning_codes import WarningCode, canonical
 
 __all__ = [
@@ -234,6 +226,9 @@ def levels(value: Any, where: str) -> Levels | None:
     got: list[Any] = [full.get(k) for k in ("suite_run", "iteration", "measurement")]
     if not all(count(v) for v in got):
         raise invalid(where, "not suite_run, iteration and measurement as whole numbers ≥ 1")
+    # [full]'s bound in .ordertrap.toml (gate/files/settings.py)
+    if (too_many := values_problem(got[0], got[1], got[2], MAX_VALUES)) is not None:
+        raise invalid(where, f"asks for {too_many}")
     return Levels(*(int(v) for v in got))
 
 
@@ -253,12 +248,8 @@ def benchmark_configs(value: Any, where: str) -> dict[str, BenchmarkConfig]:
         # the bounds run itself keeps ([full] and the calibration's checks, gate/engine/plan.py):
         # at most MAX_VALUES values, and a warm-up that leaves values at its level (the level's
         # count includes the discarded positions, run executes them on top of the calibrated ones)
-        if suite_run * iteration * measurement > MAX_VALUES:
-            raise invalid(
-                where,
-                f"{name!r} asks for {suite_run}×{iteration}×{measurement} values, "
-                f"more than the {MAX_VALUES:,} a run collects",
-            )
+        if (too_many := values_problem(suite_run, iteration, measurement, MAX_VALUES)) is not None:
+            raise invalid(where, f"{name!r} asks for {too_many}, the most a run collects")
         at_level = iteration if level == "iteration" else measurement
         if warmup >= at_level:
             raise invalid(
@@ -279,21 +270,21 @@ def benchmark_configs(value: Any, where: str) -> dict[str, BenchmarkConfig]:
 
 def thresholds(value: Any, where: str) -> dict[str, float]:
     """Per-benchmark ``threshold_pct`` in the domain .ordertrap.toml and analyze accept
-    (:func:`gate.model.threshold_pct_problem`); one outside it makes the field invalid (left out
+    (:data:`gate.files.settings.THRESHOLD_PCT`); one outside it makes the field invalid (left out
     with a ``meta_invalid`` warning: the suite-wide threshold applies)."""
     out: dict[str, float] = {}
     for n, t in (opt_object(value, where) or {}).items():
-        bad = "not a number" if isinstance(t, bool) or not isinstance(t, int | float) else None
-        bad = bad or threshold_pct_problem(float(t))
-        if bad is not None:
-            raise invalid(where, f"{str(n)!r:.60}: {str(t)[:20]} is {bad}")
-        out[str(n)] = float(t)
+        try:
+            out[str(n)] = THRESHOLD_PCT.value(t, where)
+        except Invalid as bad:
+            raise invalid(where, f"{str(n)!r:.60}: {str(t)[:20]} is {THRESHOLD_PCT.problem(bad)}") from None
     return out
 
 
 def statistic(value: Any, where: str = "") -> str | None:
-    """A statistic name the gate knows, canonical; anything else reads as absent (the default)."""
-    return parse_statistic(value) if isinstance(value, str) and is_statistic(value) else None
+    """A statistic name the gate knows (:data:`gate.files.settings.STATISTIC`), canonical; anything
+    else reads as absent (the default)."""
+    return None if STATISTIC.problem_of(value) is not None else STATISTIC.value(value, where)
 
 
 def statistics(value: Any, where: str) -> dict[str, str]:
@@ -313,7 +304,7 @@ _FIELDS: dict[str, Callable[[Any, str], Any]] = {
     "schema_version": lambda v, w: nullable(integer)(v, w) or 1,  # absent: 1, read below
     "tool_version": _name,
     "created_at": _name,
-    "seed": nullable(integer),
+    "seed": nullable(SEED.decode),
     "mode": _name,
     "config_path": _name,
     "config_hash": _name,

@@ -1,5 +1,7 @@
 """Typed decoding of the JSON documents the gate reads: the one set of combinators behind
-``meta.json`` (gate/files/run_meta.py) and ``analysis.json`` (gate/files/analysis_json.py).
+``meta.json`` (gate/files/run_meta.py), ``analysis.json`` (gate/files/analysis_json.py),
+``calibration.json`` (gate/files/calibration_json.py), the history store's lines
+(gate/history/store.py) and every setting's domain (gate/files/settings.py).
 
 A decoder is a function ``(value, where) -> T`` that returns the value with its declared type or
 raises :class:`Invalid` naming the field (``where`` is its path: ``adaptive.rounds[0].seed``), the

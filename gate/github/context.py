@@ -22,8 +22,8 @@ from typing import Any, Final, TypeVar
 
 from gate.decision import FAIL_ON_CHOICES
 from gate.errors import ConfigError
-from gate.model import BOOTSTRAPS, confidence_problem, threshold_pct_problem
-from gate.statistic import STATISTIC_FORMS, is_statistic, parse_statistic
+from gate.files.schema import Invalid
+from gate.files.settings import BOOTSTRAP, CONFIDENCE, STATISTIC, THRESHOLD_PCT, Setting
 
 DEFAULT_API_URL: Final = "https://api.github.com"
 DEFAULT_SERVER_URL: Final = "https://github.com"
@@ -92,56 +92,27 @@ def _choice(choices: tuple[str, ...], flag: str = "") -> Callable[[str, str, lis
     return parse
 
 
-def _optional_choice(choices: tuple[str, ...]) -> Callable[[str, str, list[_Problem]], str | None]:
-    strict = _choice(choices)
+def _setting(setting: Setting[Any]) -> Callable[[str, str, list[_Problem]], Any]:
+    """An optional input in ``setting``'s domain (gate/files/settings.py), the one ``analyze``'s
+    flag and the configuration accept, so a value the action takes never fails later under a flag
+    name the workflow does not contain; empty means the analysis default."""
 
-    def parse(name: str, value: str, problems: list[_Problem]) -> str | None:
-        return strict(name, value, problems) if value.strip() else None
-
-    return parse
-
-
-def _number(
-    check: Callable[[float], str | None], example: str
-) -> Callable[[str, str, list[_Problem]], float | None]:
-    """An optional number: empty means the analysis default; the range is the one ``analyze``
-    accepts for the same setting (:mod:`gate.model`), so a value the action takes never fails later
-    under a flag name the workflow does not contain."""
-
-    def parse(name: str, value: str, problems: list[_Problem]) -> float | None:
-        text = value.strip()
-        if not text:
+    def parse(name: str, value: str, problems: list[_Problem]) -> Any:
+        if not value.strip():
             return None
-        fix = f"set the action input `{name}` to a number, e.g. `{name}: {example}`, or leave it empty for the default"
         try:
-            number = float(text)
-        except ValueError:
-            problems.append((f"{name} is {value!r}, which is not a number", fix))
+            return setting.text(value, name)
+        except Invalid as bad:
+            problems.append(
+                (
+                    f"{name} is {value!r}, which is {setting.problem(bad)}",
+                    f"set the action input `{name}` to {setting.forms or setting.expected}, e.g. "
+                    f"`{name}: {setting.example}`, or leave it empty for the default",
+                )
+            )
             return None
-        problem = check(number)
-        if problem is not None:
-            problems.append((f"{name} is {value!r}, which is {problem}", fix))
-            return None
-        return number
 
     return parse
-
-
-def _statistic(name: str, value: str, problems: list[_Problem]) -> str | None:
-    """An optional statistic (gate/stats/quantile.py): empty means the analysis default."""
-    text = value.strip()
-    if not text:
-        return None
-    if not is_statistic(text):
-        problems.append(
-            (
-                f"{name} is {value!r}, which is not a statistic the gate knows",
-                f"set the action input `{name}` to {STATISTIC_FORMS}, e.g. `{name}: p10`, or leave it "
-                "empty for the default",
-            )
-        )
-        return None
-    return parse_statistic(text)
 
 
 def parse_boolean(text: str) -> bool:
@@ -222,10 +193,10 @@ class ActionInputs:
     trials: tuple[str, ...] = action_input(DEFAULT_TRIALS, _trials)
     base: str = action_input("", _text)
     head: str = action_input("", _text)
-    threshold_pct: float | None = action_input(None, _number(threshold_pct_problem, "3"))
-    confidence: float | None = action_input(None, _number(confidence_problem, "0.99"))
-    statistic: str | None = action_input(None, _statistic)
-    bootstrap: str | None = action_input(None, _optional_choice(BOOTSTRAPS))
+    threshold_pct: float | None = action_input(None, _setting(THRESHOLD_PCT))
+    confidence: float | None = action_input(None, _setting(CONFIDENCE))
+    statistic: str | None = action_input(None, _setting(STATISTIC))
+    bootstrap: str | None = action_input(None, _setting(BOOTSTRAP))
     fail_on: str = action_input("regression", _choice(FAIL_ON_CHOICES, "--fail-on"))
     comment: str = action_input("on-change", _choice(COMMENT_CHOICES, "--comment"))
     accept_label: str = action_input(DEFAULT_ACCEPT_LABEL, _text)

@@ -16,7 +16,6 @@ the same entry always gives the same bytes.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gate.errors import InputError
+from gate.files.schema import Invalid, Obj, boolean, is_number, join, nullable, obj, one_of, text
 
 # the one JSON reader whose every failure (deep nesting included) is a ValueError; the importers
 # parse the tools' files through it too
@@ -108,91 +108,104 @@ def _fail(where: str, what: str) -> InputError:
     )
 
 
-def _float(v: Any, where: str, key: str) -> float | None:
-    if v is None:
+# ---- decoding a line (gate/files/schema.py) --------------------------------------------------------
+def _finite(value: Any, where: str) -> float | None:
+    """A finite number, or null."""
+    if value is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(float(v)):
-        raise _fail(where, f"{key} must be a finite number, got {v!r}")
-    return float(v)
+    if not is_number(value):
+        raise Invalid(where, value, "a finite number")
+    return float(value)
 
 
-def _pair(v: Any, where: str, key: str) -> tuple[float, float] | None:
-    if v is None:
+def _pair(value: Any, where: str) -> tuple[float, float] | None:
+    """``[low, high]`` of finite numbers, or null."""
+    if value is None:
         return None
-    if not isinstance(v, list) or len(v) != 2:
-        raise _fail(where, f"{key} must be [low, high], got {v!r}")
-    lo, hi = _float(v[0], where, key), _float(v[1], where, key)
-    assert lo is not None and hi is not None
-    return (lo, hi)
+    if not isinstance(value, list) or len(value) != 2:
+        raise Invalid(where, value, "[low, high]")
+    low, high = (_finite(x, where) for x in value)
+    if low is None or high is None:
+        raise Invalid(where, value, "a finite number")
+    return (low, high)
 
 
-def _str(d: dict[str, Any], key: str, where: str, required: bool = True) -> str | None:
-    v = d.get(key)
-    if v is None and not required:
-        return None
-    if not isinstance(v, str) or (required and not v):
-        raise _fail(where, f"{key} must be a non-empty string, got {v!r}")
-    return v
+def _name(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise Invalid(where, value, "a non-empty string")
+    return value
+
+
+def _optional_text(value: Any, where: str) -> str | None:
+    return None if value is None else text(value, where)
+
+
+def _date(value: Any, where: str) -> str:
+    if not _DATE.match(_name(value, where)):
+        raise Invalid(where, value, "UTC ISO 8601 like 2026-11-26T02:17:00Z")
+    return str(value)
+
+
+def _count(value: Any, where: str) -> int:
+    if value.__class__ is not int or value < 0:
+        raise Invalid(where, value, "a non-negative integer")
+    return int(value)
+
+
+_source = one_of(SOURCES)
+
+
+def _step(value: Any, where: str) -> Step:
+    o = Obj(where, value)
+    return Step(
+        _name(o.item("previous", None), join(where, "previous")),
+        o.field("change_pct", _finite, None),
+        o.field("change_ci", _pair, None),
+    )
+
+
+def _entry(o: Obj) -> Entry:
+    # a required field absent reads as null, so its message says what it must be
+    def required(key: str, decode: Any) -> Any:
+        return decode(o.item(key, None), key)
+
+    source = o.field("source", _source, "nightly")
+    pr = o.item("pr", None)
+    if source == "pr" and (pr is None or pr.__class__ is not int):
+        raise Invalid("pr", pr, said="a `pr` entry must name its pull request number (pr)")
+    return Entry(
+        run=required("run", _name),
+        date=required("date", _date),
+        seq=required("seq", _count),
+        commit=required("commit", _name),
+        benchmark=required("benchmark", _name),
+        unit=str(o.item("unit", None) or ""),
+        higher_is_better=required("higher_is_better", boolean),
+        estimate=o.field("estimate", _finite, None),
+        ci=o.field("ci", _pair, None),
+        n=required("n", _count),
+        source=source,  # type: ignore[arg-type]  # one of SOURCES
+        statistic=str(o.item("statistic", None) or "median"),
+        confidence=o.field("confidence", _finite, None),
+        n_failed=o.field("n_failed", _count, 0),
+        step=o.field("step", nullable(_step), None),
+        pr=pr if source == "pr" else None,
+        runner=o.field("runner", _optional_text, None),
+        config=o.field("config", _optional_text, None),
+        extra=o.field("extra", obj, {}),
+        env=o.field("env", _optional_text, None),
+    )
 
 
 def entry_from_json(d: Any, where: str) -> Entry:
-    """Validate one line; every problem names the file and line."""
-    if not isinstance(d, dict):
-        raise _fail(where, "a line must be a JSON object")
-    date = _str(d, "date", where)
-    assert date is not None
-    if not _DATE.match(date):
-        raise _fail(where, f"date must be UTC ISO 8601 like 2026-11-26T02:17:00Z, got {date!r}")
-    source = d.get("source", "nightly")
-    if source not in SOURCES:
-        raise _fail(where, f"source must be one of {', '.join(SOURCES)}, got {source!r}")
-    pr = d.get("pr")
-    if source == "pr" and (not isinstance(pr, int) or isinstance(pr, bool)):
-        raise _fail(where, "a `pr` entry must name its pull request number (pr)")
-    seq, n, n_failed = d.get("seq"), d.get("n"), d.get("n_failed", 0)
-    for key, v in (("seq", seq), ("n", n), ("n_failed", n_failed)):
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise _fail(where, f"{key} must be a non-negative integer, got {v!r}")
-    hib = d.get("higher_is_better")
-    if not isinstance(hib, bool):
-        raise _fail(where, f"higher_is_better must be true or false, got {hib!r}")
-    step = None
-    if d.get("step") is not None:
-        s = d["step"]
-        if not isinstance(s, dict):
-            raise _fail(where, "step must be an object")
-        previous = _str(s, "previous", where)
-        assert previous is not None
-        step = Step(
-            previous,
-            _float(s.get("change_pct"), where, "step.change_pct"),
-            _pair(s.get("change_ci"), where, "step.change_ci"),
-        )
-    extra = d.get("extra", {})
-    if not isinstance(extra, dict):
-        raise _fail(where, "extra must be an object")
-    return Entry(
-        run=str(_str(d, "run", where)),
-        date=date,
-        seq=int(seq),  # type: ignore[arg-type]
-        commit=str(_str(d, "commit", where)),
-        benchmark=str(_str(d, "benchmark", where)),
-        unit=str(d.get("unit") or ""),
-        higher_is_better=hib,
-        estimate=_float(d.get("estimate"), where, "estimate"),
-        ci=_pair(d.get("ci"), where, "ci"),
-        n=int(n),  # type: ignore[arg-type]
-        source=source,
-        statistic=str(d.get("statistic") or "median"),
-        confidence=_float(d.get("confidence"), where, "confidence"),
-        n_failed=int(n_failed),
-        step=step,
-        pr=pr if source == "pr" else None,
-        runner=_str(d, "runner", where, required=False),
-        config=_str(d, "config", where, required=False),
-        extra=extra,
-        env=_str(d, "env", where, required=False),
-    )
+    """Validate one line; every problem names the file and line, and the field."""
+    try:
+        if not isinstance(d, dict):
+            raise Invalid("", d, said="a line must be a JSON object")
+        return _entry(Obj("", d))
+    except Invalid as bad:
+        what = bad.said if bad.said else f"{bad.where} must be {bad.expected}, got {bad.value!r}"
+        raise _fail(where, what) from None
 
 
 def _line(e: Entry) -> str:

@@ -1,7 +1,8 @@
 """The budget of follow-up rounds (``run --budget``, ``[adaptive]``) and the error rule of its looks.
 
-One grammar for a duration (:func:`parse_duration`) and one range for the rounds
-(:func:`check_max_rounds`) serve ``.ordertrap.toml``, the command line and the action inputs;
+The budget's duration grammar and the range of the rounds are declared once with every other
+setting (gate/files/settings.py: ``BUDGET``, ``MAX_ROUNDS``); :func:`parse_duration` and
+:func:`check_max_rounds` word them for ``.ordertrap.toml`` and ``run``'s flags.
 :class:`AdaptiveConfig` is the one value that carries the budget through a run.
 
 Error control: every look (the planned analysis, each follow-up analysis) tests again, so the
@@ -15,54 +16,39 @@ Clinical Trials*, 2000, ch. 1-2). The verdict at any look is then false with pro
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from gate.errors import ConfigError
 from gate.files.run_meta import AdaptiveRecord, LookRule
+from gate.files.schema import Invalid
+from gate.files.settings import BUDGET, DEFAULT_MAX_ROUNDS, MAX_ROUNDS
 
-DEFAULT_MAX_ROUNDS = 3
-MAX_ROUNDS_LIMIT = 20  # each round is one more look: 20 already asks c_look = 1 - (1 - c)/21
-MAX_BUDGET_S = 7 * 24 * 3600.0
 OVERALL_CONFIDENCE = 0.99
 RULE_NAME = "bonferroni-looks"
 
-_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
-
 
 def parse_duration(text: Any, where: str = "--budget") -> float:
-    """Seconds in ``900``, ``900s``, ``15m``, ``1h30m`` (``0`` = off); a TOML number is seconds."""
+    """Seconds in ``900``, ``900s``, ``15m``, ``1h30m`` (``0`` = off); a TOML number is seconds
+    (the domain and the grammar: :data:`gate.files.settings.BUDGET`)."""
     fix = f"write {where} as seconds or with units: 900, 900s, 15m, 1h30m (0 turns follow-up rounds off)"
-    if isinstance(text, bool):
-        raise ConfigError(f"{where} must be a duration, got {text!r}", fix)
-    if isinstance(text, int | float):
-        seconds = float(text)
-    elif isinstance(text, str):
-        s = text.strip().lower().replace(" ", "")
-        m = _DURATION.fullmatch(s)
-        if s and re.fullmatch(r"\d+(?:\.\d+)?", s):
-            seconds = float(s)
-        elif s and m is not None and any(m.groups()):
-            h, mi, sec = (float(g) if g else 0.0 for g in m.groups())
-            seconds = h * 3600 + mi * 60 + sec
-        else:
-            raise ConfigError(f"{where} {text!r} is not a duration", fix)
-    else:
-        raise ConfigError(f"{where} must be a duration, got {text!r}", fix)
-    if not math.isfinite(seconds) or seconds < 0 or seconds > MAX_BUDGET_S:
-        raise ConfigError(f"{where} {text!r} is outside 0 s … {MAX_BUDGET_S / 86400:g} days", fix)
-    return seconds
+    try:
+        return float(BUDGET.value(text, where))
+    except Invalid as bad:
+        if bad.expected == "a number":
+            raise ConfigError(f"{where} must be a duration, got {text!r}", fix) from None
+        raise ConfigError(f"{where} {text!r} is {BUDGET.problem(bad)}", fix) from None
 
 
 def check_max_rounds(value: Any, where: str = "--max-rounds") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ROUNDS_LIMIT:
+    """A number of rounds in :data:`gate.files.settings.MAX_ROUNDS`'s domain."""
+    try:
+        return MAX_ROUNDS.value(value, where)
+    except Invalid:
         raise ConfigError(
-            f"{where} must be a whole number from 1 to {MAX_ROUNDS_LIMIT}, got {value!r}",
+            f"{where} must be {MAX_ROUNDS.expected}, got {value!r}",
             f"set {where} to e.g. {DEFAULT_MAX_ROUNDS} (to turn follow-up rounds off, set the budget to 0)",
-        )
-    return value
+        ) from None
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import pytest
 
 from gate.action.run_inputs import RunInputs
 from gate.engine.shard import MAX_SHARDS, ShardSpec
+from gate.files.settings import MAX_ROUNDS_LIMIT
 from gate.github.context import ActionInputs, input_parser
-from gate.rounds.config import MAX_ROUNDS_LIMIT
 from tests.conftest import REPO_ROOT
 from tests.workflow_files import load
 

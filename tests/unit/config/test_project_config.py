@@ -143,12 +143,12 @@ def test_pass_env_is_a_list_of_variable_names(tmp_path: Path) -> None:
 def test_threshold_pct_has_one_domain_in_the_config_analyze_and_meta_json(value: str) -> None:
     """run used to accept a [[benchmark]] threshold_pct of 5,000 that analyze --threshold-pct refuses."""
     from gate.files import run_meta
-    from gate.model import threshold_pct_problem
+    from gate.files.settings import THRESHOLD_PCT
 
     text = f'[[benchmark]]\nname = "a"\ncommand = "true"\nthreshold_pct = {value}\n'
     with pytest.raises(ConfigError, match="above 0 and below 1000"):
         parse_config(text.encode(), Path("x.toml"))
-    assert threshold_pct_problem(float(value)) is not None
+    assert THRESHOLD_PCT.problem_of(float(value)) is not None
     _, problems = run_meta.from_json({"thresholds": {"a": float(value)}}, "meta.json")
     assert problems and "thresholds" in problems[0]
     parse_config(text.replace(value, "999.5").encode(), Path("x.toml"))  # just inside

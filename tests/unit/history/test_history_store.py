@@ -59,6 +59,25 @@ def test_a_damaged_line_is_named_with_its_file_and_line(tmp_path: Path) -> None:
     assert err.value.fix
 
 
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"step": {"previous": "", "change_pct": 1.0}}, "step.previous must be a non-empty string, got ''"),
+        ({"step": {"previous": "a", "change_ci": [1.0]}}, "step.change_ci must be [low, high], got [1.0]"),
+        ({"step": [1]}, "step must be an object (or null), got [1]"),
+        ({"extra": None}, "extra must be an object, got None"),
+        ({"source": "pr"}, "a `pr` entry must name its pull request number (pr)"),
+    ],
+)
+def test_a_field_inside_a_line_is_named_by_its_path(change: dict[str, object], named: str) -> None:
+    from gate.history.store import entry_from_json
+
+    line = {**_entry().to_json(), **change}
+    with pytest.raises(InputError) as err:
+        entry_from_json(line, "data/2026-11.jsonl:3")
+    assert str(err.value.message) == f"data/2026-11.jsonl:3: {named}"
+
+
 def test_a_newer_schema_is_refused_with_the_fix(tmp_path: Path) -> None:
     Store(tmp_path).append([_entry()])
     (tmp_path / "ordertrap-history.json").write_text('{"format": "ordertrap-history", "schema_version": 2}')
