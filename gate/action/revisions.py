@@ -20,15 +20,14 @@ questions to git (:class:`GitFacts`), so a table of cases tests it
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
 
-from gate.errors import ConfigError, RunError
-from gate.host.worktree import GIT_OPTIONS
+from gate.errors import ConfigError
+from gate.host.worktree import run_git
 
 CALIBRATION_FILE: Final = ".ordertrap/calibration.json"
 CALIBRATION_OFF: Final = "none"
@@ -119,30 +118,23 @@ def resolve_revisions(event: Event, *, base: str, head: str, calibration: str, g
 
 
 class Git:
-    """:class:`GitFacts` of the checkout in ``repo``, with git from PATH as the runner's steps use
-    it; a commit the shallow clone lacks is fetched from ``origin`` first."""
+    """:class:`GitFacts` of the checkout in ``repo``; a commit the shallow clone lacks is fetched
+    from ``origin`` first (so a network's 600 s, and a prompt for credentials never waited for).
+
+    It runs git as the gate always does (:func:`gate.host.worktree.run_git`): the program found
+    on the trusted PATH, without the user's global git config. This runs before any code of the
+    pull request in this job, like actions/checkout, but a self-hosted runner keeps ``$HOME`` and
+    ``/tmp`` from job to job, where an earlier job's benchmark could have planted a ``git`` or a
+    ``~/.gitconfig`` (``core.sshCommand``, a credential helper) that would run here with the job's
+    environment. The fetch needs no global config: actions/checkout keeps ``origin`` in the
+    repository's own config; where a private repository's missing commit cannot be fetched,
+    the error names the fix it would name without a fetch (actions/checkout's fetch-depth: 0)."""
 
     def __init__(self, repo: Path) -> None:
         self.repo = repo
 
     def _git(self, *args: str) -> subprocess.CompletedProcess[str]:
-        try:
-            return subprocess.run(
-                ["git", *GIT_OPTIONS, *args],
-                cwd=self.repo,
-                capture_output=True,
-                text=True,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-                timeout=600,
-                check=False,
-            )
-        except FileNotFoundError:
-            raise RunError("git is not installed", "install git (apt-get install git)") from None
-        except subprocess.TimeoutExpired:
-            raise RunError(
-                f"git {' '.join(args)} did not finish in 600 s", "check the runner's network"
-            ) from None
+        return run_git(self.repo, *args, timeout=600, timeout_fix="check the runner's network")
 
     def _ensure(self, sha: str) -> None:
         if self._git("cat-file", "-e", f"{sha}^{{commit}}").returncode != 0:

@@ -24,7 +24,8 @@ from gate.config import config_changes, config_files, trusted_keys
 from gate.config.project_config import ProjectConfig
 from gate.engine import checkout, environment, measure, plan, process, record, sandbox, source_changes
 from gate.engine.layout import Layout
-from gate.engine.process import SubprocessRunner, reap_leftover
+from gate.engine.leftover import reap_leftover
+from gate.engine.process import SubprocessRunner
 from gate.engine.schedule import Trial
 from gate.engine.shard import ShardSpec, parse_shard
 from gate.errors import ConfigError, InputError, RunError

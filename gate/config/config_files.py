@@ -45,7 +45,7 @@ from gate.config.project_config import ProjectConfig, load_config, parse_config
 from gate.errors import ConfigError, GateError, InputError, RunError
 from gate.files import calibration_json
 from gate.files.calibration_json import Calibration
-from gate.host import programs, worktree
+from gate.host import worktree
 from gate.model import warning
 from gate.warning_codes import WarningCode
 
@@ -156,19 +156,7 @@ def repo_relative(given: str, repo: Path) -> str | None:
 
 
 def _git_bytes(repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(
-            [programs.git(), *worktree.GIT_OPTIONS, "--literal-pathspecs", "-C", str(repo), *args],
-            env=worktree.git_env(),
-            capture_output=True,
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except FileNotFoundError:
-        raise RunError("git is not installed", "install git (apt-get install git)") from None
-    except subprocess.TimeoutExpired:
-        raise RunError(f"git {' '.join(args)} did not finish in 120 s", "check the repository") from None
+    return worktree.run_git(repo, "--literal-pathspecs", *args, text=False)
 
 
 def committed_file(repo: Path, rev: Revision, path: str) -> bytes | None:

@@ -3,7 +3,7 @@
 :class:`SubprocessRunner` is the concrete :class:`~gate.adapters.base.ProcessRunner`: every process
 starts in its own process group so a timeout (or Ctrl-C) kills its whole process group, its
 environment is scrubbed of secrets (:func:`scrub_env`), stdin is /dev/null and output is captured
-(bounded). :func:`reap_leftover` kills what a SIGKILLed run left running. A full disk is not a
+(bounded); the group running is recorded for :func:`gate.engine.leftover.reap_leftover`. A full disk is not a
 failure of the benchmark (:func:`is_disk_full`, :func:`disk_full_error`).
 """
 
@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from gate.adapters.base import (
     ProcessResult,
 )
+from gate.engine.leftover import boot_ticks, kill_group, write_record
 
 if TYPE_CHECKING:
     from gate.engine.sandbox import Sandbox
@@ -124,135 +125,6 @@ def scrub_env(
     return {k: v for k, v in env.items() if k in allowed or not (is_secret(k) or _secret_value(v))}
 
 
-def _kill_group(pid: int) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-_RUNNING_WIDTH = 64  # bytes of the pid record (see reap_leftover), rewritten in place
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def _boot_ticks() -> float:
-    """Now, in the unit of ``/proc/PID/stat``'s ``starttime``: clock ticks since boot."""
-    return time.clock_gettime(time.CLOCK_BOOTTIME) * _CLK_TCK
-
-
-def _proc_stat(pid: str) -> tuple[int, int] | None:
-    """(process group, start time in ticks since boot) of a live process, or None (also for a
-    zombie: it has exited, only its parent has not collected it yet)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            # fields 3 (state), 5 (pgrp) and 22 (starttime) follow the ")" that ends the name
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return None if fields[0] == b"Z" else (int(fields[2]), int(fields[19]))
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _holds_any(pid: str, links: set[str]) -> bool:
-    """Whether process ``pid`` has a descriptor open on one of ``links`` (``pipe:[INODE]``)."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:  # gone, or another user's
-        return False
-    for fd in fds:
-        with suppress(OSError):
-            if os.readlink(f"/proc/{pid}/fd/{fd}") in links:
-                return True
-    return False
-
-
-def reap_leftover(pid_file: Path, owned_dir: Path) -> int:
-    """Kill the process group a SIGKILLed gate left running (a trial, a build or a reset), so the
-    resumed run does not measure beside it (the gate cannot clean up after SIGKILL).
-
-    ``pid_file`` holds what :class:`SubprocessRunner` recorded:
-
-    * ``PGID FROM TO``: the group and the window of boot time in which its leader was spawned.
-      The group is ours if its leader is alive and started in that window, or, when the leader
-      has exited, if its members started after the window opened (Linux does not reuse a pid
-      while it is some live process's group id). A reused pid started later, outside the window,
-      and is never touched.
-    * ``spawning FROM pipe:[A] pipe:[B]``: the gate died while spawning, before it learned the
-      child's pid (the child runs before ``Popen`` returns). The child's stdout and stderr were
-      created for it before the fork, so whatever holds one of them is that child or its
-      descendants; their groups are killed if every live member started after FROM.
-    * ``PGID`` alone (an older gate): the working-directory test, some member must run inside
-      ``owned_dir``.
-
-    Returns the number of processes killed."""
-    try:
-        text = pid_file.read_text(encoding="ascii").split()
-    except (OSError, UnicodeDecodeError):
-        return 0
-    if len(text) == 4 and text[0] == "spawning":
-        members = _reap_spawning(text[1], set(text[2:]))
-    elif not text or not text[0].isdigit() or int(text[0]) <= 1:
-        return 0
-    else:
-        members = _reap_group(text, owned_dir)
-    with suppress(OSError):
-        pid_file.write_text("")
-    return members
-
-
-def _reap_group(text: list[str], owned_dir: Path) -> int:
-    pgid = int(text[0])
-    window: tuple[float, float] | None = None
-    if len(text) == 3:
-        with suppress(ValueError):
-            window = (float(text[1]), float(text[2]))
-    leader = _proc_stat(text[0])
-    owned = owned_dir.resolve()
-    members = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        stat = _proc_stat(entry.name)
-        if stat is None or stat[0] != pgid:
-            continue
-        if window is not None:  # leader alive: spawned in the window; gone: members started after it
-            ours = window[0] <= leader[1] <= window[1] if leader is not None else stat[1] >= window[0]
-        else:
-            try:
-                cwd = Path(os.readlink(entry / "cwd"))
-            except OSError:
-                continue
-            ours = cwd == owned or owned in cwd.parents
-        if ours:
-            members += 1
-    if members:
-        _kill_group(pgid)
-    return members
-
-
-def _reap_spawning(since: str, pipes: set[str]) -> int:
-    try:
-        start = float(since)
-    except ValueError:
-        return 0
-    groups: dict[int, list[int]] = {}  # pgid -> start times of its live members
-    holders: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        stat = _proc_stat(entry.name)
-        if stat is None:
-            continue
-        groups.setdefault(stat[0], []).append(stat[1])
-        # only a process started after the pipes were made can hold them (inherited from the gate)
-        if stat[1] >= start and stat[0] not in holders and _holds_any(entry.name, pipes):
-            holders.add(stat[0])
-    members = 0
-    for pgid in holders - {0, 1, os.getpgrp()}:
-        # the spawn made this group; a group with an older member (one a descendant joined) is not ours
-        if all(t >= start for t in groups[pgid]):
-            _kill_group(pgid)
-            members += len(groups[pgid])
-    return members
-
-
 _STOP_SIGNALS = (int(signal.SIGINT), int(signal.SIGTERM))
 
 
@@ -331,7 +203,7 @@ class SubprocessRunner:
     scrubbed environment of the gate itself (adapters pass e.g. PYTHONDONTWRITEBYTECODE).
 
     With ``pid_file``, the process group of the running trial and when it was spawned are recorded
-    there, so a run resumed after the gate was SIGKILLed can reap it (:func:`reap_leftover`): a
+    there, so a run resumed after the gate was SIGKILLed can reap it (:func:`gate.engine.leftover.reap_leftover`): a
     provisional record before the fork (the child runs before its pid is known), the group once
     ``Popen`` returns, blanks once it is gone (three ``pwrite`` per spawn).
 
@@ -400,12 +272,12 @@ class SubprocessRunner:
             start = time.perf_counter()
             spawned_after = 0.0
             if self._pid_fd is not None:
-                spawned_after = _boot_ticks()
+                spawned_after = boot_ticks()
                 # Whatever holds these pipes is this child (or its descendants): a resume can
                 # find it even if the gate dies before Popen returns.
                 pipes = f"pipe:[{os.fstat(out_w).st_ino}] pipe:[{os.fstat(err_w).st_ino}]"
                 record = f"spawning {int(spawned_after) - 1} {pipes}"
-                os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
+                write_record(self._pid_fd, record)
             try:
                 proc = subprocess.Popen(
                     args,
@@ -436,14 +308,14 @@ class SubprocessRunner:
                 return _cannot_start(args, failed)
             if self._pid_fd is not None:
                 # the leader's /proc starttime lies in [spawned_after, now] (ticks, truncated: -1 / +1)
-                record = f"{proc.pid} {int(spawned_after) - 1} {int(_boot_ticks()) + 1}"
-                os.pwrite(self._pid_fd, record.ljust(_RUNNING_WIDTH).encode(), 0)
+                record = f"{proc.pid} {int(spawned_after) - 1} {int(boot_ticks()) + 1}"
+                write_record(self._pid_fd, record)
             signals.release()  # a stop signal held during the spawn raises here, where proc is known
             out, err, timed_out = _collect(
                 proc, out_r, err_r, time.monotonic() + timeout, signals.wakeup, marks, progress
             )
             if timed_out:
-                _kill_group(proc.pid)
+                kill_group(proc.pid)
                 # whatever it printed before the kill; a grandchild that left the group and still
                 # holds the pipes gets 5 s, then the pipes are abandoned
                 more_out, more_err, stuck = _collect(proc, out_r, err_r, time.monotonic() + 5, signals.wakeup)
@@ -454,10 +326,10 @@ class SubprocessRunner:
             # In the sandbox, from the command's start to its end as its shell saw them: bwrap's
             # set-up and the namespace's teardown are not the command's time (gate/engine/sandbox.py).
             elapsed = marks.elapsed() if marks is not None and marks.stamps else time.perf_counter() - start
-            _kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
+            kill_group(proc.pid)  # reap daemons the benchmark left behind; they would disturb later trials
         except BaseException:  # Ctrl-C (at any moment: see _SpawnSignals): never leave it running
             if proc is not None:
-                _kill_group(proc.pid)
+                kill_group(proc.pid)
                 proc.wait()
             raise
         finally:
@@ -466,7 +338,7 @@ class SubprocessRunner:
             if marks is not None:
                 marks.close()
             if self._pid_fd is not None:  # nothing left to reap: a resume must not warn
-                os.pwrite(self._pid_fd, b" " * _RUNNING_WIDTH, 0)
+                write_record(self._pid_fd, "")
             signals.restore()
         return ProcessResult(
             returncode=proc.returncode if proc.returncode is not None else -9,

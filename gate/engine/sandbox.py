@@ -274,24 +274,8 @@ def _real(path: Path | str) -> Path:
 
 def _git_dir(repo: Path) -> Path | None:
     try:
-        proc = subprocess.run(
-            [
-                programs.git(),
-                *worktree.GIT_OPTIONS,
-                "-C",
-                str(repo),
-                "rev-parse",
-                "--path-format=absolute",
-                "--git-common-dir",
-            ],
-            env=worktree.git_env(),
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired, RunError):
+        proc = worktree.run_git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir", timeout=60)
+    except (OSError, RunError):
         return None
     return Path(proc.stdout.strip()) if proc.returncode == 0 and proc.stdout.strip() else None
 

@@ -21,7 +21,8 @@ What :func:`validate` guarantees to every consumer (so they index, never ``.get`
 * warnings are ``{"code", "message", "action"}`` strings; ``samples.{base,head}.value`` finite
   numbers and ``seq`` as many trial numbers; ``carryover_matrix`` null or one row per benchmark
   and one number or null per predecessor, so the plots draw what they are given;
-* the detail sections decode (:func:`benchmark_details`, :func:`suite_details`), read by the reports;
+* the detail sections decode (:func:`benchmark_details`, :func:`suite_details`); :func:`check`
+  returns those records beside the document, so a report decodes them once;
 * integers lie within ±(2**53 - 1): RFC 8259 §6 calls numbers outside IEEE 754 double precision
   not interoperable, and a 400-digit integer would raise OverflowError wherever a float is made of
   it. Nesting deeper than the parser's recursion limit is refused too.
@@ -44,6 +45,8 @@ from gate.files.analysis_model import (
     Adaptive,
     Analysis,
     Benchmark,
+    BenchmarkDetails,
+    CheckedAnalysis,
     Followup,
     Summary,
     VersionStats,
@@ -240,6 +243,11 @@ _warnings = list_of(_warning)
 def validate(data: Any, source: str = "analysis", *, complete: bool = False) -> Analysis:
     """The checked document (a copy where fields were filled in); InputError names what is wrong.
     ``complete``: every field the writer writes must be there (the writer's and fixtures' check)."""
+    return check(data, source, complete=complete).doc
+
+
+def check(data: Any, source: str = "analysis", *, complete: bool = False) -> CheckedAnalysis:
+    """:func:`validate`, with the detail sections its check decoded (the reports read these)."""
     if not isinstance(data, dict):
         raise InputError(f"{source} is not a JSON object, so it is not an analysis.json", FIX)
     version = data.get("schema_version")
@@ -264,10 +272,9 @@ def validate(data: Any, source: str = "analysis", *, complete: bool = False) -> 
         raise _input_error(source, bad) from None
 
 
-def _document(o: Obj) -> Analysis:
-    benchmarks = [
-        b if _benchmark_ok(b) else _benchmark(b, i, o.lenient) for i, b in enumerate(o.doc["benchmarks"])
-    ]
+def _document(o: Obj) -> CheckedAnalysis:
+    checked = [_fast(b) or _benchmark(b, i, o.lenient) for i, b in enumerate(o.doc["benchmarks"])]
+    benchmarks = [b for b, _ in checked]
     doc = dict(o.doc)
     doc["benchmarks"] = benchmarks
     doc["summary"] = _summary(o.child("summary"), benchmarks)
@@ -283,10 +290,10 @@ def _document(o: Obj) -> Analysis:
     _carryover_matrix(o.item("carryover_matrix"))
     for k in ("carryover_suite", "environment"):
         doc[k] = o.field(k, _opt_obj, None, added=True)
-    suite_details(doc)
+    suite = suite_details(doc)
     doc["adaptive"] = o.field("adaptive", _adaptive, None, added=True)
     o.field("warnings", _warnings)
-    return cast(Analysis, doc)
+    return CheckedAnalysis(cast(Analysis, doc), tuple(d for _, d in checked), suite)
 
 
 def _is_text(x: Any) -> bool:
@@ -302,7 +309,7 @@ def _version(value: Any, where: str) -> VersionStats:
     return cast(VersionStats, value)
 
 
-def _benchmark(value: Any, i: int, lenient: bool) -> Benchmark:
+def _benchmark(value: Any, i: int, lenient: bool) -> tuple[Benchmark, BenchmarkDetails]:
     where = f"benchmarks[{i}]"
     b = obj(value, where)
     if "benchmark" not in b or "verdict" not in b:
@@ -336,7 +343,7 @@ def _benchmark(value: Any, i: int, lenient: bool) -> Benchmark:
             s.field(k, _opt_number)
     for k in ("config", "order", "carryover", "similarity"):
         o.field(k, _opt_obj)
-    benchmark_details(b, where)
+    details = benchmark_details(b, where)
     o.field("warnings", _warnings)
     samples = o.child("samples")
     for role in ("base", "head"):
@@ -351,8 +358,8 @@ def _benchmark(value: Any, i: int, lenient: bool) -> Benchmark:
     needed = o.field("samples_needed", _opt_whole, None, added=True)
     followup = o.field("followup", _followup, None, added=True)
     if "samples_needed" in b and "followup" in b:
-        return cast(Benchmark, b)
-    return cast(Benchmark, {**b, "samples_needed": needed, "followup": followup})
+        return cast(Benchmark, b), details
+    return cast(Benchmark, {**b, "samples_needed": needed, "followup": followup}), details
 
 
 def _followup(value: Any, where: str) -> Followup | None:
@@ -482,19 +489,11 @@ def _bootstrap_ok(x: Any) -> bool:
     return isinstance(x, dict) and all(k in x and isinstance(x[k], str) for k in ("scheme", "reason"))
 
 
-def _details_ok(b: Mapping[str, Any]) -> bool:
+def _fast(b: Any) -> tuple[Benchmark, BenchmarkDetails] | None:
+    """``b`` and its decoded details if it is an entry :func:`_benchmark` accepts unchanged, else
+    None (a benchmark with follow-up rounds takes the long way, as does anything not plainly valid)."""
     try:
-        benchmark_details(b)
-    except Invalid:
-        return False
-    return True
-
-
-def _benchmark_ok(b: Any) -> bool:
-    """Whether ``b`` is an entry :func:`_benchmark` accepts unchanged (a benchmark with follow-up
-    rounds takes the long way, as does anything not plainly valid)."""
-    try:
-        return (
+        plainly_valid = (
             isinstance(b, dict)
             and isinstance(b["benchmark"], str)
             and b["verdict"] in VERDICTS
@@ -516,14 +515,14 @@ def _benchmark_ok(b: Any) -> bool:
             and _opt_obj_ok(b["order"])
             and _opt_obj_ok(b["carryover"])
             and _opt_obj_ok(b["similarity"])
-            and _details_ok(b)
             and _warnings_ok(b["warnings"])
             and _samples_ok(b["samples"])
             and (b["samples_needed"] is None or _whole_ok(b["samples_needed"]))
             and b["followup"] is None
         )
-    except (KeyError, TypeError):
-        return False
+        return (b, benchmark_details(b)) if plainly_valid else None
+    except (KeyError, TypeError, Invalid):
+        return None
 
 
 def derived_counts(benchmarks: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -310,6 +310,16 @@ class SuiteDetails:
     environment: dict[str, str]  # the scalar entries, as text
 
 
+@dataclass(frozen=True, slots=True)
+class CheckedAnalysis:
+    """A document ``analysis_json.check`` accepted with the detail sections it decoded doing so:
+    a report reads these records instead of decoding the sections a second time."""
+
+    doc: Analysis
+    details: tuple[BenchmarkDetails, ...]  # one per ``doc["benchmarks"]`` entry, in its order
+    suite: SuiteDetails
+
+
 def _predecessor(value: Any, where: str) -> PredecessorEffect:
     o = Obj(where, value)
     return PredecessorEffect(

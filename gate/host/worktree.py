@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 from pathlib import Path
+from typing import Any, Literal, overload
 
 from gate.errors import RunError
 from gate.host import programs
@@ -25,17 +26,37 @@ GIT_OPTIONS = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 
 
 def git_env() -> dict[str, str]:
-    """The gate's environment for git: the trusted PATH (gate/host/programs.py), no global config."""
-    return programs.current().env(GIT_CONFIG_GLOBAL=os.devnull)
+    """The gate's environment for git: the trusted PATH (gate/host/programs.py), no global config,
+    and never a prompt for credentials (stdin is /dev/null: git would fail, not wait)."""
+    return programs.current().env(GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0")
 
 
-def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+@overload
+def run_git(
+    repo: Path, *args: str, timeout: float = ..., timeout_fix: str = ..., text: Literal[True] = ...
+) -> subprocess.CompletedProcess[str]: ...
+@overload
+def run_git(
+    repo: Path, *args: str, timeout: float = ..., timeout_fix: str = ..., text: Literal[False]
+) -> subprocess.CompletedProcess[bytes]: ...
+def run_git(
+    repo: Path,
+    *args: str,
+    timeout: float = 120.0,
+    timeout_fix: str = "check the repository",
+    text: bool = True,
+) -> subprocess.CompletedProcess[Any]:
+    """``git -C repo ARGS`` as the gate runs every git command: the program pinned on the trusted
+    PATH, :data:`GIT_OPTIONS`, :func:`git_env`, stdin from /dev/null, output captured; the exit
+    status is the caller's to judge. Used by the worktrees here, the committed configuration
+    (gate/config/config_files.py), the sandbox's view of the repository and the run action's
+    revisions (gate/action/revisions.py). ``timeout_fix`` names the fix when ``timeout`` passes."""
     try:
         return subprocess.run(
             [programs.git(), *GIT_OPTIONS, "-C", str(repo), *args],
             env=git_env(),
             capture_output=True,
-            text=True,
+            text=text,
             timeout=timeout,
             stdin=subprocess.DEVNULL,
             check=False,
@@ -43,9 +64,7 @@ def _git(repo: Path, *args: str, timeout: float = 120.0) -> subprocess.Completed
     except FileNotFoundError:
         raise RunError("git is not installed", "install git (apt-get install git)") from None
     except subprocess.TimeoutExpired:
-        raise RunError(
-            f"git {' '.join(args)} did not finish in {timeout:.0f} s", "check the repository"
-        ) from None
+        raise RunError(f"git {' '.join(args)} did not finish in {timeout:.0f} s", timeout_fix) from None
 
 
 # http.extraheader (for every URL) and http.<url>.extraheader
@@ -57,7 +76,7 @@ _MAX_INCLUDE_DEPTH = 10  # git's own limit
 def _config_entries(config_file: Path, pattern: str) -> list[tuple[str, str]]:
     """(key, value) of one config file's entries matching ``pattern``, read with ``-z`` so that keys
     and paths with spaces or newlines stay whole; includes are not followed here."""
-    proc = _git(config_file.parent, "config", "--file", str(config_file), "-z", "--get-regexp", pattern)
+    proc = run_git(config_file.parent, "config", "--file", str(config_file), "-z", "--get-regexp", pattern)
     if proc.returncode == 1:  # no entry matched
         return []
     if proc.returncode != 0:  # unparsable or unreadable: what it holds cannot be ruled out
@@ -83,7 +102,7 @@ def persisted_auth_headers(repo: Path) -> list[tuple[str, Path]]:
     ``.git/worktrees/*``, which matches the gate's own worktrees). So every ``include.path`` and
     ``includeIf.*.path`` target is read too, recursively and whatever its condition: its path is in
     ``.git/config`` for any benchmark to open."""
-    common = _git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    common = run_git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")
     if common.returncode != 0:
         raise RunError(f"{repo} is not inside a git repository", "run from the project's checkout")
     git_dir = Path(common.stdout.strip())
@@ -110,7 +129,7 @@ def persisted_auth_headers(repo: Path) -> list[tuple[str, Path]]:
 
 
 def toplevel(start: Path) -> Path:
-    proc = _git(start, "rev-parse", "--show-toplevel")
+    proc = run_git(start, "rev-parse", "--show-toplevel")
     if proc.returncode != 0:
         raise RunError(
             f"{start} is not inside a git repository",
@@ -123,7 +142,7 @@ def resolve(repo: Path, revision: str) -> str:
     """The commit SHA of ``revision`` (branch, tag, SHA, ``HEAD~1``)."""
     if revision.startswith("-"):
         raise RunError(f"revision {revision!r} looks like an option", "pass a branch, tag or SHA")
-    proc = _git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+    proc = run_git(repo, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
     if proc.returncode != 0:
         raise RunError(
             f"revision {revision!r} does not name a commit in {repo}",
@@ -140,7 +159,7 @@ def safe_name(role: str, revision: str) -> str:
 def head_of(worktree: Path) -> str | None:
     if not (worktree / ".git").exists():
         return None
-    proc = _git(worktree, "rev-parse", "HEAD")
+    proc = run_git(worktree, "rev-parse", "HEAD")
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
@@ -161,8 +180,8 @@ def add(repo: Path, path: Path, sha: str, revision: str) -> bool:
     if path.exists():
         remove(repo, path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _git(repo, "worktree", "prune")
-    proc = _git(repo, "worktree", "add", "--detach", str(path), sha, timeout=600)
+    run_git(repo, "worktree", "prune")
+    proc = run_git(repo, "worktree", "add", "--detach", str(path), sha, timeout=600)
     if proc.returncode != 0:
         raise RunError(
             f"cannot create a worktree for {revision!r} at {path}: {proc.stderr.strip()[-400:]}",
@@ -174,18 +193,18 @@ def add(repo: Path, path: Path, sha: str, revision: str) -> bool:
 
 def remove(repo: Path, path: Path) -> None:
     _marker(path).unlink(missing_ok=True)
-    _git(repo, "worktree", "remove", "--force", str(path), timeout=600)
+    run_git(repo, "worktree", "remove", "--force", str(path), timeout=600)
     if path.exists():  # not a registered worktree (e.g. half-created): plain removal
         import shutil
 
         shutil.rmtree(path, ignore_errors=True)
-    _git(repo, "worktree", "prune")
+    run_git(repo, "worktree", "prune")
 
 
 def changed_files(repo: Path, base_sha: str, head_sha: str) -> list[str]:
     """Paths that differ between two commits (``git diff --name-only``, renames as delete + add);
     empty when git cannot tell (a shallow clone without base)."""
-    result = _git(repo, "diff", "--name-only", "--no-renames", "-z", base_sha, head_sha)
+    result = run_git(repo, "diff", "--name-only", "--no-renames", "-z", base_sha, head_sha)
     return [p for p in result.stdout.split("\0") if p] if result.returncode == 0 else []
 
 
@@ -193,10 +212,10 @@ def blob_text(repo: Path, sha: str, path: str, limit: int = 1 << 20) -> str:
     """The file ``path`` at ``sha`` as text, "" when it is absent there or larger than ``limit``
     (the committed content, read from git's objects, never from a worktree)."""
     try:
-        size = _git(repo, "cat-file", "-s", f"{sha}:{path}")
+        size = run_git(repo, "cat-file", "-s", f"{sha}:{path}")
         if size.returncode != 0 or not size.stdout.strip().isdigit() or int(size.stdout) > limit:
             return ""
-        shown = _git(repo, "cat-file", "blob", f"{sha}:{path}")
+        shown = run_git(repo, "cat-file", "blob", f"{sha}:{path}")
     except UnicodeDecodeError:  # not text: no benchmark source
         return ""
     return shown.stdout if shown.returncode == 0 else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +26,7 @@ from gate.bidi import show_bidi
 from gate.errors import InputError
 from gate.files import analysis_json
 from gate.files.analysis_json import Analysis, Benchmark
-from gate.files.analysis_model import CarryoverMatrix, benchmark_details, run_config
+from gate.files.analysis_model import BenchmarkDetails, CarryoverMatrix, CheckedAnalysis, run_config
 from gate.files.calibration_json import Calibration
 from gate.render import filters, view
 from gate.render.view_model import View
@@ -324,12 +324,14 @@ def _render_summary(v: View, template: jinja2.Template) -> str:
     )
 
 
-def _significance(benchmarks: list[Benchmark]) -> dict[tuple[str, str], bool]:
+def _significance(
+    benchmarks: Sequence[Benchmark], details: Sequence[BenchmarkDetails]
+) -> dict[tuple[str, str], bool]:
     """{(benchmark, predecessor): significant} from the per-benchmark carry-over results; a pair
     the analysis does not list is unknown (left out)."""
     out: dict[tuple[str, str], bool] = {}
-    for b in benchmarks:
-        for p in benchmark_details(b).carryover.predecessors:
+    for b, d in zip(benchmarks, details, strict=True):
+        for p in d.carryover.predecessors:
             if p.predecessor is None:
                 continue
             key = (b["benchmark"], p.predecessor)
@@ -458,9 +460,10 @@ def _calibration_view(calibration: Calibration | None) -> dict[str, Any] | None:
     }
 
 
-def _render_html(analysis: Analysis, v: View, context: RenderContext, template: jinja2.Template) -> str:
+def _render_html(checked: CheckedAnalysis, v: View, context: RenderContext, template: jinja2.Template) -> str:
     from gate.render import plots
 
+    analysis = checked.doc
     benchmarks = analysis["benchmarks"]
     # Interesting first: the analysis is already sorted (verdict class, then |change|).
     plotted = []
@@ -485,7 +488,7 @@ def _render_html(analysis: Analysis, v: View, context: RenderContext, template: 
         else None,
         heatmap=_pick_heatmap(
             analysis["carryover_matrix"],
-            _significance(benchmarks),
+            _significance(benchmarks, checked.details),
             analysis["settings"]["threshold_pct"],
         ),
         calibration=_calibration_view(context.calibration),
@@ -537,8 +540,8 @@ def render(analysis: Analysis, fmt: Format, context: RenderContext | None = None
     if fmt not in TEMPLATES:
         raise InputError(f"unknown report format {fmt!r}", "use one of: comment, summary, html")
     context = context or RenderContext()
-    analysis = analysis_json.validate(analysis)
-    v = view.build(analysis, context)
+    checked = analysis_json.check(analysis)
+    v = view.build(checked, context)
     # each table's names are cut no further than keeps them apart (filters.distinct_width)
     names = [r["name"] for r in v["rows"]]
     widths = {
@@ -568,4 +571,4 @@ def render(analysis: Analysis, fmt: Format, context: RenderContext | None = None
         return _render_comment(v, template)
     if fmt == "summary":
         return _render_summary(v, template)
-    return _render_html(analysis, v, context, template)
+    return _render_html(checked, v, context, template)

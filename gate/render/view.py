@@ -18,6 +18,7 @@ from gate.files.analysis_json import Analysis, Benchmark, VersionStats, benchmar
 from gate.files.analysis_model import (
     BenchmarkDetails,
     CarryoverExclusion,
+    CheckedAnalysis,
     PredecessorEffect,
     PredecessorTest,
     RunConfig,
@@ -388,15 +389,15 @@ def shards_view(shards: Shards) -> dict[str, Any] | None:
     return {k: shards[k] for k in ("count", "slowest", "slowest_s", "machine_s", "missing", "not_measured")}
 
 
-def build(analysis: Analysis, context: Any) -> View:
-    """The common view model for all three formats (``context`` is a RenderContext)."""
+def build(checked: CheckedAnalysis, context: Any) -> View:
+    """The common view model for all three formats (``context`` is a RenderContext), from the
+    records the check of the document decoded (never decoded again here)."""
+    analysis, details, suite = checked.doc, checked.details, checked.suite
     summary = analysis["summary"]
     counts = summary["counts"]
-    details = [benchmark_details(b) for b in analysis["benchmarks"]]
     rows = [
         benchmark_row(b, i, d) for i, (b, d) in enumerate(zip(analysis["benchmarks"], details, strict=True))
     ]
-    suite = suite_details(analysis)
     n = summary["n_benchmarks"]
     not_compared = summary["only_in_base"]  # ran in base, not in head
     failed_in_head_only = summary["failed_in_head_only"]

@@ -5,7 +5,6 @@ GitHub server with the real PyGithub client."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import subprocess
@@ -17,24 +16,15 @@ import pytest
 
 from gate import action_entrypoint as entrypoint
 from gate.commands import publish as publish_module
-from gate.github.client import make_client, make_retry
-from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
+from tests.fakes.github_server import ACTIONS_TOKEN
+from tests.integration.publish_fixtures import BASE, HEAD, PR, Job, workflow_run
 from tests.integration.test_container import write_trial_log
-from tests.integration.test_publish import BASE, HEAD, PR, Job, _workflow_run
 
 
-@pytest.fixture
-def fake():
-    with FakeGitHub() as server:
-        yield server
-
-
-@pytest.fixture
-def job(tmp_path, monkeypatch, fake):
-    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=2, backoff_factor=0.01))
-    monkeypatch.setattr(publish_module, "make_client", fast)
-    monkeypatch.setattr(entrypoint, "make_client", fast)
-    return Job(tmp_path, monkeypatch, fake)
+@pytest.fixture(autouse=True)
+def entrypoint_client_fast(job: Job, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The entrypoint builds its client with publish's fast factory (the ``job`` fixture's)."""
+    monkeypatch.setattr(entrypoint, "make_client", publish_module.make_client)
 
 
 def workspace(job: Job, monkeypatch: pytest.MonkeyPatch, meta: dict[str, Any] | None = None) -> Path:
@@ -131,7 +121,7 @@ def test_an_invalid_input_still_publishes_status_error(job, fake, monkeypatch, c
 @pytest.mark.parametrize("pr_head", [HEAD, "9" * 40], ids=["verified", "not-at-the-run-head"])
 def test_the_boundary_sets_a_status_only_for_a_verified_workflow_run_pr(job, fake, monkeypatch, pr_head):
     fake.add_pull(PR, pr_head, BASE, fork="outsider/widgets")
-    _workflow_run(job, None)
+    workflow_run(job, None)
     ws = workspace(job, monkeypatch)
     (ws / "ordertrap-pr.json").write_text(
         json.dumps({"schema_version": 1, "pr_number": PR, "head_sha": HEAD})

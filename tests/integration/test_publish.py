@@ -3,11 +3,8 @@ fake GitHub server (tests/fakes/github_server.py); nothing reaches github.com.""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,87 +16,13 @@ from gate.github.client import make_client, make_retry
 from gate.github.context import from_env
 from gate.render import COMMENT_LIMIT, COMMENT_MARKER
 from tests.fakes import analyses
-from tests.fakes.github_server import ACTIONS_TOKEN, READ_ONLY_TOKEN, FakeGitHub
-
-HEAD = "a1" * 20
-BASE = "b2" * 20
-PUSH_SHA = "c3" * 20
-PR = 42
-
-
-@pytest.fixture
-def fake():
-    with FakeGitHub() as server:
-        yield server
-
-
-class Job:
-    """A GitHub-shaped job environment in tmp_path: event file, output and summary files."""
-
-    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake: FakeGitHub) -> None:
-        self.tmp = tmp_path
-        self.fake = fake
-        self.mp = monkeypatch
-        self.output = tmp_path / "github_output"
-        self.summary = tmp_path / "step_summary.md"
-        self.output.touch()
-        self.summary.touch()
-        for name in ("INPUT_FAIL_ON", "INPUT_COMMENT", "INPUT_ACCEPT_LABEL", "INPUT_PR_INFO", "GITHUB_TOKEN"):
-            monkeypatch.delenv(name, raising=False)
-        for key, value in {
-            "GITHUB_API_URL": fake.url,
-            "GITHUB_SERVER_URL": "https://github.example",
-            "GITHUB_REPOSITORY": fake.full_name,
-            "GITHUB_RUN_ID": "123456",
-            "GITHUB_OUTPUT": str(self.output),
-            "GITHUB_STEP_SUMMARY": str(self.summary),
-            "INPUT_GITHUB_TOKEN": ACTIONS_TOKEN,
-        }.items():
-            monkeypatch.setenv(key, value)
-
-    def event(self, name: str, payload: dict[str, Any], sha: str) -> None:
-        path = self.tmp / "event.json"
-        path.write_text(json.dumps(payload))
-        self.mp.setenv("GITHUB_EVENT_NAME", name)
-        self.mp.setenv("GITHUB_EVENT_PATH", str(path))
-        self.mp.setenv("GITHUB_SHA", sha)
-
-    def pull_request(self, *, labels: tuple[str, ...] = (), fork: str | None = None) -> None:
-        pull = self.fake.add_pull(PR, HEAD, BASE, labels=labels, fork=fork)
-        payload = {
-            "action": "synchronize",
-            "number": PR,
-            "pull_request": pull,
-            "repository": {"full_name": self.fake.full_name},
-        }
-        self.event("pull_request", payload, "d4" * 20)
-
-    def analysis(self, doc: dict[str, Any], name: str = "analysis.json") -> Path:
-        path = self.tmp / name
-        path.write_text(json.dumps(doc))
-        return path
-
-    def outputs(self) -> dict[str, str]:
-        lines = self.output.read_text().splitlines()
-        return dict(line.split("=", 1) for line in lines if "=" in line and "<<" not in line)
-
-    def publish(self, doc: dict[str, Any] | Path, *args: str) -> int:
-        path = doc if isinstance(doc, Path) else self.analysis(doc)
-        return main(["publish", "--analysis", str(path), *args])
+from tests.fakes.github_server import ACTIONS_TOKEN, READ_ONLY_TOKEN
+from tests.integration.publish_fixtures import BASE, HEAD, PR, PUSH_SHA, Job, workflow_run
 
 
 @pytest.fixture
 def default_job(tmp_path, monkeypatch, fake):
     """publish builds its client exactly as in production (request spacing, default retry)."""
-    return Job(tmp_path, monkeypatch, fake)
-
-
-@pytest.fixture
-def job(tmp_path, monkeypatch, fake):
-    # PyGithub's request spacing (1 s between writes) only slows these tests down; the client is
-    # otherwise the one publish builds (same factory, real PyGithub, real retry class).
-    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=5, backoff_factor=0.05))
-    monkeypatch.setattr(publish_module, "make_client", fast)
     return Job(tmp_path, monkeypatch, fake)
 
 
@@ -372,34 +295,9 @@ def test_events_without_a_pr_set_a_status_on_github_sha(job, fake, event):
     assert job.outputs()["decision"] == "fail"
 
 
-def _workflow_run(job: Job, pr_info: dict[str, Any] | None, *, fork: bool = True) -> Path | None:
-    head_repo = "outsider/widgets" if fork else job.fake.full_name
-    job.event(
-        "workflow_run",
-        {
-            "action": "completed",
-            "workflow_run": {
-                "id": 99,
-                "head_sha": HEAD,
-                "head_branch": "feature",
-                "event": "pull_request",
-                "conclusion": "success",
-                "pull_requests": [],
-                "head_repository": {"full_name": head_repo},
-            },
-        },
-        "e5" * 20,
-    )
-    if pr_info is None:
-        return None
-    path = job.tmp / "ordertrap-pr.json"
-    path.write_text(json.dumps(pr_info))
-    return path
-
-
 def test_workflow_run_publishes_on_the_pr_from_the_artifact(job, fake):
     fake.add_pull(PR, HEAD, BASE, fork="outsider/widgets")
-    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD, "base_sha": BASE})
+    info = workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD, "base_sha": BASE})
     assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 1
     assert len(fake.comments_on(PR)) == 1
     assert fake.statuses_for(HEAD)[-1]["state"] == "failure"  # on the PR head, not on GITHUB_SHA
@@ -408,7 +306,7 @@ def test_workflow_run_publishes_on_the_pr_from_the_artifact(job, fake):
 
 def test_workflow_run_rejects_a_pr_info_for_another_commit(job, fake, capsys):
     fake.add_pull(PR, HEAD, BASE, fork="outsider/widgets")
-    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": "f" * 40})
+    info = workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": "f" * 40})
     assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 2
     assert "tampered" in capsys.readouterr().err
     assert fake.comments_on(PR) == [] and fake.statuses_for(HEAD) == []
@@ -418,7 +316,7 @@ def test_workflow_run_refuses_a_pr_that_moved_on(job, fake, capsys):
     """The PR's head (from the API) is no longer the commit the run built: nothing is read from
     or published to the PR (the run of its new head publishes); summary and outputs say why."""
     fake.add_pull(PR, "9" * 40, BASE, labels=("perf-regression-accepted",), fork="outsider/widgets")
-    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD})
+    info = workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD})
     assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 2
     assert "has head 999999999999, not a1a1a1a1a1a1" in capsys.readouterr().err
     assert fake.comments_on(PR) == [] and fake.statuses_for(HEAD) == [] and fake.statuses_for("9" * 40) == []
@@ -428,7 +326,7 @@ def test_workflow_run_refuses_a_pr_that_moved_on(job, fake, capsys):
 
 
 def test_workflow_run_of_a_push_sets_only_a_status(job, fake):
-    _workflow_run(job, None, fork=False)
+    workflow_run(job, None, fork=False)
     assert job.publish(analyses.all_unchanged()) == 0
     assert fake.statuses_for(HEAD)[-1]["state"] == "success"
     assert fake.requests("POST", "/comments") == []

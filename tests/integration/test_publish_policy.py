@@ -5,31 +5,13 @@ through."""
 
 from __future__ import annotations
 
-import functools
 import json
 
 import numpy as np
-import pytest
 
 from gate.cli import main
-from gate.commands import publish as publish_module
-from gate.github.client import make_client, make_retry
-from tests.fakes.github_server import FakeGitHub
 from tests.fakes.trial_logs import csv_log, csv_row
-from tests.integration.test_publish import HEAD, PR, Job
-
-
-@pytest.fixture
-def fake():
-    with FakeGitHub() as server:
-        yield server
-
-
-@pytest.fixture
-def job(tmp_path, monkeypatch, fake):
-    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=5, backoff_factor=0.05))
-    monkeypatch.setattr(publish_module, "make_client", fast)
-    return Job(tmp_path, monkeypatch, fake)
+from tests.integration.publish_fixtures import HEAD, PR
 
 
 def _log(tmp_path, values: dict[tuple[str, str], list[float]]):

@@ -5,34 +5,21 @@ PR, and a failure is never turned green by another PR's run or by an older run o
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-from gate.commands import publish as publish_module
-from gate.github.client import make_client, make_retry
 from tests.fakes import analyses
 from tests.fakes.github_server import ACTIONS_TOKEN, FakeGitHub
-from tests.integration.test_publish import BASE, HEAD, Job
+from tests.integration.publish_fixtures import BASE, HEAD, Job
 
 TO_MAIN = 42
 TO_RELEASE = 43
 RELEASE_BASE = "e5" * 20
 
 
-@pytest.fixture
-def fake():
-    with FakeGitHub() as server:
-        yield server
-
-
-@pytest.fixture
-def job(tmp_path, monkeypatch, fake):
-    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=5, backoff_factor=0.05))
-    monkeypatch.setattr(publish_module, "make_client", fast)
+@pytest.fixture(autouse=True)
+def two_pulls_with_one_head(fake):
     fake.add_pull(TO_MAIN, HEAD, BASE)
     fake.add_pull(TO_RELEASE, HEAD, RELEASE_BASE, head_ref="feature")
-    return Job(tmp_path, monkeypatch, fake)
 
 
 def _run(job: Job, number: int, run_id: int, doc: dict) -> int:

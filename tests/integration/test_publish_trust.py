@@ -4,34 +4,18 @@ PyGithub client against the fake GitHub server (tests/fakes/github_server.py).""
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
 import pytest
 
-from gate.commands import publish as publish_module
-from gate.github.client import make_client, make_retry
 from tests.fakes import analyses
-from tests.fakes.github_server import READ_ONLY_TOKEN, FakeGitHub
-from tests.integration.test_publish import BASE, HEAD, PR, Job, _workflow_run
+from tests.fakes.github_server import READ_ONLY_TOKEN
+from tests.integration.publish_fixtures import BASE, HEAD, PR, workflow_run
 
 ACCEPT = "perf-regression-accepted"
 VICTIM = 43  # someone else's PR, labelled to accept its own regression
 VICTIM_HEAD = "7e" * 20
-
-
-@pytest.fixture
-def fake():
-    with FakeGitHub() as server:
-        yield server
-
-
-@pytest.fixture
-def job(tmp_path, monkeypatch, fake):
-    fast = functools.partial(make_client, throttle=False, retry=make_retry(total=2, backoff_factor=0.01))
-    monkeypatch.setattr(publish_module, "make_client", fast)
-    return Job(tmp_path, monkeypatch, fake)
 
 
 # ---- workflow_run: the PR named by ordertrap-pr.json ---------------------------------------------
@@ -43,7 +27,7 @@ def test_a_pr_info_naming_another_pr_borrows_nothing_from_it(job, fake, capsys):
     published to either PR."""
     fake.add_pull(PR, HEAD, BASE, fork="outsider/widgets")  # the fork's own PR, at the run's head
     fake.add_pull(VICTIM, VICTIM_HEAD, BASE, labels=(ACCEPT,))
-    info = _workflow_run(job, {"schema_version": 1, "pr_number": VICTIM, "head_sha": HEAD})
+    info = workflow_run(job, {"schema_version": 1, "pr_number": VICTIM, "head_sha": HEAD})
     assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 2
     err = capsys.readouterr().err
     assert f"PR #{VICTIM} named by the PR info file has head {VICTIM_HEAD[:12]}, not {HEAD[:12]}" in err
@@ -57,7 +41,7 @@ def test_a_pr_info_naming_another_pr_borrows_nothing_from_it(job, fake, capsys):
 
 
 def test_a_pr_the_api_cannot_show_is_refused_before_anything_is_published(job, fake, capsys):
-    info = _workflow_run(job, {"schema_version": 1, "pr_number": 999, "head_sha": HEAD})
+    info = workflow_run(job, {"schema_version": 1, "pr_number": 999, "head_sha": HEAD})
     assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 2
     assert "cannot read PR #999 named by the PR info file: 404" in capsys.readouterr().err
     assert fake.statuses_for(HEAD) == [] and fake.requests("GET", "/issues/") == []
@@ -66,7 +50,7 @@ def test_a_pr_the_api_cannot_show_is_refused_before_anything_is_published(job, f
 
 def test_a_verified_pr_gets_the_verdict_and_its_label_applies(job, fake):
     fake.add_pull(PR, HEAD, BASE, labels=(ACCEPT,), fork="outsider/widgets")
-    info = _workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD})
+    info = workflow_run(job, {"schema_version": 1, "pr_number": PR, "head_sha": HEAD})
     assert job.publish(analyses.mixed(), "--pr-info", str(info)) == 0
     assert fake.statuses_for(HEAD)[-1]["state"] == "success" and len(fake.comments_on(PR)) == 1
     pulls = fake.requests("GET", f"/pulls/{PR}")
@@ -90,7 +74,7 @@ def test_a_verified_pr_gets_the_verdict_and_its_label_applies(job, fake):
 )
 def test_a_malformed_pr_info_is_a_clear_error(job, fake, capsys, text, expected):
     fake.add_pull(PR, HEAD, BASE, labels=(ACCEPT,), fork="outsider/widgets")
-    _workflow_run(job, None)
+    workflow_run(job, None)
     path = job.tmp / "ordertrap-pr.json"
     path.write_text(text.replace("%s", HEAD))
     assert job.publish(analyses.mixed(), "--pr-info", str(path)) == 2

@@ -13,7 +13,8 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
-from gate.engine.process import SubprocessRunner, _boot_ticks, reap_leftover
+from gate.engine.leftover import boot_ticks, reap_leftover
+from gate.engine.process import SubprocessRunner
 
 
 def _alive(pid: int) -> bool:
@@ -184,7 +185,7 @@ def test_a_spawning_record_kills_only_the_group_that_holds_its_pipes(tmp_path: P
     out.mkdir()
     elder = subprocess.Popen(["sleep", "60"], cwd=tmp_path, process_group=0)  # an older group
     time.sleep(0.05)  # > 1 clock tick: the spawn window opens after elder started
-    since = int(_boot_ticks()) - 1
+    since = int(boot_ticks()) - 1
     ours_r, ours_w = os.pipe()
     joined_r, joined_w = os.pipe()
     procs = [elder]

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import gate
 from gate.engine import sandbox
-from gate.engine.process import SubprocessRunner, reap_leftover
+from gate.engine.leftover import reap_leftover
+from gate.engine.process import SubprocessRunner
 from tests.conftest import REPO_ROOT, require_tool
 from tests.integration.test_run_cli import make_repo
 
