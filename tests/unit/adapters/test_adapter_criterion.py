@@ -177,7 +177,7 @@ def test_criterion_0_3_lists_bench_and_gets_an_anchored_regex(tmp_path: Path) ->
     assert argv[-4:] == ["--warm-up-time", "1", "--measurement-time", "2.5"]
 
 
-# What cargo 1.9x printed on this machine for a crate missing from ~/.cargo/registry: with
+# What cargo 1.95 printed on this machine for a crate missing from ~/.cargo/registry: with
 # ~/.cargo bound read-only (the sandbox's default), and with no network (a pull request's event)
 READ_ONLY_REGISTRY = """ Downloading crates ...
   Downloaded itoa v1.0.1
