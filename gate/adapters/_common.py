@@ -15,6 +15,7 @@ import math
 import os
 import re
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -459,39 +460,81 @@ class StepProgress:
     ``interval`` seconds, so a build printing thousands of lines shows a few — and its time at the
     end. Pass it as the runner's ``progress``. The lines are the build's untrusted output: shown
     with control characters made visible, on one line each, cut to 160 characters (on GitHub
-    Actions every line also goes through the gate's inert output: no workflow command)."""
+    Actions every line also goes through the gate's inert output: no workflow command).
+
+    A step can be silent for many minutes (rustc compiling one large bench target prints nothing
+    after cargo's last ``Compiling`` line): once the runner has passed output, a watcher thread
+    shows a line held back by ``interval`` when nothing follows it, and after ``quiet`` seconds
+    without a line says the step still runs and for how long it printed nothing, until ``done``."""
 
     def __init__(
         self,
         what: str,
         *,
         interval: float = 5.0,
+        quiet: float = 60.0,
         hide: Callable[[str], bool] = lambda line: False,
         stream: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.what, self.interval, self.hide, self.clock = what, interval, hide, clock
+        self.what, self.interval, self.quiet, self.hide, self.clock = what, interval, quiet, hide, clock
         self.stream = stream
         self._partial = ""
         self._start = clock()
         self._last_shown = -math.inf
+        self._latest = ""  # the latest complete line, shown or held back
+        self._latest_at = self._start
+        self._held = False  # _latest was held back by the interval
+        self._lock = threading.Lock()  # the runner's thread and the watcher both print
+        self._finished = threading.Event()
+        self._watcher: threading.Thread | None = None
         self.shown = 0
         self._say(f"{what} …")
 
     def _say(self, text: str) -> None:
         print(f"ordertrap-gate run: {text}", file=self.stream or sys.stderr, flush=True)
 
+    def _show(self, line: str, now: float) -> None:
+        self._last_shown = now
+        self.shown += 1
+        line = show_controls_on_one_line(line)
+        line = line if len(line) <= 160 else line[:157] + "..."
+        self._say(f"  {self.what} [{now - self._start:.0f} s]: {line}")
+
     def __call__(self, chunk: str) -> None:
-        lines = re.split(r"[\r\n]", self._partial + chunk)
-        self._partial = lines.pop()[-4096:]  # the start of a line still being written
-        complete = [ln.strip() for ln in lines if ln.strip() and not self.hide(ln.strip())]
-        now = self.clock()
-        if complete and now - self._last_shown >= self.interval:
-            self._last_shown = now
-            self.shown += 1
-            line = show_controls_on_one_line(complete[-1])
-            line = line if len(line) <= 160 else line[:157] + "..."
-            self._say(f"  {self.what} [{now - self._start:.0f} s]: {line}")
+        with self._lock:
+            lines = re.split(r"[\r\n]", self._partial + chunk)
+            self._partial = lines.pop()[-4096:]  # the start of a line still being written
+            complete = [ln.strip() for ln in lines if ln.strip() and not self.hide(ln.strip())]
+            now = self.clock()
+            if complete:
+                self._latest, self._latest_at, self._held = complete[-1], now, True
+            if complete and now - self._last_shown >= self.interval:
+                self._show(complete[-1], now)
+                self._held = False
+        if self._watcher is None and not self._finished.is_set():
+            self._watcher = threading.Thread(target=self._watch, name="step-progress", daemon=True)
+            self._watcher.start()
+
+    def _watch(self) -> None:
+        while not self._finished.wait(min(self.interval, self.quiet)):
+            self.tick()
+
+    def tick(self) -> None:
+        """What the watcher does every few seconds while the step runs (see the class)."""
+        with self._lock:
+            if self._finished.is_set():
+                return
+            now = self.clock()
+            if self._held and now - self._last_shown >= self.interval:
+                self._show(self._latest, now)
+                self._held = False
+            elif now - self._last_shown >= self.quiet:
+                silent = now - max(self._latest_at, self._start)
+                last = f"; last: {self._latest}" if self._latest else ""
+                self._show(f"still running, no output for {silent:.0f} s{last}", now)
 
     def done(self, outcome: str = "done") -> None:
+        with self._lock:
+            self._finished.set()
         self._say(f"{self.what}: {outcome} in {self.clock() - self._start:.1f} s")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -56,6 +57,18 @@ from gate.files import bounded
 from gate.model import TrialStatus
 
 MIN_SAMPLES = 10  # Criterion.rs: "Sample size must be at least 10"
+# cargo could not fetch a crate: the sandbox keeps ~/.cargo read-only ("failed to open
+# `~/.cargo/registry/cache/.../x.crate`", os error 30) and has no network on a pull request's event
+_CRATES_UNREACHABLE = re.compile(
+    r"failed to open `[^`]*/registry/cache/|Couldn't resolve host|failed to download"
+    r"|spurious network error|Unable to update registry|failed to get `[^`]+` as a dependency"
+)
+CRATES_FIX = (
+    'add [suite] caches = ["~/.cargo/registry"] (the sandbox keeps ~/.cargo read-only, so cargo cannot '
+    "store the crates it downloads); on a pull request's event the sandbox has no network either: run "
+    "`cargo fetch` in the runner's checkout before the run, or set [suite] network = true "
+    '(docs/frameworks.md "[criterion]")'
+)
 # `--list` prints "ID: benchmark" (0.4 and later) or "ID: bench" (0.3, libtest's wording)
 _LISTED = (": benchmark", ": bench")
 
@@ -137,8 +150,11 @@ class CriterionAdapter:
         if result.returncode != 0 or result.timed_out:
             raise RunError(
                 f"`cargo bench --no-run` failed in {version.name}: {_last_error(result.stdout, result.stderr)}",
-                "run `cargo bench --no-run` in the worktree (OUT/worktrees/...) to see the whole output; "
-                "check [criterion] package/bench/cargo_args",
+                _fix_for(
+                    result.stderr,
+                    "run `cargo bench --no-run` in the worktree (OUT/worktrees/...) to see the whole output; "
+                    "check [criterion] package/bench/cargo_args",
+                ),
             )
         found = bench_executables(result.stdout)
         if s["bench"]:
@@ -203,7 +219,10 @@ class CriterionAdapter:
             raise RunError(
                 f"`cargo clean` of the workspace packages in the shared target directory {target} failed in "
                 f"{version.name}: {_last_error(result.stdout, result.stderr)}",
-                "give each worktree its own target directory (unset CARGO_TARGET_DIR) or fix the error above",
+                _fix_for(
+                    result.stderr,
+                    "give each worktree its own target directory (unset CARGO_TARGET_DIR) or fix the error above",
+                ),
             )
 
     def discover(
@@ -283,6 +302,12 @@ def _ran_any(output: str) -> bool:
 
 def _last_error(stdout: str, stderr: str) -> str:
     return telling_line(stderr or stdout)
+
+
+def _fix_for(stderr: str, otherwise: str) -> str:
+    """The fix for a failed cargo call: the crates' download when that is what failed (``cargo
+    clean -p`` resolves the dependency graph too, so it fails the same way before any build)."""
+    return CRATES_FIX if _CRATES_UNREACHABLE.search(stderr) else otherwise
 
 
 def bench_executables(stdout: str) -> dict[str, str]:

@@ -83,7 +83,7 @@ from typing import Any
 
 import gate
 from gate.engine import seccomp
-from gate.errors import RunError
+from gate.errors import ConfigError, RunError
 from gate.host import programs, worktree
 from gate.warning_codes import WarningCode
 
@@ -392,6 +392,17 @@ def plan(
     temp = [Path(p) for p in ("/tmp", "/var/tmp") if os.path.isdir(p)]
     temp.append(Path(tempfile.gettempdir()))
     writable = [expand(c, home) for c in caches]
+    for cache in writable:
+        # a missing place would be left out of the binds (nothing to bind), and the build would
+        # then write the read-only toolchain directory above it (~/.cargo for ~/.cargo/registry)
+        # or a private $HOME that is not kept: made empty here, as the tool would make it
+        try:
+            cache.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"[suite] caches: cannot create {cache}: {exc.strerror}",
+                "create the directory (writable by the runner's user) or remove it from [suite] caches",
+            ) from exc
     read_only = [*toolchains(env, toolchain_dirs), *gate_files(), out, repo]
     git_dir = _git_dir(repo)
     if git_dir is not None:

@@ -236,3 +236,26 @@ def test_a_unix_socket_behind_a_read_only_bind_cannot_be_connected_unless_base_a
     for values in walls.values():  # the timing marks (a socketpair made outside) still work
         assert len(values) == 2 and all(0 < v < 5 for v in values)
     assert metas[False]["unix_sockets"] is False and metas[True]["unix_sockets"] is True
+
+
+def test_a_cache_that_does_not_exist_yet_is_made_and_bound_writable(tmp_path):
+    """`caches = ["~/.cargo/registry"]` on a runner where cargo never downloaded anything: left out
+    of the binds, cargo would write into the read-only ~/.cargo and fail."""
+    bwrap = require_tool("bwrap")
+    home = tmp_path / "home"
+    (home / ".cargo").mkdir(parents=True)
+    planned = sandbox.plan(
+        repo=REPO_ROOT,
+        out=tmp_path / "out",
+        versions=[],
+        bwrap=bwrap,
+        env={"HOME": str(home), "PATH": os.environ["PATH"]},
+        caches=["~/.cargo/registry"],
+    )  # ~/.cargo itself is a toolchain home: read-only
+    registry = home / ".cargo" / "registry"
+    work = tmp_path / "work"
+    work.mkdir()
+    argv = ["/bin/sh", "-c", f"echo crate > {registry}/x.crate && echo written"]
+    result = SubprocessRunner(sandbox=planned)(argv, cwd=work, timeout=60)
+    assert result.stdout.strip() == "written", result.stderr
+    assert (registry / "x.crate").read_text() == "crate\n"

@@ -11,7 +11,7 @@ import pytest
 
 from gate.adapters.base import BenchmarkSpec, ProcessResult, TrialFailure
 from gate.adapters.criterion import CriterionAdapter
-from gate.errors import ConfigError
+from gate.errors import ConfigError, RunError
 from gate.model import TrialStatus
 from tests.fakes.process_runner import Call, FakeRunner, Responder, failed, ok
 from tests.unit.adapters.test_adapter_argv_and_output import TESTDATA, request, version
@@ -175,3 +175,44 @@ def test_criterion_0_3_lists_bench_and_gets_an_anchored_regex(tmp_path: Path) ->
     assert argv[1:4] == ["--bench", "^req/req$", "--noplot"]
     # Criterion 0.3 parses these as integers: whole seconds are written without ".0"
     assert argv[-4:] == ["--warm-up-time", "1", "--measurement-time", "2.5"]
+
+
+# What cargo 1.95 printed on this machine for a crate missing from ~/.cargo/registry: with
+# ~/.cargo bound read-only (the sandbox's default), and with no network (a pull request's event)
+READ_ONLY_REGISTRY = """ Downloading crates ...
+  Downloaded itoa v1.0.1
+error: failed to open `/root/.cargo/registry/cache/index.crates.io-1949cf8c6b5b557f/itoa-1.0.1.crate`
+
+Caused by:
+  Read-only file system (os error 30)
+"""
+NO_NETWORK = """warning: spurious network error (1 try remaining): [6] Could not resolve hostname (Could not resolve host: index.crates.io)
+error: failed to get `itoa` as a dependency of package `tiny v0.1.0 (/tmp/tiny)`
+
+Caused by:
+  failed to download from `https://index.crates.io/config.json`
+"""
+
+
+@pytest.mark.parametrize("stderr", [READ_ONLY_REGISTRY, NO_NETWORK], ids=["read-only", "no-network"])
+def test_crates_the_sandboxed_build_cannot_download_name_the_registry_cache_as_the_fix(
+    tmp_path: Path, stderr: str
+) -> None:
+    ctx = version(tmp_path)
+    with pytest.raises(RunError) as err:  # the build of a first run on a fresh runner
+        CriterionAdapter().discover(ctx, FakeRunner([ok(metadata(ctx.workdir)), failed(101, stderr)]), {})
+    assert "failed to" in str(err.value) and 'caches = ["~/.cargo/registry"]' in err.value.fix
+    assert "cargo fetch" in err.value.fix and "network = true" in err.value.fix
+    with pytest.raises(RunError) as err:  # `cargo clean -p` of a shared target resolves the crates too
+        CriterionAdapter().discover(
+            ctx, FakeRunner([ok(metadata(tmp_path / "shared")), failed(101, stderr)]), {}
+        )
+    assert "cargo clean" in str(err.value) and 'caches = ["~/.cargo/registry"]' in err.value.fix
+
+    # a compile error keeps the fix that points at cargo's whole output
+    compile_error = "error[E0425]: cannot find value `x` in this scope\n --> benches/b.rs:3:5\n"
+    with pytest.raises(RunError) as err:
+        CriterionAdapter().discover(
+            ctx, FakeRunner([ok(metadata(ctx.workdir)), failed(101, compile_error)]), {}
+        )
+    assert "cargo bench --no-run" in err.value.fix and "caches" not in err.value.fix

@@ -72,3 +72,42 @@ def test_the_criterion_build_says_it_builds_and_shows_cargo_but_not_its_json(
     assert "building the criterion benchmarks of base (cargo bench --no-run) …" in err
     assert "Compiling sumcrate v0.1.0" in err and "compiler-artifact" not in err
     assert "building the criterion benchmarks of base (cargo bench --no-run): built in" in err
+
+
+def test_a_silent_step_shows_the_line_held_back_then_says_it_still_runs() -> None:
+    """rustc compiling a large bench target prints nothing for minutes after cargo's last line."""
+    out, clock = io.StringIO(), Clock()
+    step = StepProgress("building base", interval=5.0, quiet=60.0, stream=out, clock=clock)
+    step("   Compiling rand v0.8\n")
+    clock.now += 1
+    step("   Compiling itertools v0.12.1 (/wt)\n")  # held back: within 5 s of the last shown line
+    clock.now += 5
+    step.tick()  # nothing followed it: shown now
+    clock.now += 30
+    step.tick()  # quiet for less than 60 s: nothing
+    clock.now += 30
+    step.tick()
+    clock.now += 60
+    step.tick()
+    step.done("built")
+    step.tick()  # after done, never a line
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "ordertrap-gate run: building base …",
+        "ordertrap-gate run:   building base [0 s]: Compiling rand v0.8",
+        "ordertrap-gate run:   building base [6 s]: Compiling itertools v0.12.1 (/wt)",
+        "ordertrap-gate run:   building base [66 s]: still running, no output for 65 s; last: Compiling itertools v0.12.1 (/wt)",
+        "ordertrap-gate run:   building base [126 s]: still running, no output for 125 s; last: Compiling itertools v0.12.1 (/wt)",
+        "ordertrap-gate run: building base: built in 126.0 s",
+    ]
+
+
+def test_the_watcher_speaks_while_a_real_process_is_silent(tmp_path: Path) -> None:
+    out = io.StringIO()
+    step = StepProgress("building base", interval=0.05, quiet=0.2, stream=out)
+    result = SubprocessRunner()(
+        ["/bin/sh", "-c", "echo Compiling x >&2; sleep 2"], cwd=tmp_path, timeout=60, progress=step
+    )
+    step.done("built")
+    assert result.returncode == 0
+    assert "still running, no output for" in out.getvalue()
