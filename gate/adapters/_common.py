@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -463,9 +464,11 @@ class StepProgress:
     Actions every line also goes through the gate's inert output: no workflow command).
 
     A step can be silent for many minutes (rustc compiling one large bench target prints nothing
-    after cargo's last ``Compiling`` line): once the runner has passed output, a watcher thread
-    shows a line held back by ``interval`` when nothing follows it, and after ``quiet`` seconds
-    without a line says the step still runs and for how long it printed nothing, until ``done``."""
+    after cargo's last ``Compiling`` line; ``mvn -q`` prints nothing while it downloads): a watcher
+    thread shows a line held back by ``interval`` when nothing follows it, and after ``quiet``
+    seconds without a line says the step still runs and for how long it printed nothing, until
+    ``done`` — or until the step is dropped without it (an exception), as the watcher holds it
+    only weakly."""
 
     def __init__(
         self,
@@ -487,9 +490,14 @@ class StepProgress:
         self._held = False  # _latest was held back by the interval
         self._lock = threading.Lock()  # the runner's thread and the watcher both print
         self._finished = threading.Event()
-        self._watcher: threading.Thread | None = None
         self.shown = 0
         self._say(f"{what} …")
+        threading.Thread(
+            target=_watch_step,
+            args=(weakref.ref(self), self._finished),
+            name=f"step-progress: {what}",
+            daemon=True,
+        ).start()
 
     def _say(self, text: str) -> None:
         print(f"ordertrap-gate run: {text}", file=self.stream or sys.stderr, flush=True)
@@ -512,13 +520,6 @@ class StepProgress:
             if complete and now - self._last_shown >= self.interval:
                 self._show(complete[-1], now)
                 self._held = False
-        if self._watcher is None and not self._finished.is_set():
-            self._watcher = threading.Thread(target=self._watch, name="step-progress", daemon=True)
-            self._watcher.start()
-
-    def _watch(self) -> None:
-        while not self._finished.wait(min(self.interval, self.quiet)):
-            self.tick()
 
     def tick(self) -> None:
         """What the watcher does every few seconds while the step runs (see the class)."""
@@ -538,3 +539,20 @@ class StepProgress:
         with self._lock:
             self._finished.set()
         self._say(f"{self.what}: {outcome} in {self.clock() - self._start:.1f} s")
+
+
+def _watch_step(step: weakref.ref[StepProgress], finished: threading.Event) -> None:
+    """The watcher of one step: ticks it every few seconds until it is done or gone."""
+    while True:
+        current = step()
+        if current is None:
+            return
+        wait = min(current.interval, current.quiet)
+        del current  # not kept alive while waiting
+        if finished.wait(wait):
+            return
+        current = step()
+        if current is None:
+            return
+        current.tick()
+        del current

@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import tempfile
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -211,6 +212,7 @@ class CriterionAdapter:
             )
         if target.resolve().is_relative_to(version.workdir.resolve()) or not packages:
             return
+        require_shared_target(target, version, run)
         argv = [*version.prefix, s["cargo"], "clean", "--profile", "bench"]
         for package in packages:
             argv += ["--package", package]
@@ -298,6 +300,33 @@ def _fresh_home(version: VersionContext) -> Path:
 
 def _ran_any(output: str) -> bool:
     return any(line.startswith("Benchmarking ") for line in output.splitlines())
+
+
+def require_shared_target(target: Path, version: VersionContext, run: ProcessRunner) -> None:
+    """Refuse, before a build of many minutes, a target directory the gate would not find the bench
+    executable in: the sandbox gives each version its own ``$HOME`` and ``/tmp``, so a
+    ``CARGO_TARGET_DIR`` there is a private one per version (the gate outside reads the real
+    place), and keeps the rest read-only unless ``[suite] caches`` binds it. A probe file written
+    there by the runner (inside the sandbox, if any) must be visible here."""
+    probe = target / f".ordertrap-probe-{uuid.uuid4().hex}"
+    made = run(
+        [*version.prefix, "/bin/sh", "-c", 'mkdir -p "$1" && : > "$2"', "sh", str(target), str(probe)],
+        cwd=version.workdir,
+        timeout=60,
+    )
+    seen = probe.is_file()
+    probe.unlink(missing_ok=True)
+    if seen:
+        return
+    where = (
+        "cannot be written" if made.returncode != 0 else "is private to each version (under $HOME or /tmp)"
+    )
+    raise RunError(
+        f"the cargo target directory {target} (CARGO_TARGET_DIR or build.target-dir) {where} in the "
+        f"sandbox of {version.name}: the gate could not read the bench executable built there",
+        f'list it in [suite] caches = ["{target}"] to share it between base and head (trusted versions '
+        'only, docs/frameworks.md "[criterion]"), or unset CARGO_TARGET_DIR',
+    )
 
 
 def _last_error(stdout: str, stderr: str) -> str:

@@ -14,6 +14,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from gate.engine import sandbox
 from gate.engine.process import SubprocessRunner
 from tests.conftest import REPO_ROOT, require_tool
@@ -56,6 +58,8 @@ def _values(out: Path) -> dict[str, list[float]]:
 SHARED = r"""
 import os
 from pathlib import Path
+
+import pytest
 
 places = [Path("/tmp/ordertrap-shared-value"), Path(os.environ["HOME"]) / "ordertrap-shared-value"]
 found = [int(p.read_text()) for p in places if p.exists()]
@@ -259,3 +263,29 @@ def test_a_cache_that_does_not_exist_yet_is_made_and_bound_writable(tmp_path):
     result = SubprocessRunner(sandbox=planned)(argv, cwd=work, timeout=60)
     assert result.stdout.strip() == "written", result.stderr
     assert (registry / "x.crate").read_text() == "crate\n"
+
+
+def test_a_cargo_target_directory_under_tmp_is_refused_unless_it_is_a_cache(tmp_path):
+    """CARGO_TARGET_DIR=/tmp/x "shared by base and head" is, in the sandbox, one private /tmp/x per
+    version: the gate would look for the bench executable at the real /tmp/x after the build."""
+    from gate.adapters.base import VersionContext
+    from gate.adapters.criterion import require_shared_target
+    from gate.errors import RunError
+
+    bwrap = require_tool("bwrap")
+    worktree, scratch, target = tmp_path / "wt", tmp_path / "scratch", tmp_path / "cargo-target"
+    worktree.mkdir()
+    scratch.mkdir()
+    version = VersionContext(name="base", workdir=worktree, scratch=scratch)
+    for caches, shared in (([], False), ([str(target)], True)):
+        planned = sandbox.plan(
+            repo=REPO_ROOT, out=tmp_path / "out", versions=[(worktree, scratch)], bwrap=bwrap, caches=caches
+        )
+        runner = SubprocessRunner(sandbox=planned)
+        if shared:
+            require_shared_target(target, version, runner)
+            assert list(target.iterdir()) == []  # the probe is gone
+        else:
+            with pytest.raises(RunError) as err:
+                require_shared_target(target, version, runner)
+            assert "private to each version" in str(err.value) and "[suite] caches" in err.value.fix

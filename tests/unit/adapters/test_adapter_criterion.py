@@ -90,12 +90,21 @@ def test_build_once_per_worktree_and_the_trial_runs_the_copied_executable(tmp_pa
     assert [p.is_file() for p in ctx.scratch.iterdir()] == [True]  # CRITERION_HOME removed
 
 
+def writes_probe(call: Call) -> ProcessResult:
+    """The probe of a shared target directory, run where the gate sees its files (no sandbox)."""
+    probe = Path(call.argv[-1])
+    probe.parent.mkdir(parents=True, exist_ok=True)
+    probe.touch()
+    return ok()
+
+
 def test_a_shared_target_directory_cleans_the_workspace_packages_first(tmp_path: Path) -> None:
     exe = built(tmp_path)
     ctx = version(tmp_path)
     runner = FakeRunner(
         [
             ok(metadata(tmp_path / "shared")),
+            writes_probe,
             ok(),
             ok(cargo_messages({"sums": str(exe)})),
             ok(HELP_08),
@@ -103,9 +112,25 @@ def test_a_shared_target_directory_cleans_the_workspace_packages_first(tmp_path:
         ]
     )
     CriterionAdapter().discover(ctx, runner, {})
-    assert runner.calls[1].argv == [
+    assert runner.calls[2].argv == [
         "cargo", "clean", "--profile", "bench", "--package", "sumcrate", "--package", "util"
     ]  # fmt: skip
+    assert list((tmp_path / "shared").iterdir()) == []  # the probe is gone
+
+
+def test_a_target_directory_the_gate_cannot_see_is_refused_before_the_build(tmp_path: Path) -> None:
+    """CARGO_TARGET_DIR under /tmp or $HOME is private to each version in the sandbox: the probe
+    written there is not where the gate looks, and the build of many minutes never starts."""
+    ctx = version(tmp_path)
+    runner = FakeRunner([ok(metadata(tmp_path / "shared")), ok()])  # wrote elsewhere
+    with pytest.raises(RunError) as err:
+        CriterionAdapter().discover(ctx, runner, {})
+    assert "private to each version" in str(err.value) and len(runner.calls) == 2
+    assert f'caches = ["{tmp_path / "shared"}"]' in err.value.fix
+    runner = FakeRunner([ok(metadata(tmp_path / "shared")), failed(1, "mkdir: Read-only file system")])
+    with pytest.raises(RunError) as err:
+        CriterionAdapter().discover(ctx, runner, {})
+    assert "cannot be written" in str(err.value) and "[suite] caches" in err.value.fix
 
 
 def test_missing_benchmark_is_skipped_and_silence_after_running_is_invalid(tmp_path: Path) -> None:
@@ -205,7 +230,7 @@ def test_crates_the_sandboxed_build_cannot_download_name_the_registry_cache_as_t
     assert "cargo fetch" in err.value.fix and "network = true" in err.value.fix
     with pytest.raises(RunError) as err:  # `cargo clean -p` of a shared target resolves the crates too
         CriterionAdapter().discover(
-            ctx, FakeRunner([ok(metadata(tmp_path / "shared")), failed(101, stderr)]), {}
+            ctx, FakeRunner([ok(metadata(tmp_path / "shared")), writes_probe, failed(101, stderr)]), {}
         )
     assert "cargo clean" in str(err.value) and 'caches = ["~/.cargo/registry"]' in err.value.fix
 

@@ -4,6 +4,8 @@ the step's own output while it runs (throttled), and their time at the end."""
 from __future__ import annotations
 
 import io
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -111,3 +113,26 @@ def test_the_watcher_speaks_while_a_real_process_is_silent(tmp_path: Path) -> No
     step.done("built")
     assert result.returncode == 0
     assert "still running, no output for" in out.getvalue()
+
+
+def test_a_step_with_no_output_at_all_still_says_it_runs(tmp_path: Path) -> None:
+    """`mvn -q` prints nothing while it downloads and compiles."""
+    out = io.StringIO()
+    step = StepProgress("building base", interval=0.05, quiet=0.2, stream=out)
+    SubprocessRunner()(["/bin/sh", "-c", "sleep 2"], cwd=tmp_path, timeout=60, progress=step)
+    step.done("built")
+    assert "still running, no output for" in out.getvalue()
+
+
+def test_a_step_dropped_without_done_stops_its_watcher() -> None:
+    """Discovery that raises never calls done: the watcher must not speak for the rest of the run."""
+    step = StepProgress("finding dropped", interval=0.05, quiet=0.1, stream=io.StringIO())
+    del step
+
+    def watching() -> bool:
+        return any(t.name == "step-progress: finding dropped" for t in threading.enumerate())
+
+    deadline = time.monotonic() + 30
+    while watching() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not watching()
