@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from gate import action_entrypoint as entrypoint
+from gate.action import entrypoint
 from gate.commands import publish as publish_module
 from tests.fakes.github_server import ACTIONS_TOKEN
 from tests.integration.publish_fixtures import BASE, HEAD, PR, Job, workflow_run
