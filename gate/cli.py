@@ -59,7 +59,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     # the steps the GitHub actions and example workflows run (action.yml, guard/, run/, examples/)
     (
         "action",
-        "gate.action_entrypoint",
+        "gate.action.entrypoint",
         "the Docker action (action.yml): analyze the trial logs, write the HTML report, publish; inputs from INPUT_*",
     ),
     (

@@ -43,10 +43,8 @@ TRIAL_COLUMNS: Final[tuple[str, ...]] = (
     "started_at",
     "elapsed_s",
     "config",
-    "round",  # 0 = planned, k = follow-up round k; schema-1 logs lack it (read as 0)
+    "round",  # 0 = planned, k = follow-up round k (schema 2; a log of `run` without it is refused)
 )
-# The columns of a schema-1 log: readers accept them too.
-TRIAL_COLUMNS_V1: Final[tuple[str, ...]] = TRIAL_COLUMNS[:-1]
 
 # The level columns of the gate's own trial logs, outermost first (µOpTime: suite runs ×
 # iterations × measurements; the Go data set calls the innermost level ``second``).

@@ -6,9 +6,6 @@ before this enum existed read the same. Each member carries its :class:`WarningC
 comment, the job summary and the HTML report group warnings by it (gate/render/view.py), and a
 new code cannot be written without one. Only the host checks of gate/engine/environment.py are
 ``machine``: a data or log problem filed there would send the reader to the wrong place.
-
-Older files spelled two codes with hyphens (``full-too-small``, ``cut-off-row``); they are read
-as the one spelling written now (:func:`canonical`).
 """
 
 from __future__ import annotations
@@ -139,22 +136,9 @@ class WarningCode(StrEnum):
 
 
 _BY_VALUE: dict[str, WarningCode] = {m.value: m for m in WarningCode}
-# Spellings written by older versions, read as today's code.
-OLD_SPELLINGS: dict[str, WarningCode] = {
-    "full-too-small": WarningCode.FULL_TOO_SMALL,
-    "cut-off-row": WarningCode.CUT_OFF_ROW,
-}
 
 
 def lookup(code: str) -> WarningCode | None:
-    """The member for ``code`` as found in a file (today's or an old spelling; surrounding space
-    and case ignored), or None for a code the gate does not write."""
-    c = code.strip().lower()
-    return _BY_VALUE.get(c) or OLD_SPELLINGS.get(c)
-
-
-def canonical(code: str) -> str:
-    """``code`` as written today: an old spelling becomes the current one; anything else is
-    returned unchanged (an unknown code from another tool stays what it was)."""
-    member = OLD_SPELLINGS.get(code.strip().lower())
-    return member.value if member is not None else code
+    """The member for ``code`` as found in a file (surrounding space and case ignored), or None
+    for a code the gate does not write (another tool's, shown as it is)."""
+    return _BY_VALUE.get(code.strip().lower())

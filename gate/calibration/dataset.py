@@ -31,7 +31,7 @@ from gate.files.trial_log import (
     parse_statuses,
     read_rows,
 )
-from gate.model import LEVELS, TRIAL_COLUMNS_V1, TrialStatus, warning
+from gate.model import LEVELS, TRIAL_COLUMNS, TrialStatus, warning
 from gate.stats.stability import FloatArray
 from gate.warning_codes import WarningCode
 
@@ -124,7 +124,7 @@ def normalise(raw: pd.DataFrame, levels: Sequence[str] | None = None, value: str
     warnings: list[dict[str, str]] = list(raw.attrs.get("warnings", []))
     paths = [str(p) for p in raw.attrs.get("paths", [])]
     failed: pd.DataFrame | None = None
-    is_log = set(TRIAL_COLUMNS_V1).issubset(raw.columns)
+    is_log = set(TRIAL_COLUMNS).issubset(raw.columns)
     levels = tuple(levels) if levels else LEVELS
     value = value or "value"
     needed = ["benchmark", *levels, value]

@@ -1,7 +1,7 @@
 """One module per subcommand; see :mod:`gate.cli` for the protocol.
 
 :func:`call_verb` is where a :class:`~gate.errors.GateError` becomes a message and an exit code:
-the CLI runs every subcommand through it, and the actions (gate/action/, gate/action_entrypoint.py)
+the CLI runs every subcommand through it, and the actions (gate/action/)
 run the verbs' keyword cores through it, so a verb fails the same way whoever calls it.
 """
 

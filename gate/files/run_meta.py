@@ -11,10 +11,10 @@ What a reader can rely on: every field exists with its documented type (absent o
 have the empty value: ``None``, ``{}`` or ``()``), ``full`` and ``benchmark_configs`` carry the
 level names of ``run`` (``suite_run``, ``iteration``, ``measurement``), ``adaptive`` is an
 :class:`AdaptiveRecord` whose every part was checked (a lenient read leaves out the smallest
-malformed part, :func:`gate.files.meta_sections.adaptive`), and a warning code is
-spelled as today (:func:`gate.warning_codes.canonical`). Keys this gate does not know are kept in
-``extra`` and written back unchanged, so resuming a run with rounds loses nothing. Schema 1 (no
-``adaptive``, no ``round`` column) reads as a run without a budget; a newer schema is refused.
+malformed part, :func:`gate.files.meta_sections.adaptive`),. Keys this gate does not know are
+kept in ``extra`` and written back unchanged, so resuming a run with rounds loses nothing. A file
+without ``schema_version`` or of schema 1 (no release wrote either) is refused naming the fix, a
+rerun; a newer schema is refused too.
 """
 
 from __future__ import annotations
@@ -50,10 +50,17 @@ from gate.files.meta_sections import (
     name_text,
     plain,
 )
-from gate.files.schema import Invalid, Obj, entries, integer, kind, nullable, obj
+from gate.files.schema import Invalid, Obj, entries, integer, kind, nullable, obj, short
 from gate.files.settings import SEED, STATISTIC, THRESHOLD_PCT, values_problem
-from gate.model import MAX_JSON_BYTES, MAX_VALUES, TRIAL_LOG_SCHEMA, ConfigSource, Trial, warning
-from gate.warning_codes import WarningCode, canonical
+from gate.model import (
+    MAX_JSON_BYTES,
+    MAX_VALUES,
+    TRIAL_LOG_SCHEMA,
+    ConfigSource,
+    Trial,
+    warning,
+)
+from gate.warning_codes import WarningCode
 
 __all__ = [
     "AdaptiveRecord",
@@ -79,6 +86,9 @@ __all__ = [
 ]
 
 FILE_NAME = "meta.json"
+RERUN = (
+    "run `ordertrap-gate run` again with this version (a new --out) to write the trials and meta.json anew"
+)
 _WARNING_FIELDS = ("code", "message", "action")
 
 
@@ -301,7 +311,7 @@ def benchmarks(value: Any, where: str) -> dict[str, dict[str, Any]]:
 
 _name = name_text
 _FIELDS: dict[str, Callable[[Any, str], Any]] = {
-    "schema_version": lambda v, w: nullable(integer)(v, w) or 1,  # absent: 1, read below
+    "schema_version": integer,  # checked first, in from_json
     "tool_version": _name,
     "created_at": _name,
     "seed": nullable(SEED.decode),
@@ -346,8 +356,7 @@ def _warnings(value: Any, problems: list[str]) -> tuple[dict[str, str], ...]:
         problems.append(
             f"{len(value) - len(kept)} of {len(value)} warnings (not objects with string code, message, action)"
         )
-    # an older run's spelling of a code is read as today's (gate/warning_codes.py)
-    return tuple({**w, "code": canonical(w["code"])} for w in kept)
+    return tuple(kept)
 
 
 def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
@@ -359,11 +368,18 @@ def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
             f"{path} holds {kind(doc)}, not a JSON object",
             "restore meta.json as `ordertrap-gate run` wrote it",
         )
-    version = doc.get("schema_version", 1)
+    version = doc.get("schema_version")
     if type(version) is int and version > TRIAL_LOG_SCHEMA:
         raise InputError(
             f"{path} has schema_version {version}, newer than this gate understands ({TRIAL_LOG_SCHEMA})",
             "upgrade ordertrap-gate to the version that wrote the log",
+        )
+    if version != TRIAL_LOG_SCHEMA:  # no release wrote another: a development version's file
+        found = "no schema_version" if version is None else f"schema_version {short(version)}"
+        raise InputError(
+            f"{path} has {found}: an unreleased ordertrap-gate wrote it, this one reads "
+            f"schema_version {TRIAL_LOG_SCHEMA} only",
+            RERUN,
         )
     problems: list[str] = []
     values: dict[str, Any] = {}
@@ -378,7 +394,6 @@ def from_json(doc: Any, path: Path | str) -> tuple[RunMeta, list[str]]:
         values["adaptive"], kept = sections.adaptive(doc["adaptive"], problems)
         if not kept:
             del values["adaptive"]
-    values.setdefault("schema_version", 1)
     values["warnings"] = _warnings(doc.get("warnings"), problems)
     values["extra"] = {k: v for k, v in doc.items() if k not in _FIELDS and k not in ("warnings", "adaptive")}
     values["read_keys"] = frozenset(doc) - {k for k in (*_FIELDS, "adaptive") if k not in values}
@@ -401,7 +416,8 @@ def read(path: Path) -> RunMeta:
     try:
         meta, problems = from_json(doc, path)
     except InputError as exc:
-        raise InputError(exc.message, "upgrade ordertrap-gate or pass a new --out") from None
+        fix = exc.fix if exc.fix == RERUN else "upgrade ordertrap-gate or pass a new --out"
+        raise InputError(exc.message, fix) from None
     if problems:
         raise InputError(f"{path} has fields of the wrong type: {'; '.join(problems)}", "pass a new --out")
     return meta

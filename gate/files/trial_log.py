@@ -450,7 +450,11 @@ def read_rows(
         df = _read(path, cut, dtype=str)
     df.columns = [str(c).strip() for c in df.columns]
     if "round" not in df.columns and _RUN_COLUMNS.issubset(df.columns):
-        df["round"] = "0"  # a schema-1 log of `run`: every trial was planned
+        raise InputError(
+            f"{path} is a trial log of `run` without the column `round` (schema 1): an unreleased "
+            "ordertrap-gate wrote it, this one reads the logs of schema 2 only",
+            "run `ordertrap-gate run` again with this version (a new --out) to write the trials anew",
+        )
     return df
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from gate.model import MAX_VALUES
 from gate.render.filters import FIX_SEPARATOR
 from gate.render.followup import UnresolvedWords
-from gate.warning_codes import WarningCode, canonical
+from gate.warning_codes import WarningCode
 
 # The warnings that say the values are biased by when a benchmark ran (gate/analysis/entries.py,
 # gate/analysis/carryover.py): more values of a biased measurement keep the bias.
@@ -90,7 +90,7 @@ def short_why(reason: str) -> str:
 
 def _bias_action(warnings: Sequence[Mapping[str, Any]]) -> str | None:
     for w in warnings:
-        if canonical(str(w["code"])) in BIAS_CODES and w["action"]:
+        if str(w["code"]) in BIAS_CODES and w["action"]:
             return str(w["action"])
     return None
 

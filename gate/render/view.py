@@ -32,7 +32,7 @@ from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
 from gate.render.view_model import PredecessorRow, RowData, View
 from gate.stats.quantile import describe, is_statistic
-from gate.warning_codes import WarningCategory, WarningCode, canonical, lookup
+from gate.warning_codes import WarningCategory, WarningCode, lookup
 
 VERDICT_ICON = {
     "regression": "🔴",
@@ -203,9 +203,7 @@ def benchmark_row(b: Benchmark, index: int, details: BenchmarkDetails | None = N
         "position_p": d.carryover.position_p,
         "position_significant": d.carryover.position_significant,
         "dissimilar": list(d.dissimilar),
-        "warnings": [
-            {"code": canonical(w["code"]), "message": w["message"], "action": w["action"]} for w in warnings
-        ],
+        "warnings": [{"code": w["code"], "message": w["message"], "action": w["action"]} for w in warnings],
         "n_warnings": len(warnings),
         "n_label": _n_label(base, head),
         # inconclusive for lack of data: more values would resolve it (a budget's hint)
@@ -334,7 +332,7 @@ def collect_warnings(
     seen: set[tuple[str, str, str, str]] = set()
 
     def add(w: Mapping[str, Any], benchmark: str | None) -> None:
-        code = canonical(str(w["code"] or ""))
+        code = str(w["code"] or "")
         message, action = str(w["message"] or ""), str(w["action"] or "")
         item = {"benchmark": benchmark, "code": code, "message": message, "action": action}
         key = (benchmark or "", code, message, action)

@@ -3,8 +3,8 @@
 Two sources, each for what it alone knows:
 
 * the trial log's ``round`` column (0 = planned, k = follow-up round k) gives the counts: the
-  rounds each benchmark ran in and its extra values per version. A log without the column
-  (schema 1) is all planned; an empty or unreadable cell counts as 0, so a row is never lost from
+  rounds each benchmark ran in and its extra values per version. A log `run` did not
+  write has no such column and is all planned; an empty or unreadable cell counts as 0, so a row is never lost from
   the comparison because of it.
 * meta.json ``adaptive`` (written by ``run``, read as :class:`gate.files.run_meta.AdaptiveRecord`)
   gives what the log cannot: the budget, the error rule, the stop reason and why each

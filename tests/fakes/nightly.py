@@ -62,7 +62,7 @@ def write_night(
     trials = out / "trials.csv"
     trials.write_text("\n".join(rows) + "\n")
     meta = {
-        "schema_version": 1,
+        "schema_version": 2,
         "created_at": night_date(k),
         "base": base,
         "head": head,

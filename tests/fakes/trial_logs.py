@@ -33,5 +33,5 @@ def csv_row(
         "trial": trial, "benchmark": bench, "version": version, "instance": "h", "suite_run": suite_run,
         "order_type": "random", "position": position, "iteration": iteration, "measurement": measurement,
         "value": value, "unit": "s", "higher_is_better": False, "status": "ok", "reason": "",
-        "started_at": "", "elapsed_s": value, "config": "calibration",
+        "started_at": "", "elapsed_s": value, "config": "calibration", "round": 0,
     }  # fmt: skip

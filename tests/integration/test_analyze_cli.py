@@ -47,7 +47,7 @@ def make_log(
                 "trial": trial, "benchmark": b, "version": v, "instance": instance, "suite_run": suite_run,
                 "order_type": "random", "position": pos, "iteration": it, "unit": "s",
                 "higher_is_better": str(hib).lower(), "started_at": "2026-11-26T02:30:00Z", "elapsed_s": 0.2,
-                "config": "full",
+                "config": "full", "round": 0,
             }  # fmt: skip
             if fail == (b, v) and it == 2:
                 rows.append(
@@ -74,7 +74,7 @@ def make_log(
         (out / "meta.json").write_text(
             json.dumps(
                 {
-                    "schema_version": 1, "base": "main", "head": "HEAD",
+                    "schema_version": 2, "base": "main", "head": "HEAD",
                     "full": {"suite_run": 3, "iteration": 5, "measurement": 3},
                     "benchmark_configs": {b: {"suite_run": 3, "iteration": 5, "measurement": 3, "source": "full",
                                               "discard_warmup": 0} for b in plan},

@@ -22,7 +22,7 @@ def _row(trial: int, name: str, version: str, s: int, i: int, value: float) -> d
         "trial": trial, "benchmark": name, "version": version, "instance": "ci-1", "suite_run": s,
         "order_type": "random", "position": 1, "iteration": i, "measurement": 1, "value": value,
         "unit": "ns", "higher_is_better": "false", "status": "ok", "reason": "",
-        "started_at": "2026-11-26T00:00:00Z", "elapsed_s": 0.1, "config": "full",
+        "started_at": "2026-11-26T00:00:00Z", "elapsed_s": 0.1, "config": "full", "round": 0,
     }  # fmt: skip
 
 
@@ -43,7 +43,7 @@ def outlier_log(path: Path) -> Path:
                 trial += 1
                 rows.append(_row(trial, name, version, k // 5 + 1, k % 5 + 1, float(v)))
     pd.DataFrame(rows, columns=list(TRIAL_COLUMNS)).to_csv(path, index=False)
-    (path.parent / "meta.json").write_text(json.dumps({"schema_version": 1, "base": "main", "head": "HEAD"}))
+    (path.parent / "meta.json").write_text(json.dumps({"schema_version": 2, "base": "main", "head": "HEAD"}))
     return path
 
 
@@ -133,7 +133,7 @@ def process_level_log(path: Path) -> Path:
                 )
                 rows.append({**row, "measurement": m})
     pd.DataFrame(rows, columns=list(TRIAL_COLUMNS)).to_csv(path, index=False)
-    (path.parent / "meta.json").write_text(json.dumps({"schema_version": 1, "base": "main", "head": "HEAD"}))
+    (path.parent / "meta.json").write_text(json.dumps({"schema_version": 2, "base": "main", "head": "HEAD"}))
     return path
 
 

@@ -183,7 +183,7 @@ def test_one_measurement_per_benchmark_is_refused_with_a_fix(tmp_path: Path) -> 
 
 
 def test_audit_takes_base_and_head_from_meta_json(log: Path, tmp_path: Path) -> None:
-    (log.parent / "meta.json").write_text(json.dumps({"schema_version": 1, "base": "HEAD", "head": "main"}))
+    (log.parent / "meta.json").write_text(json.dumps({"schema_version": 2, "base": "HEAD", "head": "main"}))
     out = tmp_path / "c.json"
     proc = gate(str(log), "--audit", "--out", str(out), "--resamples", "1000")
     assert proc.returncode == 0, proc.stderr
@@ -195,7 +195,7 @@ def test_audit_takes_base_and_head_from_meta_json(log: Path, tmp_path: Path) -> 
 def test_audit_calibrates_on_the_first_version_whatever_version_is_written(log: Path, tmp_path: Path) -> None:
     # The nightly workflow writes the head's calibration (--version head) and audits base -> head:
     # the audit must still reuse configurations chosen on base (µOpTime RQ4, forward replay).
-    (log.parent / "meta.json").write_text(json.dumps({"schema_version": 1, "base": "HEAD", "head": "main"}))
+    (log.parent / "meta.json").write_text(json.dumps({"schema_version": 2, "base": "HEAD", "head": "main"}))
     out = tmp_path / "c.json"
     proc = gate(str(log), "--audit", "--version", "main", "--out", str(out), "--resamples", "1000")
     assert proc.returncode == 0, proc.stderr

@@ -52,6 +52,7 @@ def write_trial_log(path: Path, *, slowdown: float, seed: int = 3) -> None:
                     "value": f"{base * factor * rng.uniform(0.99, 1.01):.6f}", "unit": "s",
                     "higher_is_better": "false", "status": "ok", "reason": "",
                     "started_at": "2026-11-26T02:30:00Z", "elapsed_s": "0.05", "config": "full",
+                    "round": 0,
                 }
             )  # fmt: skip
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from gate import action_entrypoint as entrypoint
+from gate.action import entrypoint
 from gate.commands import publish as publish_module
 from tests.fakes.github_server import ACTIONS_TOKEN
 from tests.integration.publish_fixtures import BASE, HEAD, PR, Job, workflow_run
@@ -32,7 +32,7 @@ def workspace(job: Job, monkeypatch: pytest.MonkeyPatch, meta: dict[str, Any] | 
     ws = job.tmp / "ws"
     write_trial_log(ws / "t" / "trials.csv", slowdown=1.25)
     if meta is not None:
-        (ws / "t" / "meta.json").write_text(json.dumps({"schema_version": 1, **meta}))
+        (ws / "t" / "meta.json").write_text(json.dumps({"schema_version": 2, **meta}))
     for key, value in {
         "GITHUB_WORKSPACE": str(ws),
         "INPUT_TRIALS": "t/trials.csv",

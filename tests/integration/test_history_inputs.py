@@ -41,7 +41,7 @@ def _one_version_log(out: Path, version: str, meta: dict[str, object] | None) ->
 def test_a_log_of_one_version_is_added(tmp_path: Path, with_meta: bool) -> None:
     meta = (
         {
-            "schema_version": 1,
+            "schema_version": 2,
             "created_at": "2026-11-20T02:17:00Z",
             "head": "HEAD",
             "instance": "nightly-runner",

@@ -25,7 +25,7 @@ def _rows() -> list[dict]:
 
 
 def _analyze(tmp_path, meta: dict) -> dict:
-    log = csv_log(tmp_path, _rows(), meta={"base": "v1", "head": "v2", **meta})
+    log = csv_log(tmp_path, _rows(), meta={"schema_version": 2, "base": "v1", "head": "v2", **meta})
     out = tmp_path / "analysis.json"
     assert main(["analyze", str(log), "--json", str(out), "--resamples", "500"]) == 0
     return json.loads(out.read_text())
@@ -61,7 +61,11 @@ def test_a_benchmark_the_warmup_leaves_without_values_is_named_and_not_a_pass(tm
     rows = [r for r in _rows() if r["iteration"] <= 5] + steady
     config = {"suite_run": 1, "iteration": 15, "measurement": 1, "source": "calibration",
               "discard_warmup": 14, "warmup_level": "iteration"}  # fmt: skip
-    log = csv_log(tmp_path, rows, meta={"base": "v1", "head": "v2", "benchmark_configs": {"parse": config}})
+    log = csv_log(
+        tmp_path,
+        rows,
+        meta={"schema_version": 2, "base": "v1", "head": "v2", "benchmark_configs": {"parse": config}},
+    )
     out = tmp_path / "analysis.json"
     assert main(["analyze", str(log), "--json", str(out), "--resamples", "500"]) == 0
     doc = json.loads(out.read_text())

@@ -116,10 +116,10 @@ def test_a_tidy_file_with_a_byte_order_mark_is_told_by_its_header(
 
 
 def test_a_trial_log_is_read_as_analyze_reads_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # A schema-1 log (no `round` column) with statuses in other spellings, a junk status, an
-    # implausible value in an ok row and a last line cut off by a kill: order-check must test the
-    # trials analyze tests (analysis.json `order_check`), by the same load rules.
-    df = trial_log(9, shift=1.05).drop(columns=["round"])
+    # A log with statuses in other spellings, a junk status, an implausible value in an ok row
+    # and a last line cut off by a kill: order-check must test the trials analyze tests
+    # (analysis.json `order_check`), by the same load rules.
+    df = trial_log(9, shift=1.05)
     rng = np.random.default_rng(9)
     rows = rng.choice(len(df), size=60, replace=False)
     df.loc[rows[:20], "status"] = " OK "

@@ -368,7 +368,7 @@ def test_publish_function_raises_input_error_without_analysis(job, fake, tmp_pat
 
 
 def test_entrypoint_analyses_reports_publishes_and_hides_the_token(job, fake, monkeypatch, capsys):
-    from gate import action_entrypoint as entrypoint
+    from gate.action import entrypoint
     from tests.integration.test_container import write_trial_log
 
     job.pull_request()
@@ -398,7 +398,7 @@ def test_entrypoint_fences_benchmark_names_from_the_trial_logs(job, fake, monkey
     monkeypatch.setenv("GITHUB_ACTIONS", "true")  # set by the runner; the fences depend on it
     import pandas as pd
 
-    from gate import action_entrypoint as entrypoint
+    from gate.action import entrypoint
     from tests.integration.test_container import write_trial_log
 
     job.pull_request()
@@ -441,7 +441,7 @@ def test_github_down_still_writes_summary_and_outputs_then_fails(job, fake, caps
 
 
 def test_entrypoint_bad_input_value_still_publishes_status_error(job, fake, monkeypatch):
-    from gate import action_entrypoint as entrypoint
+    from gate.action import entrypoint
     from tests.integration.test_container import write_trial_log
 
     job.pull_request()

@@ -10,7 +10,7 @@ from unittest import mock
 
 import pytest
 
-from gate.action_entrypoint import analyze_options, expand_trials
+from gate.action.entrypoint import analyze_options, expand_trials
 from gate.cli import main
 from gate.errors import ConfigError
 from gate.github.calibration_diff import diff_markdown

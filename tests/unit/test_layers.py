@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("commands",),
     ("action",),  # the GitHub actions over the verbs' keyword cores
     ("cli",),
-    ("action_entrypoint", "__main__"),
+    ("__main__",),
 )
 LEVEL = {part: i for i, layer in enumerate(LAYERS) for part in layer}
 

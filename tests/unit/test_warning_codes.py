@@ -17,9 +17,7 @@ import pytest
 from gate.analysis.load import load_trials
 from gate.calibration.dataset import normalise, read_tables
 from gate.model import warning
-from gate.render import view
-from gate.warning_codes import OLD_SPELLINGS, WarningCategory, WarningCode, canonical, lookup
-from tests.fakes import analyses
+from gate.warning_codes import WarningCategory, WarningCode, lookup
 
 GATE = Path(__file__).resolve().parents[2] / "gate"
 
@@ -53,12 +51,11 @@ def _written_codes(tree: ast.AST) -> list[ast.expr]:
     return out
 
 
-# Where a code is passed on rather than chosen: the constructor itself, meta.json's codes as
-# read back (an older spelling mapped to today's), and analysis.json's suite similarity warnings
-# as read back (one without a code is a dissimilarity; gate/render/view.py decided it before).
+# Where a code is passed on rather than chosen: the constructor itself and analysis.json's suite
+# similarity warnings as read back (one without a code is a dissimilarity; gate/render/view.py
+# decided it before).
 PASSED_ON = {
     ("model.py", "code.value"),
-    ("files/run_meta.py", "canonical(w['code'])"),
     ("files/analysis_model.py", "w.get('code') or WarningCode.DISSIMILAR.value"),
 }
 
@@ -107,33 +104,8 @@ def test_one_spelling_per_code() -> None:
     assert all(isinstance(c.category, WarningCategory) for c in WarningCode)
 
 
-@pytest.mark.parametrize(
-    ("old", "new", "category"),
-    [("full-too-small", "full_too_small", "benchmarks"), ("cut-off-row", "cut_off_row", "log")],
-)
-def test_an_old_spelling_is_read_as_todays(old: str, new: str, category: str) -> None:
-    assert OLD_SPELLINGS[old].value == new and lookup(old) is lookup(new) is not None
-    assert canonical(old) == new and canonical(new) == new
-    assert view.warning_category(old) == category
-    # an analysis.json written with the old spelling renders under the same category, as today's code
-    a = analyses.all_unchanged()
-    a["warnings"] = [{"code": old, "message": "the message", "action": "the action"}]
-    rows = [view.benchmark_row(b, i) for i, b in enumerate(a["benchmarks"])]
-    groups = {g["key"]: g["entries"] for g in view.collect_warnings(a, rows)}
-    assert [e["code"] for e in groups[category]] == [new]
-
-
 def test_an_unknown_code_is_kept_as_it_is() -> None:
-    assert canonical("something-else") == "something-else" and lookup("something-else") is None
-
-
-def test_meta_json_warnings_with_an_old_spelling_are_read_as_todays(tmp_path: Path) -> None:
-    log = tmp_path / "trials.csv"
-    log.write_text("benchmark,version,value\na,main,1\na,HEAD,2\n")
-    old = {"code": "full-too-small", "message": "m", "action": "a"}
-    (tmp_path / "meta.json").write_text(json.dumps({"schema_version": 1, "warnings": [old]}))
-    meta = load_trials([log]).meta
-    assert meta is not None and list(meta.warnings) == [{**old, "code": "full_too_small"}]
+    assert lookup("something-else") is None and lookup(" GAPS ") is WarningCode.GAPS
 
 
 def test_analyze_and_calibrate_report_a_cut_off_row_with_one_code(tmp_path: Path) -> None:

@@ -217,7 +217,7 @@ def test_a_benchmark_skipped_in_both_versions_is_named_in_a_warning(tmp_path: Pa
              "order_type": "random", "position": t, "iteration": t, "measurement": 1,
              "value": "" if skipped else 1.0 + t / 1000, "unit": "s", "higher_is_better": False,
              "status": "skipped" if skipped else "ok", "reason": "no such benchmark" if skipped else "",
-             "started_at": "", "elapsed_s": 0.1, "config": "full"}
+             "started_at": "", "elapsed_s": 0.1, "config": "full", "round": 0}
         )  # fmt: skip
     path = tmp_path / "trials.csv"
     pd.DataFrame(rows).to_csv(path, index=False)

@@ -45,7 +45,9 @@ def test_bad_thresholds_in_meta_are_refused_not_trusted(bad: dict) -> None:
     one outside it leaves the field out (a meta_invalid warning), so the suite's threshold applies."""
     from gate.files import run_meta
 
-    meta, problems = run_meta.from_json({"base": "base", "head": "head", "thresholds": bad}, "meta.json")
+    meta, problems = run_meta.from_json(
+        {"schema_version": 2, "base": "base", "head": "head", "thresholds": bad}, "meta.json"
+    )
     assert problems and "thresholds" in problems[0] and dict(meta.thresholds) == {}
 
 

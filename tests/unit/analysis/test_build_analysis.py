@@ -213,7 +213,7 @@ def test_iteration_level_warmup_is_dropped_before_comparing(tmp_path):
                     value *= 3.0
                 rows.append(csv_row(t, "b", version, run, t, it, 1, value))
     meta = {
-        "schema_version": 1,
+        "schema_version": 2,
         "base": "base",
         "head": "head",
         "benchmark_configs": {"b": {"suite_run": 3, "iteration": 5, "measurement": 1, "source": "calibration",

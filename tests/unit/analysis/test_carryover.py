@@ -52,7 +52,7 @@ def make_trial_log(
                             "order_type": "random", "position": pos, "iteration": it, "measurement": m,
                             "value": base[b] * f * rng.lognormal(0, noise), "unit": "s",
                             "higher_is_better": higher_is_better, "status": "ok", "reason": "",
-                            "started_at": "", "elapsed_s": 0.1, "config": "full",
+                            "started_at": "", "elapsed_s": 0.1, "config": "full", "round": 0,
                         }
                     )  # fmt: skip
                 prev = b

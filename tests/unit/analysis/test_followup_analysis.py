@@ -102,13 +102,9 @@ def adaptive_meta() -> dict[str, Any]:
     }
 
 
-def write_log(
-    tmp_path: Path, rows: list[dict[str, Any]], adaptive: dict[str, Any] | None, *, with_round: bool = True
-) -> Path:
-    planned_columns = [c for c in TRIAL_COLUMNS if c != "round"]  # schema 1
-    columns = [*planned_columns, "round"] if with_round else planned_columns
+def write_log(tmp_path: Path, rows: list[dict[str, Any]], adaptive: dict[str, Any] | None) -> Path:
     path = tmp_path / "trials.csv"
-    pd.DataFrame(rows)[columns].to_csv(path, index=False)
+    pd.DataFrame(rows)[list(TRIAL_COLUMNS)].to_csv(path, index=False)
     meta = {"schema_version": TRIAL_LOG_SCHEMA, "base": "base", "head": "head", "adaptive": adaptive}
     meta["full"] = {"suite_run": 3, "iteration": 2, "measurement": 1}
     (tmp_path / "meta.json").write_text(json.dumps(meta))
@@ -195,14 +191,6 @@ def test_null_without_a_budget(tmp_path: Path) -> None:
     assert [(b["benchmark"], b["verdict"], b["base"]["n"]) for b in doc["benchmarks"]] == [
         (b["benchmark"], b["verdict"], b["base"]["n"]) for b in with_budget["benchmarks"]
     ]
-
-
-def test_a_schema_1_log_without_round_column_is_all_planned(tmp_path: Path) -> None:
-    doc = analyse(write_log(tmp_path, rows_with_rounds(), adaptive_meta(), with_round=False))
-    assert doc["adaptive"]["rounds"] == 0
-    for b in doc["benchmarks"]:
-        assert b["followup"]["rounds"] == 0
-        assert b["followup"]["extra_values"] == {"base": 0, "head": 0}
 
 
 @pytest.mark.parametrize("cell", ["", "x", "-1", "1.5"])

@@ -78,7 +78,7 @@ def test_several_logs_keep_their_source_and_read_meta(tmp_path: Path) -> None:
     a = write(tmp_path / "r1" / "trials.csv", "trial,benchmark,version,value\n1,a,main,1\n")
     b = write(tmp_path / "r2" / "trials.csv", "trial,benchmark,version,value\n1,a,HEAD,2\n")
     (tmp_path / "r1" / "meta.json").write_text(
-        json.dumps({"schema_version": 1, "base": "main", "head": "HEAD"})
+        json.dumps({"schema_version": 2, "base": "main", "head": "HEAD"})
     )
     logs = load_trials([a, b])
     assert logs.frame["source"].tolist() == [0, 1]
@@ -160,10 +160,10 @@ def test_empty_logs_are_not_duplicates_of_each_other(tmp_path: Path) -> None:
 
 
 def test_a_cut_off_last_line_is_reported_as_such_and_left_out(tmp_path: Path) -> None:
-    header = "trial,benchmark,version,instance,suite_run,value,status,started_at,config\n"
+    header = "trial,benchmark,version,instance,suite_run,value,status,started_at,config,round\n"
     text = (
         header
-        + "1,a,main,vm,1,1.5,ok,2026-11-26T00:00:00Z,full\n2,a,HEAD,vm,1,1.6,ok,2026-11-26T00:00:01Z,full\n"
+        + "1,a,main,vm,1,1.5,ok,2026-11-26T00:00:00Z,full,0\n2,a,HEAD,vm,1,1.6,ok,2026-11-26T00:00:01Z,full,0\n"
     )
     for cut in ("3,to", "3,a,main,vm,1,0.0", "3,a,main,vm,1,1.5,ok,2026-11-26T00:00:02Z,fu"):
         logs = load_trials([write(tmp_path / "t.csv", text + cut)])

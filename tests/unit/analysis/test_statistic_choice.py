@@ -199,7 +199,9 @@ def test_the_run_s_tail_check_reaches_analyze_and_the_flag_beats_it(tmp_path: Pa
 
     def tail_of(*flags: str, meta: dict | None = None) -> object:
         if meta is not None:
-            (tmp_path / "meta.json").write_text(json.dumps({"base": "base", "head": "head", **meta}))
+            (tmp_path / "meta.json").write_text(
+                json.dumps({"schema_version": 2, "base": "base", "head": "head", **meta})
+            )
         out = tmp_path / "a.json"
         main(
             [

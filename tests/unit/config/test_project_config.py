@@ -149,6 +149,6 @@ def test_threshold_pct_has_one_domain_in_the_config_analyze_and_meta_json(value:
     with pytest.raises(ConfigError, match="above 0 and below 1000"):
         parse_config(text.encode(), Path("x.toml"))
     assert THRESHOLD_PCT.problem_of(float(value)) is not None
-    _, problems = run_meta.from_json({"thresholds": {"a": float(value)}}, "meta.json")
+    _, problems = run_meta.from_json({"schema_version": 2, "thresholds": {"a": float(value)}}, "meta.json")
     assert problems and "thresholds" in problems[0]
     parse_config(text.replace(value, "999.5").encode(), Path("x.toml"))  # just inside

@@ -15,7 +15,7 @@ def test_bad_warnings_are_dropped_and_good_ones_kept(tmp_path: Path) -> None:
     log = tmp_path / "trials.csv"
     log.write_text("benchmark,version,value\na,main,1\na,HEAD,1\n", encoding="utf-8")
     meta = {
-        "schema_version": 1,
+        "schema_version": 2,
         "base": "main",
         "warnings": [GOOD_WARNING, {}, {"code": 1, "message": "m", "action": "a"}, "text"],
         "environment": {"cores": 2},
@@ -36,9 +36,9 @@ def test_bad_warnings_are_dropped_and_good_ones_kept(tmp_path: Path) -> None:
 def test_a_well_formed_meta_gives_no_warning(tmp_path: Path) -> None:
     log = tmp_path / "trials.csv"
     log.write_text("benchmark,version,value\na,main,1\n", encoding="utf-8")
-    meta = {"schema_version": 1, "warnings": [GOOD_WARNING], "environment": None, "calibration": None}
+    meta = {"schema_version": 2, "warnings": [GOOD_WARNING], "environment": None, "calibration": None}
     (tmp_path / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     logs = load_trials([log])
     assert logs.warnings == [] and logs.meta is not None
     assert list(logs.meta.warnings) == [GOOD_WARNING] and logs.meta.environment is None
-    assert logs.meta.calibration is None and logs.meta.schema_version == 1
+    assert logs.meta.calibration is None and logs.meta.schema_version == 2

@@ -84,16 +84,18 @@ def test_keys_this_gate_does_not_know_are_written_back(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["added_by_a_newer_minor"] == {"x": 1}
 
 
-def test_a_schema_1_log_without_adaptive_reads_as_a_run_without_a_budget(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("version", "named"), [(None, "no schema_version"), (1, "schema_version 1")])
+def test_a_file_of_an_unreleased_schema_is_refused_by_both_readers(tmp_path: Path, version, named) -> None:
+    """Only schema 2 was ever released: an older file is refused naming the rerun, not misread."""
     doc = a_run().to_json()
-    del doc["adaptive"]
-    doc["schema_version"] = 1
+    del doc["adaptive"], doc["schema_version"]
+    if version is not None:
+        doc["schema_version"] = version
     (tmp_path / "meta.json").write_text(json.dumps(doc))
-    meta = run_meta.read(tmp_path / "meta.json")
-    assert meta.schema_version == 1 and meta.adaptive is None and meta.round_trials() == []
-    assert [t.trial for t in meta.planned_trials()] == [1] and meta.planned_trials()[
-        0
-    ].config_source == "calibration"
+    for read in (run_meta.read, lambda p: run_meta.read_beside(p.with_name("trials.csv"), [])):
+        with pytest.raises(InputError, match=f"has {named}: an unreleased ordertrap-gate wrote it") as err:
+            read(tmp_path / "meta.json")
+        assert err.value.fix == run_meta.RERUN and "again with this version" in err.value.fix
 
 
 def test_a_newer_schema_is_refused_by_both_readers(tmp_path: Path) -> None:
