@@ -455,6 +455,11 @@ def missing_binary(
     )
 
 
+# the steps started and not done, oldest first (weak: a step dropped by an exception leaves)
+_ACTIVE: list[weakref.ref[StepProgress]] = []
+_ACTIVE_LOCK = threading.Lock()
+
+
 class StepProgress:
     """What a long step (a build, a discovery that compiles) is doing, on stderr: one line when it
     starts, then the step's own output as it runs — the latest complete line at most once every
@@ -492,6 +497,8 @@ class StepProgress:
         self._finished = threading.Event()
         self.shown = 0
         self._say(f"{what} …")
+        with _ACTIVE_LOCK:
+            _ACTIVE.append(weakref.ref(self))
         threading.Thread(
             target=_watch_step,
             args=(weakref.ref(self), self._finished),
@@ -530,14 +537,23 @@ class StepProgress:
             if self._held and now - self._last_shown >= self.interval:
                 self._show(self._latest, now)
                 self._held = False
-            elif now - self._last_shown >= self.quiet:
+            elif now - max(self._last_shown, self._start) >= self.quiet and self._innermost():
                 silent = now - max(self._latest_at, self._start)
                 last = f"; last: {self._latest}" if self._latest else ""
                 self._show(f"still running, no output for {silent:.0f} s{last}", now)
 
+    def _innermost(self) -> bool:
+        """Whether no step started within this one still runs (discovery wraps the build it
+        starts): one "still running" line at a time, from the step that is really waiting."""
+        with _ACTIVE_LOCK:
+            live = [step for ref in _ACTIVE if (step := ref()) is not None and not step._finished.is_set()]
+        return not live or live[-1] is self
+
     def done(self, outcome: str = "done") -> None:
         with self._lock:
             self._finished.set()
+        with _ACTIVE_LOCK:
+            _ACTIVE[:] = [ref for ref in _ACTIVE if (step := ref()) is not None and step is not self]
         self._say(f"{self.what}: {outcome} in {self.clock() - self._start:.1f} s")
 
 

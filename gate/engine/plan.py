@@ -9,6 +9,7 @@ shows and records them.
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -157,11 +158,27 @@ def discover(
             'for any characters within a level; docs/frameworks.md, "[go]"), or remove the entry',
         )
     if not any(per_version.values()):
+        names = sorted({n for listed in found.values() for n in listed})
         raise ConfigError(
-            "no benchmark is left to run after [suite].include/exclude",
+            f"no benchmark is left to run after [suite].include/exclude; found {len(names)}"
+            + (
+                f", e.g. {', '.join(show_controls_on_one_line(n) for n in _closest(names, config))}"
+                if names
+                else ""
+            ),
             "widen [suite].include or narrow [suite].exclude (names are matched with re.search)",
         )
     return per_version, found
+
+
+def _closest(names: Sequence[str], config: ProjectConfig, most: int = 3) -> list[str]:
+    """Names found that look most like the include patterns: a name's form (JMH's
+    ``Class.method:key=value``, Criterion's ``group/function``) is what a pattern gets wrong."""
+    picked: list[str] = []
+    for pattern in config.suite.include:
+        picked += difflib.get_close_matches(pattern, names, n=most, cutoff=0.0)
+    picked += names
+    return list(dict.fromkeys(picked))[:most]
 
 
 def level_configs(

@@ -136,3 +136,28 @@ def test_a_step_dropped_without_done_stops_its_watcher() -> None:
     while watching() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not watching()
+
+
+def test_one_still_running_line_at_a_time_from_the_innermost_step() -> None:
+    """Discovery (outer) wraps the build (inner): only the build says it still runs, and neither
+    before `quiet` seconds have passed since it started."""
+    out, clock = io.StringIO(), Clock()
+    outer = StepProgress("finding", interval=5.0, quiet=60.0, stream=out, clock=clock)
+    inner = StepProgress("building", interval=5.0, quiet=60.0, stream=out, clock=clock)
+    clock.now += 10
+    outer.tick()
+    inner.tick()
+    assert "still running" not in out.getvalue()
+    clock.now += 60
+    outer.tick()
+    inner.tick()
+    inner.done("built")
+    clock.now += 60
+    outer.tick()
+    outer.done("1 found")
+    assert out.getvalue().splitlines()[2:] == [
+        "ordertrap-gate run:   building [70 s]: still running, no output for 70 s",
+        "ordertrap-gate run: building: built in 70.0 s",
+        "ordertrap-gate run:   finding [130 s]: still running, no output for 130 s",
+        "ordertrap-gate run: finding: 1 found in 130.0 s",
+    ]

@@ -109,3 +109,29 @@ def test_a_calibration_pull_request_counts_its_never_stable_benchmarks() -> None
         "adds the file (3 benchmark(s) calibrated, 1 of them never stable (they run the full configuration)"
         in added[0]
     )
+
+
+def test_an_include_that_keeps_nothing_shows_names_as_found(tmp_path: Path) -> None:
+    """A JMH @Param name guessed wrong (`:size=1000` where the field is `length`): the error shows
+    the names as the adapter spells them."""
+    import pytest
+
+    from gate.adapters.base import VersionContext
+    from gate.engine.plan import discover
+    from gate.errors import ConfigError
+
+    class Listing:
+        name = "jmh"
+
+        def discover(self, version, run, options):
+            return [BenchmarkSpec(f"p.B.run:length={n},type=S") for n in (10, 1000)] + [
+                BenchmarkSpec("p.C.x")
+            ]
+
+    text = "[suite]\nadapter = 'jmh'\ninclude = ['B.run:size=1000,type=S$']\n"
+    text += "[full]\nsuite_runs = 1\niterations = 2\nmeasurements = 1\n"
+    config = parse_config(text.encode(), tmp_path / ".ordertrap.toml")
+    contexts = {"main": VersionContext(name="main", workdir=tmp_path)}
+    with pytest.raises(ConfigError) as err:
+        discover(Listing(), None, contexts, config)  # type: ignore[arg-type]
+    assert "found 3, e.g. p.B.run:length=1000,type=S, p.B.run:length=10,type=S, p.C.x" in str(err.value)
