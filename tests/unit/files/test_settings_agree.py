@@ -159,7 +159,7 @@ def run_input(name: str) -> tuple[str, str, Reader]:
 
 # ---- meta.json ----------------------------------------------------------------------------------------
 def _meta(doc: dict[str, Any]) -> tuple[run_meta.RunMeta, list[str]]:
-    return run_meta.from_json(doc, "meta.json")
+    return run_meta.from_json({"schema_version": 2, **doc}, "meta.json")
 
 
 def meta(key: str) -> tuple[str, str, Reader]:
