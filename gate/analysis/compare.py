@@ -10,18 +10,12 @@ other outcomes say honestly why no change can be called):
                      out. The reason says why and how many samples per version would resolve it.
 * ``regression`` / ``improvement`` — significant (independent: the two CIs are disjoint;
                      paired: the CI of the change excludes 0) **and** |change| ≥ threshold, in
-                     the direction given by ``higher_is_better``, **and** the exact
-                     Mann-Whitney rank test of the two samples rejects equality at the same
-                     level (:func:`rank_test_agrees`) — only for samples too small for the
-                     bootstrap CIs to be trusted (fewer than 8 values at 99 %,
-                     :func:`gate.model.small_sample_limit`): with 3-4 values per version a
-                     percentile-bootstrap "99 %" CI is about the range of the values, so two
-                     samples of one distribution have disjoint "CIs" 10 % of the time (eval/eval_small_samples.py).
-                     At larger n the unpaired rank test would contradict the paired scheme and
-                     the mean (a slow tail), so the CIs decide alone there. A low quantile
-                     (``pNN``) has its own, larger limit (51 values for p10 at 99 %), below
-                     which a change whose CI does not clear the threshold must also pass the
-                     rank test *at* the threshold (:func:`gate.stats.rank.shifted_rank_test_agrees`).
+                     the direction given by ``higher_is_better``, **and** the rank guards where the
+                     bootstrap cannot be trusted alone (gate/stats/rank.py; docs/statistics.md):
+                     the exact Mann-Whitney test below 8 values (:func:`gate.model.small_sample_limit`:
+                     3 values give disjoint "99 %" CIs 10 % of the time), the test *at* the
+                     threshold for a low quantile below its limit (51 values for p10), and the
+                     same over trials when they are too few to tell whether they differ.
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level | auto, ``pairing`` independent | suite-run)
@@ -34,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Literal
 
 import numpy as np
@@ -52,7 +47,7 @@ from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
 from gate.stats.quantile import STATISTIC_FORMS, describe, is_statistic, parse_statistic, quantile_of
-from gate.stats.rank import rank_test_agrees, shifted_rank_test_agrees
+from gate.stats.rank import rank_test_agrees, shifted_rank_test_agrees, trial_guard
 from gate.warning_codes import WarningCode
 
 Bootstrap = Literal["flat", "two-level", "auto"]
@@ -184,16 +179,14 @@ def choose_bootstrap(base: Sample, head: Sample, settings: AnalysisSettings) -> 
 
     ``flat`` and ``two-level`` are taken as given (reason ``""``). ``auto`` resamples by trial
     (two-level) when, in either version, the values of different trials differ more than the
-    values inside one trial vary: a Kruskal-Wallis test across the trials (the test OrderSage §3
-    Algorithm 1 applies across groups of runs) rejects at :data:`AUTO_ALPHA`. The values of one
-    trial share one process — its memory layout, JIT state, the share of the CPU it got — and a
-    random process effect makes them correlated, so the flat bootstrap, which draws every value
-    independently, gives a CI too narrow by up to √m for m values per trial (the design effect of
-    a random-effects model; Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM'13,
-    size the repetitions of each level from such variance components; µOpTime §2 repeats at several
-    levels because each counteracts its own source of fluctuation, processes among them). Where the trials agree the flat
-    bootstrap stays: it is µOpTime's rule (§4.5), and resampling both levels when the process
-    level adds nothing still widens the CI and costs detection (docs/statistics.md).
+    values inside one trial vary: a Kruskal-Wallis test across the trials (OrderSage §3 Algorithm 1
+    applies it across groups of runs) rejects at :data:`AUTO_ALPHA`. The values of one trial share
+    one process (memory layout, JIT state, its share of the CPU), so a random process effect makes
+    the flat bootstrap's CI too narrow by up to √m for m values per trial (the design effect;
+    Kalibera & Jones, ISMM'13, size the repetitions of each level from such variance components;
+    µOpTime §2). Where the trials agree the flat bootstrap stays: µOpTime's rule (§4.5); resampling
+    both levels then only widens the CI and costs detection (docs/statistics.md). Where too few
+    values per trial let the test see nothing, the verdict's rank guard over trials applies.
 
     An explicit ``two-level`` with no trial to resample in either version (a log without trial
     labels, or one trial per version) resamples the values flat, and is recorded so, with why."""
@@ -434,18 +427,11 @@ def _compare_estimates(
         if min(base.n, head.n) < limit:  # too few values to trust the bootstrap CIs alone
             agrees, p = rank_test_agrees(base.values, head.values, settings.confidence)
         clears = change_ci[0] >= thr if change > 0 else change_ci[1] <= -thr
-        if (
-            agrees
-            and not clears
-            and q is not None
-            and min(base.n, head.n) < small_sample_limit(settings.confidence, q)
-        ):
-            # A low quantile of few values is carried by the lowest one or two (Harrell–Davis p10
-            # of 5 values: mostly the minimum), and its bootstrap CI never reaches below the
-            # sample's minimum (the true p10 lies there with probability 0.9^n): one low base value
-            # turns a real +1.4 % into +3.5 % with disjoint CIs (toml, calibrate --audit). So when
-            # the CI of the change does not itself clear the threshold, the rank test must show
-            # the size, not only the direction (docs/statistics.md "How the gate decides", a low quantile of few values).
+        few = q is not None and min(base.n, head.n) < small_sample_limit(settings.confidence, q)
+        if agrees and not clears and few and q is not None:
+            # A low quantile of few values rests on the lowest one or two, and its bootstrap CI never
+            # reaches below the sample's minimum: one low base value turned a real +1.4 % into +3.5 %
+            # with disjoint CIs (toml, calibrate --audit; docs/statistics.md "Small samples").
             ok, p_size = shifted_rank_test_agrees(base.values, head.values, change, thr, settings.confidence)
             if not ok:
                 return result(
@@ -458,6 +444,21 @@ def _compare_estimates(
                     f"or more let the CIs decide alone): {remedy(2 * max(base.n, head.n))}, or rerun",
                     2 * max(base.n, head.n),
                 )
+        trial = (  # few trials of several values: the randomization test over trials (rank.py)
+            trial_guard(base.values, base.unit_id, head.values, head.unit_id,
+                        partial(bs.point_estimates, statistic=settings.statistic), change, thr,
+                        settings.confidence, AUTO_ALPHA)
+            if agrees and not paired and base.unit_id is not None and head.unit_id is not None else None
+        )  # fmt: skip
+        if trial is not None and not trial[0]:
+            why = f"its values come from only {trial[2]} trials (processes), too few to tell whether they differ"
+            return result(
+                Verdict.INCONCLUSIVE,
+                f"the change ({_pct(change)}) looks beyond {thr:g}% ({sig_text}), but {why}, and reassigning "
+                f"whole trials to the versions does not show a change of at least {thr:g}% in the "
+                f"{describe(settings.statistic)} (one-sided p = {trial[1]:.2g}) — about twice the trials per version would resolve it: "
+                f"{remedy(2 * max(base.n, head.n))}, or rerun", 2 * max(base.n, head.n),
+            )  # fmt: skip
         if agrees:
             verdict = Verdict.REGRESSION if worse else Verdict.IMPROVEMENT
             return result(verdict, f"{sig_text} and the change ({_pct(change)}) is at least {thr:g}%")

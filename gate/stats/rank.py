@@ -1,16 +1,22 @@
 """The exact Mann-Whitney rank test of two small samples, the guards of a verdict made on few
-values (:func:`rank_test_agrees`, :func:`shifted_rank_test_agrees`; gate/analysis/compare.py)."""
+values (:func:`rank_test_agrees`, :func:`shifted_rank_test_agrees`) or few trials
+(:func:`trial_guard`; gate/analysis/compare.py)."""
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
+from gate.stats.order import kruskal_smallest_p
+
 FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
 
 EXACT_PERMUTATIONS = 20_000  # with ties, the exact permutation test up to this many arrangements
 
@@ -66,3 +72,102 @@ def shifted_rank_test_agrees(
     else:
         p = rank_test_p(scaled, h, "greater" if up else "less")
     return p <= 1.0 - confidence, p
+
+
+def process_level_unseen(trial_sizes: np.ndarray, alpha: float) -> bool:
+    """Whether a Kruskal-Wallis test across trials of these sizes cannot reject at ``alpha``
+    whatever the values (its smallest p-value, :func:`gate.stats.order.kruskal_smallest_p`, is
+    above it: at 0.001, every design of fewer than 10 trials of 3 values). Such a log cannot show
+    that its trials agree."""
+    return trial_sizes.size >= 2 and kruskal_smallest_p(trial_sizes) >= alpha
+
+
+def _arrangements(total: int, chosen: int, limit: int) -> IntArray:
+    """Which ``chosen`` of ``total`` trials form "head", one row per arrangement: all of them when
+    there are at most ``limit`` (the first row is the observed one), else the observed one and
+    ``limit`` drawn at random with a fixed seed (a Monte-Carlo randomization test stays valid when
+    the observed arrangement is counted in: Ernst, Statistical Science 2004, §2.3)."""
+    count = math.comb(total, chosen)
+    observed = np.arange(total - chosen, total)[None, :]
+    if count <= limit:
+        rows = np.array(list(itertools.combinations(range(total), chosen)), dtype=np.int64)
+        return np.vstack([observed, rows[(rows != observed).any(axis=1)]])
+    rng = np.random.default_rng(0)  # deterministic: the same log gives the same verdict
+    drawn = np.argsort(rng.random((limit, total)), axis=1)[:, :chosen]
+    return np.vstack([observed, np.sort(drawn, axis=1)])
+
+
+def trial_permutation_p(
+    base: list[FloatArray], head: list[FloatArray], estimates: Callable[[FloatArray], FloatArray], up: bool
+) -> float:
+    """One-sided p-value of the randomization test that reassigns whole trials (lists of each
+    trial's values) to the versions: the share of arrangements whose change of the statistic
+    (``estimates``: the statistic of every row of a 2-D array) is at least the observed one (at
+    most, for ``up=False``). Exact when all arrangements are enumerated."""
+    trials = [*base, *head]
+    sizes = np.array([t.size for t in trials])
+    flat = np.concatenate(trials)
+    trial_of_value = np.repeat(np.arange(len(trials)), sizes)
+    rows = _arrangements(len(trials), len(head), EXACT_PERMUTATIONS)
+    in_head = np.zeros((rows.shape[0], len(trials)), dtype=bool)
+    in_head[np.arange(rows.shape[0])[:, None], rows] = True
+    value_in_head = in_head[:, trial_of_value]  # (arrangements, values)
+    head_sizes = value_in_head.sum(axis=1)
+    change = np.empty(rows.shape[0])
+    for size in np.unique(head_sizes):  # rows whose head holds this many values: one matrix each
+        sel = np.flatnonzero(head_sizes == size)
+        mask = value_in_head[sel]
+        every = np.broadcast_to(flat, mask.shape)
+        est_head = estimates(every[mask].reshape(sel.size, -1))
+        est_base = estimates(every[~mask].reshape(sel.size, -1))
+        change[sel] = np.log(est_head) - np.log(est_base)
+    tol = 1e-12 * max(1.0, abs(float(change[0])))
+    extreme = change >= change[0] - tol if up else change <= change[0] + tol
+    return float(np.mean(extreme))
+
+
+def trial_guard(
+    base: FloatArray,
+    base_trials: np.ndarray,
+    head: FloatArray,
+    head_trials: np.ndarray,
+    estimates: Callable[[FloatArray], FloatArray],
+    change_pct: float,
+    threshold_pct: float,
+    confidence: float,
+    alpha_trials_differ: float,
+) -> tuple[bool, float, str] | None:
+    """The guard of a verdict at the level of trials: ``(agrees, p, "k_base/k_head")``, or
+    ``None`` where it does not apply (fewer than 2 trials in a version, one value per trial, or
+    trials of enough values that the test across trials at ``alpha_trials_differ`` — ``auto``'s —
+    can see whether they differ).
+
+    Under RMIT a trial (process) is the unit assigned to a version at random; the values inside
+    one trial share its process and, on a loaded machine, the interference it met, so they are not
+    independent draws, and a bootstrap over values takes a few slowed processes for many slowed
+    values (the cluster bootstrap itself is unreliable with few clusters: Cameron, Gelbach &
+    Miller, Rev. Econ. Stat. 2008). When the log cannot even show whether its trials agree, the
+    change must survive the randomization test of the design: reassign whole trials to the
+    versions in every possible way and recompute the change of the deciding statistic (Fisher's
+    randomization test, exact whatever the process effect; Ernst, "Permutation methods: a basis
+    for exact inference", Statistical Science 2004; at the level of the randomised unit, as in a
+    cluster-randomised trial, Donner & Klar 2000, ch. 5). Base is first scaled by
+    1 ± threshold, so the test asks for a change of at least the threshold (the inversion used for
+    :func:`shifted_rank_test_agrees`), at (1 − confidence)/2 in the direction of the change: no
+    two-sided test has fixed the direction before it, and a false verdict either way counts
+    against the verdict's level. Because it uses the statistic itself, trials slowed by
+    interference weigh as little as they do in the estimate. Its smallest p-value is
+    1 / C(k_b + k_h, k_b): 4 trials per version can never show a change at 99 % (1/70 > 0.005),
+    5 can (1/252)."""
+    sizes = [np.unique(t, return_counts=True)[1] for t in (base_trials, head_trials)]
+    if min(s.size for s in sizes) < 2 or all(s.size == s.sum() for s in sizes):
+        return None
+    if not any(process_level_unseen(s, alpha_trials_differ) for s in sizes):
+        return None
+    up = change_pct > 0
+    scaled = base * (1.0 + (threshold_pct if up else -threshold_pct) / 100.0)
+    split = [
+        [x[np.asarray(t) == u] for u in np.unique(t)] for x, t in ((scaled, base_trials), (head, head_trials))
+    ]
+    p = trial_permutation_p(split[0], split[1], estimates, up)
+    return p <= (1.0 - confidence) / 2.0, p, f"{sizes[0].size}/{sizes[1].size}"

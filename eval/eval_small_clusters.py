@@ -1,0 +1,123 @@
+"""False verdicts of the verdict rule when a few whole trials are slowed (a loaded machine).
+
+Synthetic A/A: every version has ``k`` trials (processes) of ``m`` measurements each. A value is
+floor × process effect × measurement noise (both log-normal, ``--cv`` each), and on a loaded
+machine each trial of either version is, with probability ``--hit``, slowed as a whole by a
+factor 1 + U(5 %, 50 %) (another process took the CPU for that process's lifetime: interference
+only adds time, Chen & Revels, HPEC 2016). Base and head come from one distribution, so every
+regression or improvement is false. With ``--slowdown`` head is that much slower everywhere
+(detection, same noise). Each cell compares ``--benchmarks`` benchmarks through ``compare_many``
+with the gate's default settings (p10, ``--bootstrap auto``, 99 %, 3 %), as ``analyze`` does;
+trials carry their labels, so ``auto`` sees the process level.
+
+Why: with 2 suite runs × 3 iterations × 3 measurements (6 trials per version) the trial-level
+bootstrap has only 6 units to resample, and a real criterion run on the loaded development
+machine called its unchanged control benchmark a regression
+(tests/integration/test_adapter_criterion_real.py).
+
+    .venv/bin/python -m eval.eval_small_clusters [--benchmarks 1000] [--trials 4,5,6,8,10,15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many
+from gate.model import Verdict
+
+CHANGED = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
+
+
+def version_sample(
+    rng: np.random.Generator, trials: int, per_trial: int, cv: float, hit: float, factor: float
+) -> Sample:
+    """One version's values: ``trials`` processes × ``per_trial`` measurements (see the module)."""
+    sigma = np.sqrt(np.log1p(cv**2))
+    process = rng.lognormal(0.0, sigma, size=(trials, 1))
+    slowed = np.where(rng.random((trials, 1)) < hit, 1.0 + rng.uniform(0.05, 0.5, size=(trials, 1)), 1.0)
+    values = factor * process * slowed * rng.lognormal(0.0, sigma, size=(trials, per_trial))
+    trial = np.repeat(np.arange(trials), per_trial)
+    suite_run = trial % 2  # two suite runs, as the criterion test's 2 × 3 × 3
+    return Sample(values.ravel(), unit_id=trial, suite_run=suite_run)
+
+
+def cell(
+    trials: int,
+    per_trial: int,
+    cv: float,
+    hit: float,
+    slowdown: float,
+    count: int,
+    settings: AnalysisSettings,
+    seed: int,
+) -> dict[str, float]:
+    """Shares (%) of regression, improvement and decided verdicts, and of two-level schemes."""
+    rng = np.random.default_rng([seed, trials, per_trial, int(hit * 100), int(slowdown * 10)])
+    items = [
+        (
+            f"b{i}",
+            version_sample(rng, trials, per_trial, cv, hit, 1.0),
+            version_sample(rng, trials, per_trial, cv, hit, 1.0 + slowdown / 100.0),
+            False,
+        )
+        for i in range(count)
+    ]
+    res = compare_many(items, settings)
+    verdicts = [r.verdict for r in res]
+    return {
+        "regression": 100.0 * sum(v == Verdict.REGRESSION for v in verdicts) / count,
+        "improvement": 100.0 * sum(v == Verdict.IMPROVEMENT for v in verdicts) / count,
+        "unchanged": 100.0 * sum(v == Verdict.UNCHANGED for v in verdicts) / count,
+        "two_level": 100.0 * sum(r.bootstrap == "two-level" for r in res) / count,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--benchmarks", type=int, default=1000, help="benchmarks per cell")
+    parser.add_argument("--trials", default="4,5,6,8,10,15", help="trials per version (comma list)")
+    parser.add_argument("--per-trial", type=int, default=3, help="measurements per trial")
+    parser.add_argument("--cv", type=float, default=0.01, help="process and measurement noise (CV)")
+    parser.add_argument("--hit", default="0,0.2,0.4", help="share of trials slowed as a whole (list)")
+    parser.add_argument("--slowdown", default="0,10", help="head slower by this many %% (list)")
+    parser.add_argument("--resamples", type=int, default=2000)
+    parser.add_argument("--statistic", default=AnalysisSettings().statistic)
+    parser.add_argument("--bootstrap", default=AnalysisSettings().bootstrap)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    settings = AnalysisSettings(
+        statistic=args.statistic,
+        bootstrap=args.bootstrap,
+        resamples=args.resamples,
+        seed=args.seed,
+        tail_statistic="",
+    )
+    print(
+        f"{args.benchmarks} benchmarks per cell, {args.per_trial} measurements per trial, CV {args.cv:g}, "
+        f"{settings.statistic}, --bootstrap {settings.bootstrap}, 99% CIs, {args.resamples} resamples, 3%\n"
+    )
+    print(
+        "| trials per version | trials hit | head | regression | improvement | unchanged | two-level | time |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for hit in (float(h) for h in args.hit.split(",")):
+        for slowdown in (float(s) for s in args.slowdown.split(",")):
+            for trials in (int(k) for k in args.trials.split(",")):
+                t0 = time.perf_counter()
+                r = cell(trials, args.per_trial, args.cv, hit, slowdown, args.benchmarks, settings, args.seed)
+                head = "A/A" if slowdown == 0 else f"+{slowdown:g}%"
+                print(
+                    f"| {trials} | {hit:.0%} | {head} | {r['regression']:.1f}% | {r['improvement']:.1f}% | "
+                    f"{r['unchanged']:.1f}% | {r['two_level']:.0f}% | {time.perf_counter() - t0:.0f} s |",
+                    flush=True,
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

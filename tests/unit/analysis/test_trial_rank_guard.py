@@ -1,0 +1,104 @@
+"""Few trials with several values each: a verdict must survive reassigning whole trials to the versions
+(gate/stats/rank.py ``trial_guard``; docs/statistics.md "Few trials")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import kruskal
+
+from gate.analysis.compare import AnalysisSettings, Sample, compare_many, compare_one
+from gate.model import Verdict
+from gate.stats.order import kruskal_smallest_p
+from gate.stats.rank import process_level_unseen, trial_permutation_p
+
+SETTINGS = AnalysisSettings(resamples=4000, tail_statistic="")
+
+# An A/A pair from eval/eval_small_clusters.py (6 trials × 3 values per version, 40 % of the trials
+# slowed as a whole by 5–50 %, as on a loaded machine): every base process was hit, two of head's.
+# The values of a trial move together, so 18 values are 6 independent units; resampled flat (the
+# Kruskal-Wallis test of `auto` cannot reject at 0.001 with 6 trials of 3 values: even fully
+# separated trials give p = 0.0054) the 10th percentile's CIs were far apart and the old rule
+# called −17 % an improvement. Reassigning whole trials to the versions, 28 of the 924
+# arrangements give a fall of the 10th percentile at least as large (one-sided p = 0.030 > 0.005).
+BASE = [[1.174, 1.196, 1.187], [1.249, 1.257, 1.238], [1.434, 1.424, 1.397],
+        [1.263, 1.3, 1.267], [1.458, 1.449, 1.46], [1.224, 1.257, 1.243]]  # fmt: skip
+HEAD = [[1.49, 1.492, 1.477], [0.996, 1.008, 0.994], [1.444, 1.471, 1.478],
+        [0.986, 0.985, 0.989], [0.998, 0.991, 0.982], [0.99, 1.006, 1.017]]  # fmt: skip
+
+
+def _sample(trials: list[list[float]], labelled: bool = True) -> Sample:
+    values = np.array(trials, dtype=np.float64)
+    ids = np.repeat(np.arange(values.shape[0]), values.shape[1])
+    return Sample(values.ravel(), unit_id=ids if labelled else None)
+
+
+def test_a_few_slowed_processes_are_not_an_improvement() -> None:
+    c = compare_one("b", _sample(BASE), _sample(HEAD), False, SETTINGS, np.random.default_rng(0))
+    assert c.bootstrap == "flat" and c.significant and c.change_pct is not None and c.change_pct < -15.0
+    assert c.verdict is Verdict.INCONCLUSIVE, c.reason
+    assert "only 6/6 trials" in c.reason and "reassigning whole trials" in c.reason
+    assert c.samples_needed == 36
+    # the batched path (compare_many) decides the same
+    (m,) = compare_many([("b", _sample(BASE), _sample(HEAD), False)], SETTINGS)
+    assert m.verdict is Verdict.INCONCLUSIVE
+
+
+def test_a_real_change_of_every_trial_is_still_called() -> None:
+    quiet = [HEAD[1], HEAD[3], HEAD[4], HEAD[5], [1.0, 1.012, 1.004], [0.99, 1.0, 0.995]]  # none slowed
+    rng = np.random.default_rng(0)
+    for factor, verdict in ((1.10, Verdict.REGRESSION), (0.90, Verdict.IMPROVEMENT)):
+        head = _sample([[v * factor for v in trial] for trial in quiet])
+        assert compare_one("b", _sample(quiet), head, False, SETTINGS, rng).verdict is verdict
+
+
+def test_without_trial_labels_or_with_one_value_per_trial_the_values_are_the_units() -> None:
+    # no trial structure to respect: the guard does not apply (the values-level rules decide)
+    rng = np.random.default_rng(0)
+    c = compare_one("b", _sample(BASE, labelled=False), _sample(HEAD, labelled=False), False, SETTINGS, rng)
+    assert "trials" not in c.reason
+    singles = Sample(np.array([1.0, 1.01, 0.99, 1.02, 1.0, 0.98]), unit_id=np.arange(6))
+    slower = Sample(singles.values * 1.2, unit_id=np.arange(6))
+    assert compare_one("b", singles, slower, False, SETTINGS, rng).verdict is Verdict.REGRESSION
+
+
+def test_four_trials_per_version_cannot_call_a_change_at_99_percent() -> None:
+    # the exact rank test of 4 against 4 trials has smallest two-sided p 2/C(8,4) = 0.029
+    base, head = _sample(BASE[:4]), _sample([[v * 1.5 for v in trial] for trial in BASE[:4]])
+    c = compare_one("b", base, head, False, SETTINGS, np.random.default_rng(0))
+    assert c.verdict is Verdict.INCONCLUSIVE and "4/4 trials" in c.reason
+
+
+def test_trials_of_enough_values_for_auto_to_see_them_are_left_to_the_bootstrap() -> None:
+    # 6 trials of 5 values: Kruskal-Wallis across them can reach p < 0.001, so `auto` decides how
+    # to resample and the guard stays out (the µOpTime units of docs/statistics.md table (a))
+    assert not process_level_unseen(np.full(6, 5), 0.001) and process_level_unseen(np.full(6, 3), 0.001)
+    assert process_level_unseen(np.full(9, 3), 0.001) and not process_level_unseen(np.full(10, 3), 0.001)
+    base = Sample(np.repeat(np.array(BASE)[:, :1], 5, axis=1).ravel(), unit_id=np.repeat(np.arange(6), 5))
+    head = Sample(np.repeat(np.array(HEAD)[:, :1], 5, axis=1).ravel(), unit_id=np.repeat(np.arange(6), 5))
+    c = compare_one("b", base, head, False, SETTINGS, np.random.default_rng(0))
+    assert "trials (processes)" not in c.reason
+
+
+def test_the_smallest_kruskal_wallis_p_of_a_design() -> None:
+    assert kruskal_smallest_p([3] * 6) == pytest.approx(0.00537, rel=1e-3)  # fully separated trials
+    assert kruskal_smallest_p([3] * 10) < 0.001 < kruskal_smallest_p([3] * 9)
+    assert kruskal_smallest_p([5, 5]) == pytest.approx(0.00902, rel=1e-3)
+    assert kruskal_smallest_p([4]) == 1.0 and kruskal_smallest_p([1, 1, 1]) == 1.0
+    # equals scipy's p of the separated arrangement
+    groups = [np.arange(0, 5), np.arange(5, 9), np.arange(9, 12)]
+    assert kruskal_smallest_p([5, 4, 3]) <= kruskal(*groups).pvalue + 1e-12
+
+
+def _median_rows(x: np.ndarray) -> np.ndarray:
+    return np.median(x, axis=1)
+
+
+def test_the_randomization_test_over_trials_is_exact() -> None:
+    # every arrangement of 3 + 3 trials: the observed one is the most extreme of C(6, 3) = 20
+    base = [np.array([1.0, 1.01]), np.array([1.02, 1.0]), np.array([0.99, 1.0])]
+    head = [np.array([2.0, 2.1]), np.array([2.2, 2.0]), np.array([2.05, 2.0])]
+    assert trial_permutation_p(base, head, _median_rows, up=True) == pytest.approx(1 / 20)
+    assert trial_permutation_p(base, head, _median_rows, up=False) == pytest.approx(1.0)
+    # unequal trial sizes take the same path: C(7, 3) = 35 arrangements
+    assert trial_permutation_p([*base, np.array([1.0])], head, _median_rows, up=True) == pytest.approx(1 / 35)
