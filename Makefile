@@ -22,8 +22,12 @@ demo: $(STAMP)
 	-bash scripts/install-system-deps.sh bwrap
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash scripts/demo.sh
 
+# PYTHONDONTWRITEBYTECODE is unset for the tests: with it every xdist worker rewrites and compiles
+# every test file again, and every `ordertrap-gate` subprocess compiles gate/ again (about 10 s
+# of CPU per worker and 0.3 s per subprocess here; docs/development.md).
 test: $(STAMP) system-deps
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest -q -n 4 --dist loadgroup --no-loadscope-reorder
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" env -u PYTHONDONTWRITEBYTECODE \
+	  $(PY) -m pytest -q -n 4 --dist loadgroup --no-loadscope-reorder
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check gate tests scripts eval benchmarks

@@ -461,8 +461,6 @@ def head_noisier(base: ArrayLike, head: ArrayLike) -> tuple[bool, float | None, 
     """(head's values are far more spread than base's, RMAD ratio head/base, one-sided p).
     Computed on log values (interference scales timings); fewer than 3 values per version never
     count. The ratio is None when base's RMAD is 0 (then any head spread above 0 is "more")."""
-    from scipy import stats as sps  # scipy is imported only where a test is run
-
     b, h = _as_sample(base), _as_sample(head)
     if b.size < 3 or h.size < 3 or np.any(b <= 0) or np.any(h <= 0):
         return False, None, None
@@ -474,5 +472,7 @@ def head_noisier(base: ArrayLike, head: ArrayLike) -> tuple[bool, float | None, 
         return False, ratio, None
     lb, lh = np.log(b), np.log(h)
     db, dh = np.abs(lb - np.median(lb)), np.abs(lh - np.median(lh))
+    from scipy import stats as sps  # only when the test is run: `report` and `publish` mostly skip it
+
     p = float(sps.mannwhitneyu(dh, db, alternative="greater").pvalue)
     return p < NOISIER_ALPHA, ratio, p
