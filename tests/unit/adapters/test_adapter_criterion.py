@@ -93,6 +93,7 @@ def test_build_once_per_worktree_and_the_trial_runs_the_copied_executable(tmp_pa
 def writes_probe(call: Call) -> ProcessResult:
     """The probe of a shared target directory, run where the gate sees its files (no sandbox)."""
     probe = Path(call.argv[-1])
+    assert ".ordertrap-probe-" in probe.name, call.argv
     probe.parent.mkdir(parents=True, exist_ok=True)
     probe.touch()
     return ok()
