@@ -35,7 +35,6 @@ from gate.adapters._common import (
     benchmark_missing,
     configured_specs,
     escape_regex,
-    filter_discovered,
     missing_binary,
     require_nonempty,
     string_list,
@@ -53,6 +52,7 @@ from gate.adapters.base import (
     raise_for_process,
     telling_line,
 )
+from gate.adapters.gotest_include import go_include, include_matches
 from gate.adapters.gotest_output import (
     BENCH_NAME,
     VERBOSE_FLAG,
@@ -253,10 +253,12 @@ class GoTestAdapter:
         patterns = [c for c in configured if is_pattern(c.name)]
         literal_names = {c.name for c in literal}
         named_below = [c.name for c in literal if "/" in c.name]
+        include = go_include(options)
         included = [
             n
-            for n in filter_discovered(listed, options, self.name)
-            if not any(b.startswith(n + "/") for b in named_below)
+            for n in listed
+            if (include is None or include_matches(include, n, parent=True))
+            and not any(b.startswith(n + "/") for b in named_below)
         ]
         firsts = [pattern_level(p.name.split("/")[0]) for p in patterns]
         pattern_parents = {n for n in listed if any(f.fullmatch(n) for f in firsts)}
@@ -275,6 +277,14 @@ class GoTestAdapter:
                 # of them (an invalid trial every time): they replace it
                 continue
             subs = [] if n in literal_names else [x for x in leaves(below) if x.startswith(n + "/")]
+            if include is not None and n not in literal_names:
+                # [go] include picks sub-benchmarks level by level, as -bench does (gotest_include.py)
+                if not subs and not include_matches(include, n):
+                    continue
+                kept = [x for x in subs if include_matches(include, x)]
+                if subs and not kept:
+                    continue  # none of its sub-benchmarks is included: nor is the parent itself
+                subs = kept
             if not subs:
                 found.append(BenchmarkSpec(name=n, unit=s.metric, higher_is_better=higher))
                 continue
@@ -288,6 +298,13 @@ class GoTestAdapter:
         taken = {x.name for x in found} | expanded_names
         # an entry with a discovered name is applied by the run engine (Config.override)
         specs = [*found, *expanded, *(c for c in literal if c.name not in taken)]
+        if include is not None and not specs:
+            raise ConfigError(
+                f"[go] include {options.get('include')!r} matches none of the Go benchmarks of "
+                f"{version.name} ({', '.join(listed[:5]) or 'none listed'}{' …' if len(listed) > 5 else ''})",
+                "include is matched level by level, as go test -bench matches: one regex per "
+                'level between "/", e.g. include = ["^BenchmarkSum64$/^4B$"] (docs/frameworks.md, [go])',
+            )
         require_nonempty([x.name for x in specs], self.name, f"{version.name} ({s.binary or s.package})")
         return specs
 

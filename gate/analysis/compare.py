@@ -426,7 +426,7 @@ def _compare_estimates(
     if vb.ci is None or vh.ci is None or change_pct is None or change_ci is None:
         return result(
             Verdict.INCONCLUSIVE,
-            "no confidence interval could be computed (non-positive or non-finite values); "
+            "no confidence interval could be computed (non-positive or non-finite values) — "
             "check the benchmark's output",
         )
     worse = change > 0 if not higher_is_better else change < 0

@@ -6,6 +6,8 @@ resolve it; the warnings say what disturbed it. Shown side by side these gave up
 of advice for one benchmark, some contradicting each other ("raise [full].iterations" beside "more
 values will not resolve it"). :func:`next_step` chooses one, the cheapest that would resolve it:
 
+0. a verdict not for lack of values (no ``samples_needed``: no CI could be computed) whose
+   reason gives its own fix: that fix — the reason says what went wrong;
 1. an order effect or a drift with the position in the run (:data:`BIAS_CODES`): more values of
    a biased measurement keep the bias, so that warning's own action;
 2. more values than one run may collect (``MAX_VALUES``): quieter values or a larger threshold;
@@ -39,6 +41,35 @@ class NextStep:
     text: str  # plain text (escaped by the template)
     code: str | None = None  # a command-line option, shown as code after the text
     more_values: bool = False  # more values of this benchmark would resolve it
+    # steps that differ only in how many values they need ("more values" without a priced budget,
+    # "more values than one run may collect") share a kind: the comment gives them one line
+    kind: str = ""
+
+
+MORE_VALUES = "more values"
+TOO_MANY_VALUES = "too many values"
+
+
+def _counts(needed: Sequence[int | None]) -> str:
+    known = sorted({n for n in needed if n is not None})
+    if not known:
+        return ""
+    return f"{known[0]:,}" if len(known) == 1 else f"{known[0]:,}–{known[-1]:,}"
+
+
+def shared_step_text(kind: str, needed: Sequence[int | None]) -> str:
+    """The step of several benchmarks of one ``kind``, with the range of values they need."""
+    counts = _counts(needed)
+    if kind == TOO_MANY_VALUES:
+        return (
+            f"they need about {counts} values per version, more than one run may collect "
+            f"({MAX_VALUES:,}): reduce the noise, or give them a larger [[benchmark]] threshold_pct"
+        )
+    return (
+        f"about {counts} values per version would resolve them"
+        if counts
+        else "more values would resolve them"
+    )
 
 
 # compare's "; about N values per version (now a/b) would resolve a 3% change at this noise":
@@ -77,13 +108,19 @@ def next_step(
         return NextStep(fix) if fix else None
     if verdict != "inconclusive":
         return None
+    own_fix = split_reason(reason)[1]
+    if samples_needed is None and own_fix and (unresolved is None or not unresolved["suggest"]):
+        # not for lack of values (no CI could be computed, values cannot be compared): the
+        # reason names its own cause, so its fix, not an order effect the warnings also show
+        return NextStep(own_fix)
     bias = _bias_action(warnings)
     if bias is not None:
         return NextStep(f"its values depend on when it ran, which more values do not remove: {bias}")
     if samples_needed is not None and samples_needed > MAX_VALUES:
         return NextStep(
             f"it needs about {samples_needed:,} values per version, more than one run may collect "
-            f"({MAX_VALUES:,}): reduce the noise, or give it a larger [[benchmark]] threshold_pct"
+            f"({MAX_VALUES:,}): reduce the noise, or give it a larger [[benchmark]] threshold_pct",
+            kind=TOO_MANY_VALUES,
         )
     if unresolved is not None and unresolved["suggest"]:
         more = unresolved["more"] or "more values would resolve it"
@@ -91,6 +128,8 @@ def next_step(
             more = f"{more} (about {samples_needed:,} values per version)"
         return NextStep(more, str(unresolved["suggest"]), True)
     if samples_needed is not None:
-        return NextStep(f"about {samples_needed:,} values per version would resolve it", None, True)
+        return NextStep(
+            f"about {samples_needed:,} values per version would resolve it", None, True, MORE_VALUES
+        )
     fix = split_reason(reason)[1]
     return NextStep(fix) if fix else None

@@ -127,7 +127,10 @@ def unresolved(
     elif kind == "not_lack_of_data":
         detail = u["detail"].strip()
         detail = "" if detail in reason else f": {detail}"  # the reason shown beside it says it already
-        order = any(
+        # an order effect is named as the cause only when the reason names none of its own
+        # ("what happened — what to do", gate/analysis/compare.py): "no CI could be computed —
+        # check the benchmark's output" is not cured by a reset
+        order = " — " not in reason and any(
             (m := lookup(str(w["code"]))) is not None and m.category is WarningCategory.ORDER
             for w in warnings
         )

@@ -28,7 +28,7 @@ from gate.files import analysis_json
 from gate.files.analysis_json import Analysis, Benchmark
 from gate.files.analysis_model import CarryoverMatrix, benchmark_details, run_config
 from gate.files.calibration_json import Calibration
-from gate.render import filters, view
+from gate.render import comment_lines, filters, view
 from gate.render.view_model import View
 
 COMMENT_MARKER = "<!-- ordertrap-gate:comment -->"
@@ -38,9 +38,10 @@ MAX_PLOTS = 100  # benchmark figures in the HTML report (attention first); the t
 MAX_HEATMAP = 40  # rows and columns of the carry-over heatmap (largest effects kept)
 CARRYOVER_ALPHA = 0.05  # gate.analysis.carryover.analyze_carryover's family-wise level
 MAX_ORDER_TESTS = 40  # benchmarks in the fixed-vs-random figure (significant first)
-COMMENT_MAX_NOTES = 10
+COMMENT_MAX_NOTES = 10  # lines of inconclusive/failed benchmarks (one per next step)
 COMMENT_MAX_WARNINGS = 8  # lines per category (warnings with the same action share a line)
-COMMENT_MAX_NAMES = 6  # benchmarks named on one warning line
+COMMENT_MAX_NAMES = 6  # benchmarks named on one warning or note line
+COMMENT_KIND_NAMES = 3  # benchmarks named on a warning category's visible line
 # The job summary lists every note and warning while there are few; with many, the table (all
 # benchmarks) comes first: notes are capped and a category's warnings become one line per action.
 SUMMARY_MAX_NOTES = 100
@@ -552,8 +553,14 @@ def render(analysis: Analysis, fmt: Format, context: RenderContext | None = None
     for r in v["rows"]:
         for key, width in widths.items():
             r[key] = filters.shorten_middle(r["name"], width)
-    v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]
+    v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]  # one per benchmark, for user templates
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
+    # the built-in comment: one line per next step (gate/render/comment_lines.py)
+    v["note_lines"], v["note_lines_more"] = comment_lines.note_lines(
+        v["notes"], COMMENT_MAX_NOTES, COMMENT_MAX_NAMES
+    )
+    v["warning_kinds"] = comment_lines.warning_kinds(v["warning_groups"], COMMENT_KIND_NAMES)
+    v["n_warnings"] = sum(g["n"] for g in v["warning_groups"])
     if v["adaptive"]:  # benchmarks resolved by follow-up rounds: capped like the notes
         followed = v["adaptive"]["followed"]
         v["adaptive"]["followed_comment"] = followed[:COMMENT_MAX_NOTES]

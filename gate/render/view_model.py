@@ -117,5 +117,9 @@ class View(TypedDict):
     # added by gate/render/render.py
     notes_comment: NotRequired[list[Any]]
     notes_more: NotRequired[int]
+    note_lines: NotRequired[list[Any]]  # gate.render.comment_lines.NoteLine
+    note_lines_more: NotRequired[int]
+    warning_kinds: NotRequired[list[Any]]  # gate.render.comment_lines.WarningKind
+    n_warnings: NotRequired[int]
     notes_summary: NotRequired[list[Any]]
     notes_summary_more: NotRequired[int]

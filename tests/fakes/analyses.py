@@ -27,6 +27,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gate.analysis.remedies import FULL_REMEDY, calibrated_remedy
 from gate.decision import default_decision, noisy_in_head
 from gate.files import analysis_json, calibration_json
 from gate.files.analysis_json import Analysis
@@ -151,8 +152,13 @@ def benchmark(
             if change is not None
             else "improvement",
             "unchanged": "the change's 99% CI lies within ±3%",
-            "inconclusive": "the 99% CI of the change is too wide to rule out a 3% change — raise "
-            "[full].iterations or [full].suite_runs in .ordertrap.toml",
+            # the remedy compare.py gives: [full] does not change what a calibrated benchmark runs
+            "inconclusive": "the 99% CI of the change is too wide to rule out a 3% change — "
+            + (
+                calibrated_remedy(samples_needed)
+                if (config or {}).get("source") == "calibration"
+                else FULL_REMEDY
+            ),
             "failed": "every trial of head failed (error: exit status 1) — fix the benchmark or check its log",
         }[verdict]
     return {
@@ -380,7 +386,8 @@ def inconclusive_heavy() -> dict[str, Any]:
                     {
                         "code": "unstable",
                         "message": f"bench_{i:02d} varies by 6% between runs (cv 0.06)",
-                        "action": "recalibrate (ordertrap-gate calibrate) or raise [full].suite_run",
+                        "action": "quiet the runner (`ordertrap-gate run` warns about governor, turbo and "
+                        "load) and look for work that varies from run to run in the benchmark",
                     }
                 ]
                 if i < 2
@@ -656,7 +663,7 @@ def followup_rounds() -> dict[str, Any]:
             change_pct=3.5,
             config=cal,
             n=5,
-            reason="no confidence interval could be computed (non-positive or non-finite values); check the "
+            reason="no confidence interval could be computed (non-positive or non-finite values) — check the "
             "benchmark's output",
             warnings=[
                 {
@@ -727,7 +734,7 @@ def needs_budget() -> dict[str, Any]:
             "inconclusive",
             change_pct=0.5,
             n=6,
-            reason="no confidence interval could be computed (non-positive or non-finite values); check the "
+            reason="no confidence interval could be computed (non-positive or non-finite values) — check the "
             "benchmark's output",
         ),
     ]

@@ -13,6 +13,7 @@ from gate.adapters.base import BenchmarkSpec
 from gate.adapters.registry import get_adapter
 from gate.cli import main
 from gate.decision import Decision, default_decision
+from gate.errors import ConfigError
 from tests.integration.adapter_helpers import context, real_runner, trial
 from tests.integration.test_adapter_go import go_env
 from tests.integration.two_versions import GO_CONFIG, git, make_go_repo, run_and_analyze, statuses, use_go_env
@@ -129,3 +130,25 @@ def test_go_parent_listing_is_one_cached_run_and_a_named_parent_is_kept(
     settings = {"include": "Sum$", "benchmarks": [{"name": "BenchmarkSum"}]}
     assert [s.name for s in adapter.discover(version, runner, settings)] == ["BenchmarkSum"]
     assert log.read_text().count("started") == 1
+
+
+def test_go_include_picks_sub_benchmarks_level_by_level_as_bench_does(go_repo: Path, tmp_path: Path) -> None:
+    """``[go] include`` naming sub-benchmarks (a live run on cespare/xxhash named six of them):
+    the first level picks the parents to list, the whole regex the leaves, as ``-bench`` matches
+    (gate/adapters/gotest_include.py); before, the regexes were matched against the top-level
+    names only, so "BenchmarkSum/4B" matched nothing and discovery found no benchmark."""
+    runner = real_runner(go_env(go_repo.parent))
+    worktree = tmp_path / "wt"
+    git(go_repo, "worktree", "add", "-q", "--detach", str(worktree), "r2")
+    version = context(worktree, tmp_path / "scratch")
+    adapter = get_adapter("go")
+
+    def names(include: object) -> list[str]:
+        return [s.name for s in adapter.discover(version, runner, {"benchtime": "100x", "include": include})]
+
+    assert names(["BenchmarkSum/4B", "^BenchmarkSum$/^64B$"]) == ["BenchmarkSum/4B", "BenchmarkSum/64B"]
+    assert names("^BenchmarkSum$") == ["BenchmarkSum/4B", "BenchmarkSum/16B", "BenchmarkSum/64B"]
+    assert sorted(names("Old|Sum/16")) == ["BenchmarkOld", "BenchmarkSum/16B"]
+    with pytest.raises(ConfigError) as err:
+        names("BenchmarkSum/1KB")
+    assert "level by level" in err.value.fix and "BenchmarkSum" in str(err.value)
