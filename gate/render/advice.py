@@ -44,6 +44,12 @@ class NextStep:
     # steps that differ only in how many values they need ("more values" without a priced budget,
     # "more values than one run may collect") share a kind: the comment gives them one line
     kind: str = ""
+    # the text on a line naming several benchmarks with this step (gate/render/comment_lines.py);
+    # empty: ``text`` fits one and many alike
+    text_many: str = ""
+
+    def for_many(self) -> str:
+        return self.text_many or self.text
 
 
 MORE_VALUES = "more values"
@@ -115,7 +121,10 @@ def next_step(
         return NextStep(own_fix)
     bias = _bias_action(warnings)
     if bias is not None:
-        return NextStep(f"its values depend on when it ran, which more values do not remove: {bias}")
+        return NextStep(
+            f"its values depend on when it ran, which more values do not remove: {bias}",
+            text_many=f"their values depend on when they ran, which more values do not remove: {bias}",
+        )
     if samples_needed is not None and samples_needed > MAX_VALUES:
         return NextStep(
             f"it needs about {samples_needed:,} values per version, more than one run may collect "
@@ -126,7 +135,12 @@ def next_step(
         more = unresolved["more"] or "more values would resolve it"
         if samples_needed is not None:
             more = f"{more} (about {samples_needed:,} values per version)"
-        return NextStep(more, str(unresolved["suggest"]), True)
+        return NextStep(
+            more,
+            str(unresolved["suggest"]),
+            True,
+            text_many=more.replace("would resolve it", "would resolve them"),
+        )
     if samples_needed is not None:
         return NextStep(
             f"about {samples_needed:,} values per version would resolve it", None, True, MORE_VALUES
