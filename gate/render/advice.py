@@ -8,8 +8,10 @@ values will not resolve it"). :func:`next_step` chooses one, the cheapest that w
 
 0. a verdict not for lack of values (no ``samples_needed``: no CI could be computed) whose
    reason gives its own fix: that fix — the reason says what went wrong;
-1. an order effect or a drift with the position in the run (:data:`BIAS_CODES`): more values of
-   a biased measurement keep the bias, so that warning's own action;
+1. head's values far more spread than base's (:data:`NOISY_HEAD_CODE`), which fails the gate:
+   that warning's action, since "more values would resolve it" would not say why the gate failed;
+   then an order effect or a drift with the position in the run (:data:`BIAS_CODES`): more
+   values of a biased measurement keep the bias, so that warning's own action;
 2. more values than one run may collect (``MAX_VALUES``): quieter values or a larger threshold;
 3. a budget the follow-up rounds computed (their ``suggest``): the measured cost of more values;
 4. more values, when the analysis says how many (``samples_needed``): the reports' "More values?"
@@ -34,6 +36,9 @@ from gate.warning_codes import WarningCode, canonical
 # The warnings that say the values are biased by when a benchmark ran (gate/analysis/entries.py,
 # gate/analysis/carryover.py): more values of a biased measurement keep the bias.
 BIAS_CODES = frozenset({WarningCode.ORDER_EFFECT.value, WarningCode.POSITION_DRIFT.value})
+# An inconclusive benchmark whose head values are far more spread than base's fails the gate
+# (gate/decision.py ``noisy_in_head``; the warning, gate/analysis/entries.py)
+NOISY_HEAD_CODE = WarningCode.NOISY_HEAD.value
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,12 @@ def _bias_action(warnings: Sequence[Mapping[str, Any]]) -> str | None:
     return None
 
 
+def _action_of(warnings: Sequence[Mapping[str, Any]], code: str) -> str | None:
+    return next(
+        (str(w["action"]) for w in warnings if canonical(str(w["code"])) == code and w["action"]), None
+    )
+
+
 def next_step(
     verdict: str,
     reason: str,
@@ -119,6 +130,14 @@ def next_step(
         # not for lack of values (no CI could be computed, values cannot be compared): the
         # reason names its own cause, so its fix, not an order effect the warnings also show
         return NextStep(own_fix)
+    noisy_head = _action_of(warnings, NOISY_HEAD_CODE)
+    if noisy_head is not None:
+        # what fails the gate (gate/decision.py noisy_in_head): "more values would resolve it"
+        # beside a failed gate reads as if the failure were only a lack of values
+        return NextStep(
+            f"its values in head are far more spread than in base, which fails the gate: {noisy_head}",
+            text_many=f"their values in head are far more spread than in base, which fails the gate: {noisy_head}",
+        )
     bias = _bias_action(warnings)
     if bias is not None:
         return NextStep(

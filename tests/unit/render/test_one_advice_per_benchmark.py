@@ -162,3 +162,32 @@ def test_a_step_shared_by_several_benchmarks_reads_right_for_all_of_them() -> No
     assert "would resolve them" in next(x for x in lines if "`budget_1`" in x)
     alone = next(x for x in lines if "`alone`" in x)
     assert "`drift_1`" not in alone and "its values depend on when it ran" in alone
+
+
+NOISY_HEAD = {
+    "code": "noisy_head",
+    "message": "x: head's values are 3.0× as spread as base's: this fails the gate like a regression",
+    "action": "find what in this change makes the benchmark vary; if the noise is intended, a maintainer "
+    "adds the accept label",
+}
+
+
+def test_a_benchmark_failing_the_gate_for_head_noise_is_not_told_more_values_resolve_it() -> None:
+    """An inconclusive benchmark far noisier in head fails the gate (gate/decision.py): its line
+    says so and what to do, not "about 30 values per version would resolve it" (which a
+    benchmark without that noise beside it still gets)."""
+    doc = analyses.analysis(
+        [
+            _inconclusive("spread", FULL_REMEDY, samples_needed=30, warnings=[NOISY_HEAD]),
+            _inconclusive("short", FULL_REMEDY, samples_needed=30, seed=1),
+        ]
+    )
+    doc["summary"]["decision"] = "fail"
+    for fmt in ("comment", "summary"):
+        text = render(doc, fmt)  # type: ignore[arg-type]
+        line = next(x for x in text.splitlines() if x.startswith("- 🟡 ") and "`spread`" in x)
+        assert "`short`" not in line
+        assert "fails the gate: find what in this change makes the benchmark vary" in line, line
+        assert "would resolve" not in line, line
+        short = next(x for x in text.splitlines() if x.startswith("- 🟡 ") and "`short`" in x)
+        assert "about 30 values per version would resolve it" in short, short
