@@ -41,9 +41,30 @@ def _stability(values: np.ndarray, estimate: float | None, ci: tuple[float, floa
     }
 
 
-def _noise_warning(name: str, stability: dict[str, dict[str, Any]]) -> dict[str, str] | None:
+# What to do about a noisy benchmark. How to get more values is left to the one next step the
+# reports give (gate/render/advice.py): [full].iterations does nothing for a benchmark that ran a
+# calibrated minimal configuration, and more values do not resolve one that needs more than a run
+# may collect, so naming one way here contradicted that step.
+QUIET_THE_RUNNER = (
+    "quiet the runner (`ordertrap-gate run` warns about governor, turbo and load) and look for work "
+    "that varies from run to run in the benchmark (I/O, allocation, GC, network)"
+)
+NOISE_ACTION = f"{QUIET_THE_RUNNER}; more values narrow the CI but not the spread"
+# A benchmark whose values depend on when it ran (an order effect, a drift with its position):
+# that dependence is part of its spread, and more values keep it.
+BIASED_NOISE_ACTION = (
+    "part of this spread comes from when it ran (its order-effect or position-drift warning), which "
+    "more values keep: follow that warning first, then quiet the runner (`ordertrap-gate run` warns "
+    "about governor, turbo and load)"
+)
+
+
+def _noise_warning(
+    name: str, stability: dict[str, dict[str, Any]], biased: bool = False
+) -> dict[str, str] | None:
     """One warning per benchmark whose typical spread (RMAD) exceeds :data:`UNSTABLE_RMAD` in a
-    version; outliers alone (a high CV with a small RMAD) do not count."""
+    version; outliers alone (a high CV with a small RMAD) do not count. ``biased``: an order
+    effect or a position drift is named for the benchmark (its action then starts there)."""
     high = {
         role: st["rmad"]
         for role, st in stability.items()
@@ -66,9 +87,7 @@ def _noise_warning(name: str, stability: dict[str, dict[str, Any]]) -> dict[str,
         WarningCode.UNSTABLE,
         f"{name} is noisy: its values typically lie {where} from their median (RMAD), above "
         f"{UNSTABLE_RMAD * 100:.{digits}f}% (what a 10% CV is without outliers)",
-        "quiet the runner (`ordertrap-gate run` warns about governor, turbo and load) and look for "
-        "work that varies from run to run in the benchmark (I/O, allocation, GC, network); more "
-        "values ([full].iterations) narrow the CI but not the spread",
+        BIASED_NOISE_ACTION if biased else NOISE_ACTION,
     )
 
 
@@ -142,7 +161,14 @@ def benchmark_entry(
         "base": _stability(sb.values, c.base.estimate, c.base.ci),
         "head": _stability(sh.values, c.head.estimate, c.head.ci),
     }
-    noisy = _noise_warning(name, entry["stability"])
+    order = order_map.get(name)
+    extra_warnings = [
+        w for extra in (carry, simil) if extra is not None for w in extra.warnings.get(name, [])
+    ]
+    biased = bool(order and order.get("significant")) or any(
+        w["code"] == WarningCode.POSITION_DRIFT.value for w in extra_warnings
+    )
+    noisy = _noise_warning(name, entry["stability"], biased)
     if noisy is not None:
         warnings.append(noisy)
     if c.verdict is Verdict.INCONCLUSIVE:
@@ -171,7 +197,6 @@ def benchmark_entry(
                 )
             )
     entry["config"] = _config(logs.meta, name)
-    order = order_map.get(name)
     entry["order"] = order
     if order and order.get("significant"):
         warnings.append(
@@ -184,9 +209,7 @@ def benchmark_entry(
         )
     entry["carryover"] = carry.per_benchmark.get(name) if carry is not None else None
     entry["similarity"] = simil.per_benchmark.get(name) if simil is not None else None
-    for extra in (carry, simil):
-        if extra is not None:
-            warnings.extend(extra.warnings.get(name, []))
+    warnings.extend(extra_warnings)
     entry["warnings"] = warnings
     entry["samples"] = {
         "base": {"value": sb.values.tolist(), "seq": seq_b.tolist()},

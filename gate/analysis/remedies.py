@@ -23,11 +23,12 @@ def too_noisy_remedy() -> str:
 
 def calibrated_remedy(needed: int | None) -> str:
     """How to get more values for a benchmark that ran its calibrated minimal configuration:
-    [full] does not change what it runs, a calibration with a higher floor does."""
+    [full] does not change what it runs, a calibration with a higher floor does. Worded for one
+    benchmark and for several alike: the comment gives benchmarks with the same next step one line
+    (gate/render/comment_lines.py)."""
     floor = f" --min-values {needed}" if needed else " --min-values N"
     return (
-        "it ran its calibrated minimal configuration, which [full] does not change: recalibrate "
-        f"from a full-configuration log with `ordertrap-gate calibrate TRIALS.csv{floor}` (no "
-        "configuration with fewer values per version is chosen; if [full] itself gives fewer, "
-        "raise it first), or run this benchmark without --calibration"
+        f"recalibrate from a full-configuration log with `ordertrap-gate calibrate TRIALS.csv{floor}` "
+        "(no configuration with fewer values per version is then chosen; [full] does not change a "
+        "calibrated one, and if [full] itself gives fewer, raise it first), or run without --calibration"
     )

@@ -169,7 +169,7 @@ def analyze_similarity(trials: pd.DataFrame) -> SimilarityResult:
                         WarningCode.RUNS_DISSIMILAR,
                         f"{bench} ({where}): its two suite runs look dissimilar (ICPE'23 heuristic, "
                         f"≥3 of 5 measures above {THETA})",
-                        "run a third suite run ([full].suite_run ≥ 3) to tell which one is odd",
+                        "run a third suite run ([full].suite_runs ≥ 3) to tell which one is odd",
                     )
                 )
             flagged = run_res.get("dissimilar", [])

@@ -8,8 +8,10 @@ values will not resolve it"). :func:`next_step` chooses one, the cheapest that w
 
 0. a verdict not for lack of values (no ``samples_needed``: no CI could be computed) whose
    reason gives its own fix: that fix — the reason says what went wrong;
-1. an order effect or a drift with the position in the run (:data:`BIAS_CODES`): more values of
-   a biased measurement keep the bias, so that warning's own action;
+1. head's values far more spread than base's (:data:`NOISY_HEAD_CODE`), which fails the gate:
+   that warning's action, since "more values would resolve it" would not say why the gate failed;
+   then an order effect or a drift with the position in the run (:data:`BIAS_CODES`): more
+   values of a biased measurement keep the bias, so that warning's own action;
 2. more values than one run may collect (``MAX_VALUES``): quieter values or a larger threshold;
 3. a budget the follow-up rounds computed (their ``suggest``): the measured cost of more values;
 4. more values, when the analysis says how many (``samples_needed``): the reports' "More values?"
@@ -34,6 +36,9 @@ from gate.warning_codes import WarningCode
 # The warnings that say the values are biased by when a benchmark ran (gate/analysis/entries.py,
 # gate/analysis/carryover.py): more values of a biased measurement keep the bias.
 BIAS_CODES = frozenset({WarningCode.ORDER_EFFECT.value, WarningCode.POSITION_DRIFT.value})
+# An inconclusive benchmark whose head values are far more spread than base's fails the gate
+# (gate/decision.py ``noisy_in_head``; the warning, gate/analysis/entries.py)
+NOISY_HEAD_CODE = WarningCode.NOISY_HEAD.value
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,12 @@ class NextStep:
     # steps that differ only in how many values they need ("more values" without a priced budget,
     # "more values than one run may collect") share a kind: the comment gives them one line
     kind: str = ""
+    # the text on a line naming several benchmarks with this step (gate/render/comment_lines.py);
+    # empty: ``text`` fits one and many alike
+    text_many: str = ""
+
+    def for_many(self) -> str:
+        return self.text_many or self.text
 
 
 MORE_VALUES = "more values"
@@ -95,6 +106,12 @@ def _bias_action(warnings: Sequence[Mapping[str, Any]]) -> str | None:
     return None
 
 
+def _action_of(warnings: Sequence[Mapping[str, Any]], code: str) -> str | None:
+    return next(
+        (str(w["action"]) for w in warnings if canonical(str(w["code"])) == code and w["action"]), None
+    )
+
+
 def next_step(
     verdict: str,
     reason: str,
@@ -113,9 +130,20 @@ def next_step(
         # not for lack of values (no CI could be computed, values cannot be compared): the
         # reason names its own cause, so its fix, not an order effect the warnings also show
         return NextStep(own_fix)
+    noisy_head = _action_of(warnings, NOISY_HEAD_CODE)
+    if noisy_head is not None:
+        # what fails the gate (gate/decision.py noisy_in_head): "more values would resolve it"
+        # beside a failed gate reads as if the failure were only a lack of values
+        return NextStep(
+            f"its values in head are far more spread than in base, which fails the gate: {noisy_head}",
+            text_many=f"their values in head are far more spread than in base, which fails the gate: {noisy_head}",
+        )
     bias = _bias_action(warnings)
     if bias is not None:
-        return NextStep(f"its values depend on when it ran, which more values do not remove: {bias}")
+        return NextStep(
+            f"its values depend on when it ran, which more values do not remove: {bias}",
+            text_many=f"their values depend on when they ran, which more values do not remove: {bias}",
+        )
     if samples_needed is not None and samples_needed > MAX_VALUES:
         return NextStep(
             f"it needs about {samples_needed:,} values per version, more than one run may collect "
@@ -126,7 +154,12 @@ def next_step(
         more = unresolved["more"] or "more values would resolve it"
         if samples_needed is not None:
             more = f"{more} (about {samples_needed:,} values per version)"
-        return NextStep(more, str(unresolved["suggest"]), True)
+        return NextStep(
+            more,
+            str(unresolved["suggest"]),
+            True,
+            text_many=more.replace("would resolve it", "would resolve them"),
+        )
     if samples_needed is not None:
         return NextStep(
             f"about {samples_needed:,} values per version would resolve it", None, True, MORE_VALUES

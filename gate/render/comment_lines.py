@@ -78,8 +78,12 @@ def note_lines(rows: Sequence[Any], max_lines: int, max_names: int) -> tuple[lis
         )
         if step is not None:
             line.step_text, line.step_code = step.text, step.code
-            if len(members) > 1 and step.kind:
-                line.step_text = advice.shared_step_text(step.kind, [m["samples_needed"] for m in members])
+            if len(members) > 1:
+                line.step_text = (
+                    advice.shared_step_text(step.kind, [m["samples_needed"] for m in members])
+                    if step.kind
+                    else step.for_many()
+                )
         lines.append((line, len(members)))
     shown = lines[:max_lines]
     return [line for line, _ in shown], sum(n for _, n in lines[max_lines:])

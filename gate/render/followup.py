@@ -109,12 +109,12 @@ def unresolved(
         # More values than one run may collect per benchmark and version: the verdict's reason
         # says more values will not resolve it, so no budget is offered as if they would.
         why = (
-            f"{after}not followed{' further' if done else ''}: too noisy (about {values} values per "
+            f"{after}not followed{' further' if done else ''}: too noisy (about {values:,} values per "
             f"version would be needed, more than the {MAX_VALUES:,} one run may collect)"
         )
         more = None
     elif kind == "hopeless":
-        need = f"about {values} values per version" if isinstance(values, int) else "more values than that"
+        need = f"about {values:,} values per version" if isinstance(values, int) else "more values than that"
         why = f"{after}not followed{' further' if done else ''}: {need} would take longer than the time left"
         # Hopeless means the values it needs would take longer than the time left when it was
         # judged, so the run may stop with budget unspent: the budget that resolves it is the time

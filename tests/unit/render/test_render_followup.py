@@ -59,7 +59,7 @@ def test_summary_says_how_each_benchmark_was_resolved() -> None:
         "→ **next:** about 25 min more would resolve it (about 90 values per version): `--budget 40m`"
     )
     flaky = next(x for x in text.splitlines() if x.startswith("- 🟡 `flaky_io`"))
-    assert "not followed: about 4000 values per version would take longer than the time left" in flaky
+    assert "not followed: about 4,000 values per version would take longer than the time left" in flaky
     assert "stabler" not in flaky and flaky.count("**next:**") == 1
 
 
@@ -204,7 +204,7 @@ def test_hopeless_beyond_what_one_run_may_collect_offers_no_budget() -> None:
     u = words.unresolved(fu, ADAPTIVE, "", [])
     assert u == {
         "why": "after 1 follow-up round (+30 values per version) not followed further: too noisy (about "
-        f"{MAX_VALUES + 1} values per version would be needed, more than the {MAX_VALUES:,} one run may "
+        f"{MAX_VALUES + 1:,} values per version would be needed, more than the {MAX_VALUES:,} one run may "
         "collect)",
         "more": None,
         "suggest": None,
