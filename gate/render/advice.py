@@ -107,9 +107,7 @@ def _bias_action(warnings: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 def _action_of(warnings: Sequence[Mapping[str, Any]], code: str) -> str | None:
-    return next(
-        (str(w["action"]) for w in warnings if canonical(str(w["code"])) == code and w["action"]), None
-    )
+    return next((str(w["action"]) for w in warnings if str(w["code"]) == code and w["action"]), None)
 
 
 def next_step(
