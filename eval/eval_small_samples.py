@@ -3,7 +3,7 @@
 Synthetic A/A: base and head are drawn from the same distribution (normal or log-normal with a
 given CV), so every regression/improvement is a false alarm. A/B: head is 10 % slower, so a
 regression is a detection. One row per (distribution, CV, values per version); each cell compares
-``--benchmarks`` benchmarks with the gate's default settings (median, 99 % percentile bootstrap,
+``--benchmarks`` benchmarks with the gate's default settings (its default statistic, 99 % percentile bootstrap,
 3 % threshold) through the same code path as `analyze` (``compare_many``).
 
 Why: with 3 values per version the percentile bootstrap's "99 %" CI is about
@@ -57,7 +57,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     settings = AnalysisSettings(resamples=args.resamples, seed=args.seed)
-    print(f"{args.benchmarks} benchmarks per cell; median, 99% percentile bootstrap, 3% threshold")
+    print(
+        f"{args.benchmarks} benchmarks per cell; {settings.statistic}, 99% percentile bootstrap, 3% threshold"
+    )
     print(f"{'dist':<10} {'CV':>4} {'n':>3}  {'A/A false alarms':>17}  {'10% slower: detected':>21}")
     for dist in ("normal", "lognormal"):
         for cv in CVS:

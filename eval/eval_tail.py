@@ -16,7 +16,10 @@ For each deciding statistic the table gives the share of benchmarks with a `regr
 with a tail finding (gate/analysis/tail.py: the same rule on the 90th percentile), and surfaced
 (either), at the default settings (auto bootstrap, 99 % CIs, threshold 3 %):
 
-    .venv/bin/python -m eval.eval_tail [--benchmarks 400] [--statistic p10,median]
+    .venv/bin/python -m eval.eval_tail [--benchmarks 400] [--statistic p10,median] [--shapes 15x5,2x3]
+
+``--shapes``: trials × values per trial of each version (comma list; default the full 15 × 5), to see
+whether the tail check gives false findings at the 6–15 values of a minimal configuration.
 """
 
 from __future__ import annotations
@@ -61,10 +64,17 @@ SCENARIOS: dict[str, Callable[[np.random.Generator, int, float], np.ndarray]] = 
 }
 
 
-def rates(statistic: str, scenario: str, hit: float, benchmarks: int, seed: int) -> dict[str, float]:
+def rates(
+    statistic: str,
+    scenario: str,
+    hit: float,
+    benchmarks: int,
+    seed: int,
+    shape: tuple[int, int] = (TRIALS, PER_TRIAL),
+) -> dict[str, float]:
     rng = np.random.default_rng([seed, sum(map(ord, scenario)), round(hit * 1000)])
-    n = TRIALS * PER_TRIAL
-    trials = np.repeat(np.arange(TRIALS), PER_TRIAL)
+    n = shape[0] * shape[1]
+    trials = np.repeat(np.arange(shape[0]), shape[1])
     items = [
         (
             f"b{i}",
@@ -96,18 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--statistic", default="p10,median")
     parser.add_argument("--interference", default="0,0.1", help="comma list of shares of values hit")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shapes", default=f"{TRIALS}x{PER_TRIAL}", help="trials x values per trial (list)")
     args = parser.parse_args(argv)
-    print(f"{args.benchmarks} synthetic benchmarks per cell, {TRIALS} × {PER_TRIAL} values per version\n")
+    shapes = [(int(a), int(b)) for a, b in (s.split("x") for s in args.shapes.split(","))]
+    print(f"{args.benchmarks} synthetic benchmarks per cell\n")
     print(
-        "| machine | deciding statistic | head | regression verdict | tail finding (p90) | surfaced (either) | time |"
+        "| values per version | machine | deciding statistic | head | regression verdict | tail finding (p90) | surfaced (either) | time |"
     )
-    print("|---|---|---|---|---|---|---|")
-    for hit in (float(h) for h in args.interference.split(",")):
+    print("|---|---|---|---|---|---|---|---|")
+    for shape, hit in ((sh, float(h)) for sh in shapes for h in args.interference.split(",")):
         machine = f"{hit:.0%} of values hit 1.5-4×" if hit else "quiet"
         for statistic in (parse_statistic(s) for s in args.statistic.split(",")):
             for scenario in SCENARIOS:
                 t0 = time.perf_counter()
-                r = rates(statistic, scenario, hit, args.benchmarks, args.seed)
+                r = rates(statistic, scenario, hit, args.benchmarks, args.seed, shape)
                 if scenario == "A/A":
                     cells = (
                         f"{r['changed']:.1f} % (false verdicts) | {r['any_tail']:.1f} % (false findings) | —"
@@ -115,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     cells = f"{r['regression']:.1f} % | {r['tail']:.1f} % | **{r['surfaced']:.1f} %**"
                 print(
-                    f"| {machine} | {statistic} | {scenario} | {cells} | {time.perf_counter() - t0:.0f} s |",
+                    f"| {shape[0]} × {shape[1]} | {machine} | {statistic} | {scenario} | {cells} | {time.perf_counter() - t0:.0f} s |",
                     flush=True,
                 )
     return 0
