@@ -38,6 +38,24 @@ def test_help_and_run_do_not_import_the_analysis_stack():
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_report_of_a_quiet_analysis_does_not_import_scipy_stats(tmp_path):
+    # Measured (benchmarks/bench_cli_startup.py): scipy.stats is ~1.9 s of a process's start-up;
+    # `report` needs it only for the head-noisier rank test, which a head spread below twice
+    # base's never reaches.
+    analysis = tmp_path / "analysis.json"
+    code = (
+        "import json, sys\n"
+        "from tests.fakes import analyses\n"
+        f"open({str(analysis)!r}, 'w').write(json.dumps(analyses.mixed()))\n"
+        "from gate.cli import main\n"
+        f"assert main(['report', {str(analysis)!r}, '--format', 'comment']) == 0\n"
+        "print('scipy.stats' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "ordertrap-gate:comment" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "False"
+
+
 def test_unknown_command_is_an_argparse_error(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["no-such-command"])
