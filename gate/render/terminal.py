@@ -34,6 +34,7 @@ def statistic_lines(doc: Analysis, limit: int = 50) -> list[str]:
 
 def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     """A short human table for stdout; every name shown is told apart from the others."""
+    from gate.render import advice
     from gate.render import followup as words
     from gate.render.filters import distinct_width, shorten_middle  # the one name-shortening rule
 
@@ -62,17 +63,17 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     if adaptive:
         rows.append(f"follow-up rounds: {words.timeline(adaptive)}; {words.stop(adaptive)}")
         still = [
-            (b["benchmark"], u)
+            (b, u)
             for b in doc["benchmarks"]
             if (u := words.unresolved(b["followup"], adaptive, b["reason"], b["warnings"]))
         ]
-        w_still = distinct_width([name for name, _ in still], 60)
-        for name, u in still[:limit]:
-            line = f"  {shorten_middle(name, w_still)}: {u['why']}"
-            if u["more"]:
-                line += f"; {u['more']}"
-            if u["suggest"]:
-                line += f": {u['suggest']}"
+        w_still = distinct_width([b["benchmark"] for b, _ in still], 60)
+        for b, u in still[:limit]:
+            line = f"  {shorten_middle(b['benchmark'], w_still)}: {u['why']}"
+            # the one next step the reports give (a drift's fix, not the budget beside it)
+            step = advice.next_step(b["verdict"], b["reason"], b["samples_needed"], b["warnings"], u)
+            if step is not None:
+                line += f"; {step.text}" + (f": {step.code}" if step.code else "")
             rows.append(line)
         if len(still) > limit:
             rows.append(f"  ... and {len(still) - limit} more unresolved (see the JSON)")

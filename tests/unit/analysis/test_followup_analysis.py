@@ -236,6 +236,7 @@ def test_cli_table_shows_the_rounds(tmp_path: Path) -> None:
     steady = next(line for line in table.splitlines() if line.startswith("steady"))
     assert "1 round, +4" in steady
     assert "noisy: after 2 follow-up rounds (+8 base / +7 head values) the budget ran out" in table
-    assert "about 10 min more would resolve it: --budget 13m" in table
+    noisy = next(line for line in table.splitlines() if line.startswith("  noisy: "))
+    assert "about 10 min more would resolve it" in noisy and noisy.endswith(": --budget 13m")
     plain = benchmark_table(analyse(write_log(tmp_path, rows, None)))
     assert "follow-up" not in plain and "round" not in plain

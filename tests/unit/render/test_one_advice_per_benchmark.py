@@ -16,6 +16,7 @@ from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.analysis.remedies import FULL_REMEDY, calibrated_remedy
 from gate.render import render
+from gate.render.terminal import benchmark_table
 from tests.fakes import analyses
 from tests.fakes.trial_logs import csv_log, csv_row
 
@@ -191,3 +192,19 @@ def test_a_benchmark_failing_the_gate_for_head_noise_is_not_told_more_values_res
         assert "would resolve" not in line, line
         short = next(x for x in text.splitlines() if x.startswith("- 🟡 ") and "`short`" in x)
         assert "about 30 values per version would resolve it" in short, short
+
+
+def test_the_cli_table_gives_the_step_the_reports_give() -> None:
+    """``analyze``'s table said "about 25 min more would resolve it: --budget 40m" for a benchmark
+    the comment told to fix its drift (more values keep it)."""
+    doc = analyses.followup_rounds()
+    query = next(b for b in doc["benchmarks"] if b["benchmark"] == "query")
+    query["warnings"].append(DRIFT)
+    table = benchmark_table(doc)
+    line = next(x for x in table.splitlines() if x.startswith("  query: "))
+    assert "the budget ran out" in line and "which more values do not remove: add a cool-down" in line, line
+    assert "--budget" not in line and "would resolve" not in line, line
+    flaky = next(x for x in table.splitlines() if x.startswith("  flaky_io: "))
+    assert flaky.endswith(
+        "about 90 min more would resolve it (about 4,000 values per version): --budget 1h45m"
+    )
