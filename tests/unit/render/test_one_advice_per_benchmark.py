@@ -42,7 +42,7 @@ def calibrated_noisy(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]
             rows.append(csv_row(t, name, version, run, position, it, 1, value))
     config = {"suite_run": 8, "iteration": 2, "measurement": 1, "source": "calibration"}
     meta = {
-        "schema_version": 1,
+        "schema_version": 2,
         "base": "base",
         "head": "head",
         "benchmark_configs": {n: config for n in names},
