@@ -98,8 +98,8 @@ def test_an_unexpected_exception_still_publishes_with_the_token_masked(job, fake
     ("name", "value", "fix"),
     [
         ("fail_on", "sometimes", "one of: regression"),
-        ("threshold_pct", "5%", "to a number, e.g."),
-        ("confidence", "99", "to a number, e.g."),
+        ("threshold_pct", "5%", "to a percentage above 0 and below 1000, e.g."),
+        ("confidence", "99", "to a confidence level in "),
         ("statistic", "mode", "median, mean, or pNN"),
     ],
 )

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import importlib
+import json
 import subprocess
 import sys
 
 import pytest
 
 from gate.cli import COMMANDS, build_parser, main
+from tests.fakes import analyses
 
 
 @pytest.mark.parametrize(("name", "module_name", "help_text"), COMMANDS)
@@ -42,11 +44,11 @@ def test_report_of_a_quiet_analysis_does_not_import_scipy_stats(tmp_path):
     # Measured (benchmarks/bench_cli_startup.py): scipy.stats is ~1.9 s of a process's start-up;
     # `report` needs it only for the head-noisier rank test, which a head spread below twice
     # base's never reaches.
+    # The file is written here: building the fake analysis imports the analysis code.
     analysis = tmp_path / "analysis.json"
+    analysis.write_text(json.dumps(analyses.mixed()), encoding="utf-8")
     code = (
-        "import json, sys\n"
-        "from tests.fakes import analyses\n"
-        f"open({str(analysis)!r}, 'w').write(json.dumps(analyses.mixed()))\n"
+        "import sys\n"
         "from gate.cli import main\n"
         f"assert main(['report', {str(analysis)!r}, '--format', 'comment']) == 0\n"
         "print('scipy.stats' in sys.modules, file=sys.stderr)\n"
