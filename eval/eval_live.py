@@ -164,6 +164,8 @@ def small_config(src: Path, dest: Path, args: argparse.Namespace) -> Path:
     full = {"suite_runs": args.suite_runs, "iterations": args.iterations}
     if args.measurements is not None:
         full["measurements"] = args.measurements
+    if not re.search(r"(?m)^\[full\]\s*$", text):  # a project without one gets it (else the default applies)
+        text = text.rstrip("\n") + "\n\n[full]\n"
     for key, value in full.items():
         text, n = re.subn(rf"(?m)^{key}\s*=.*$", f"{key} = {value}", text)
         if n == 0:

@@ -50,3 +50,19 @@ def test_bad_options_stop_with_a_fix(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--planted-patch" in bad.stderr
     bad = run("--project", str(tmp_path), "--cases", "aa", "--hog-procs", "0")
     assert bad.returncode != 0 and "is not a git repository; fix:" in bad.stderr
+
+
+def test_the_small_configuration_is_written_where_the_project_has_no_full_table(tmp_path):
+    """A project's config without [full] (dacite's, xxhash's) gets one: otherwise the gate's
+    default configuration runs instead of --suite-runs × --iterations × --measurements."""
+    import argparse
+
+    from eval.eval_live import small_config
+    from gate.config.project_config import parse_config
+
+    src = tmp_path / "src.toml"
+    src.write_text('[suite]\nadapter = "command"\n\n[[benchmark]]\nname = "a"\ncommand = "true"\n')
+    args = argparse.Namespace(suite_runs=2, iterations=4, measurements=3, budget="0")
+    dest = small_config(src, tmp_path / "small.toml", args)
+    full = parse_config(dest.read_bytes(), dest).full
+    assert (full.suite_runs, full.iterations, full.measurements) == (2, 4, 3)
