@@ -1,4 +1,4 @@
-"""Size and speed of the history trend page on a large history (issue 23: 66 series × 1,600 nights).
+"""Size and speed of the history trend page on a large history (66 series × 1,600 nights).
 
     .venv/bin/python -m benchmarks.bench_history_page [--series 66] [--nights 1600] [--keep DIR]
 

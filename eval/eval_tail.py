@@ -6,7 +6,7 @@ machine also a share ``--interference`` of the values (default 0 and 10 %) slowe
 random, in both versions. Scenarios for head:
 
 * ``A/A`` — the same distribution;
-* ``slowest 20 % +50 %`` — the slowest 20 % of head's values take 50 % longer (issue 21's example:
+* ``slowest 20 % +50 %`` — the slowest 20 % of head's values take 50 % longer (e.g.
   more frequent GC pauses land on the slow iterations);
 * ``pauses on 20 % more`` — 20 % more of head's values (at random) take 50 % longer, the floor
   unchanged;

@@ -1,4 +1,4 @@
-"""Benchmarks whose own source the change touches: "same name, different workload" (issue 25).
+"""Benchmarks whose own source the change touches: "same name, different workload".
 
 A benchmark is compared by name; when the change edits the benchmark itself (its inputs, its
 loop), base and head measure different workloads under one name, and a "regression" may be the

@@ -98,7 +98,7 @@ def nightly_calibrate_args() -> list[str]:
 def test_the_nightlys_calibration_holds_the_configurations_its_audit_checked(tmp_path: Path) -> None:
     """The nightly measures the previous commit (base) and the current one (head) and audits
     base → head; its calibrate command must give a file whose audit describes the configurations
-    it holds, with no warning whose fix the nightly cannot follow (issue 25 item 10)."""
+    it holds, with no warning whose fix the nightly cannot follow."""
     args = nightly_calibrate_args()
     assert "--audit" in args and "--version" not in args
     log = write_log(tmp_path / "trials.csv")

@@ -1,4 +1,4 @@
-"""The default verdict rule (the 10th percentile, ``--bootstrap auto``) meets issue 21's targets on
+"""The default verdict rule (the 10th percentile, ``--bootstrap auto``) meets the project's targets on
 the real µOpTime Go data: A/A false verdicts ≤ 1 %, A/A inconclusive ≤ 5 %, a 5 % slowdown
 detected in ≥ 97 % and a 10 % slowdown in ≥ 99 % of benchmarks (docs/statistics.md, table (a);
 the last is one unit short since a low quantile of few values must show the size of a change:
@@ -49,7 +49,7 @@ def test_default_detects_5_percent_in_97_and_10_percent_in_99_percent(units: lis
     five = ev.rates(units, AnalysisSettings(tail_statistic=""), 5.0)
     assert five["regression"] >= 97.0  # measured 97.6 % (the median: 90.4 %)
     assert five["improvement"] == 0.0  # a slowdown is never called an improvement
-    # issue 21's target is 99 %: measured 99.1 % before the small-sample size guard of a low
+    # the target is 99 %: measured 99.1 % before the small-sample size guard of a low
     # quantile (gate/analysis/compare.py), 98.99 % (978 of 988) with it — one bimodal unit short,
     # docs/statistics.md "How the gate decides" (a low quantile of few values)
     assert ev.rates(units, AnalysisSettings(tail_statistic=""), 10.0)["regression"] >= 98.9

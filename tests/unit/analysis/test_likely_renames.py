@@ -1,5 +1,5 @@
 """A benchmark renamed by the change leaves one name skipped in each version: the analysis says it
-looks like a rename (issue 25: criterion's ``nth`` → ``nth/8``)."""
+looks like a rename (criterion's ``nth`` → ``nth/8``)."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def _frame(values: dict[tuple[str, str], np.ndarray]) -> pd.DataFrame:
 
 def _speedup_hidden_by_interference() -> pd.DataFrame:
     # head is 12 % faster at the floor, but more of its values were hit: the median says little,
-    # the 10th percentile sees the floor (issue 21's xxhash log)
+    # the 10th percentile sees the floor (the shape of a real xxhash log)
     rng = np.random.default_rng(21)
     return _frame(
         {
@@ -128,7 +128,7 @@ def test_settings_canonicalise_and_refuse() -> None:
 
 def _tail_items(seed: int, tail_factor: float) -> list[tuple[str, Sample, Sample, bool]]:
     """75 values per version; head's slowest 20 % of iterations ``tail_factor`` × slower
-    (issue 21: more frequent GC pauses)."""
+    (as more frequent GC pauses do)."""
     rng = np.random.default_rng(seed)
     base = rng.lognormal(0.0, 0.01, 75)
     head = rng.lognormal(0.0, 0.01, 75)

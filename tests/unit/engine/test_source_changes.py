@@ -1,4 +1,4 @@
-"""A benchmark whose defining file the change edits is named (issue 25: same name, different
+"""A benchmark whose defining file the change edits is named (same name, different
 workload): real git commits, the adapters' own hints."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The comment's first screen (issue 25 item 2): the decision, the table, one line per finding.
+"""The comment's first screen: the decision, the table, one line per finding.
 Benchmarks with the same next step share a line naming them (escaped); steps that differ keep a
 line each; each warning category is one visible line, its warnings behind ``<details>``; nothing is
 lost (the job summary keeps a line per benchmark and every warning). And no comment or summary of

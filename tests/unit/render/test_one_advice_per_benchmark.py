@@ -1,5 +1,5 @@
-"""One piece of advice per benchmark, from a real analysis to the reports (issue 25 items 1, 12
-and 23): a benchmark that ran a calibrated minimal configuration is never told to raise
+"""One piece of advice per benchmark, from a real analysis to the reports: a
+benchmark that ran a calibrated minimal configuration is never told to raise
 [full].iterations (which does not change what it runs), one whose values drift with their
 position in the run is told about the drift, not about more values, and a next step shared by
 several benchmarks on one comment line reads right for all of them."""

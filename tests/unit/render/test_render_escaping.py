@@ -1,4 +1,4 @@
-"""Item 5 of issue 5: hostile names, units and messages are shown literally and inertly."""
+"""Hostile names, units and messages are shown literally and inertly."""
 
 from __future__ import annotations
 
