@@ -7,7 +7,7 @@ meta.json ``sources``. Head's settings take effect once the pull request is merg
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -213,6 +213,13 @@ def _value(value: Any) -> str:
         return type(value).__name__
 
 
+def _gone_and_added(before: Iterable[str], after: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The names only ``before`` has and those only ``after`` has, each in its own order."""
+    before, after = list(before), list(after)
+    in_before, in_after = set(before), set(after)
+    return [n for n in before if n not in in_after], [n for n in after if n not in in_before]
+
+
 def _names(names: Sequence[str]) -> str:
     shown = ", ".join(_short(str(n), 40) for n in names[:_SHOWN_NAMES])
     return shown + (f" and {len(names) - _SHOWN_NAMES} more" if len(names) > _SHOWN_NAMES else "")
@@ -250,8 +257,7 @@ def config_changes(
         before = _selected(old, discovered)
         after = _selected(new, discovered if same_discovery else None)
         if before is not None and after is not None:
-            gone = [n for n in before if n not in after]
-            added = [n for n in after if n not in before]
+            gone, added = _gone_and_added(before, after)
             if gone:
                 changes.append(f"excludes {len(gone)} benchmark(s) that base's file runs: {_names(gone)}")
             if added:
@@ -264,8 +270,7 @@ def config_changes(
     old_entries = {b.name: b for b in old.benchmarks}
     new_entries = {b.name: b for b in new.benchmarks}
     if old.suite.adapter != "command" or old.suite.adapter != new.suite.adapter:
-        gone = [n for n in old_entries if n not in new_entries]
-        added = [n for n in new_entries if n not in old_entries]
+        gone, added = _gone_and_added(old_entries, new_entries)
         if gone:
             changes.append(f"removes [[benchmark]] {_names(gone)}")
         if added:
