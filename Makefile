@@ -3,7 +3,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint system-deps golden bench clean
+.PHONY: demo test test-slow lint system-deps golden bench clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,9 +25,20 @@ demo: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is unset for the tests: with it every xdist worker rewrites and compiles
 # every test file again, and every `ordertrap-gate` subprocess compiles gate/ again (about 10 s
 # of CPU per worker and 0.3 s per subprocess here; docs/development.md).
-test: $(STAMP) system-deps
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" env -u PYTHONDONTWRITEBYTECODE \
+#
+# `make test` runs every test but those marked `slow` (real toolchain builds and runs, the
+# container, the demo end to end, SIGKILL-and-resume runs: pyproject.toml says which), so that it
+# finishes in a few minutes on a 2-core machine; `make test-slow` runs those, and CI (.ci/run)
+# runs both (docs/development.md, "How long make test takes").
+PYTEST := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" env -u PYTHONDONTWRITEBYTECODE \
 	  $(PY) -m pytest -q -n 4 --dist loadgroup --no-loadscope-reorder
+
+test: $(STAMP) system-deps
+	$(PYTEST) -m "not slow"
+	@echo "make test leaves out the tests marked slow: make test-slow runs them (CI runs both)"
+
+test-slow: $(STAMP) system-deps
+	$(PYTEST) -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check gate tests scripts eval benchmarks

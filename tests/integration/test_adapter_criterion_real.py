@@ -24,6 +24,8 @@ from tests.integration.adapter_helpers import context, real_runner, trial
 from tests.integration.toolchains import cache_root, cargo
 from tests.integration.two_versions import make_repo
 
+pytestmark = pytest.mark.slow
+
 CARGO_TOML = """[package]
 name = "sumcrate"
 version = "0.1.0"

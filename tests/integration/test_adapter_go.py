@@ -96,6 +96,7 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prebuild", [True, False], ids=["prebuilt-in-scratch", "go-test-per-trial"])
 def test_discover_and_run(module: Path, tmp_path: Path, prebuild: bool) -> None:
     runner = real_runner(go_env(module))

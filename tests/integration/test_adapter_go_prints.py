@@ -42,6 +42,7 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", list(MODES))
 def test_printing_benchmarks_yield_their_results(module: Path, tmp_path: Path, mode: str) -> None:
     runner = real_runner(go_env(module))

@@ -24,6 +24,8 @@ from tests.integration.adapter_helpers import context, real_runner, trial
 from tests.integration.toolchains import cache_root, maven_repo, run_checked
 from tests.integration.two_versions import make_repo
 
+pytestmark = pytest.mark.slow
+
 POM = """<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>

@@ -23,6 +23,8 @@ from tests.integration.adapter_helpers import context, real_runner, trial
 from tests.integration.toolchains import cache_root, npm_cache, run_checked
 from tests.integration.two_versions import make_repo
 
+pytestmark = pytest.mark.slow
+
 TINYBENCH = "6.2.5"
 PACKAGE = json.dumps(
     {"name": "bench-demo", "version": "1.0.0", "private": True, "type": "module",

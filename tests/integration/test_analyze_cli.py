@@ -151,6 +151,7 @@ def test_planted_changes_get_the_right_verdicts_and_the_contract_shape(tmp_path:
     assert "regression" in proc.stdout and "decision: fail" in proc.stdout
 
 
+@pytest.mark.slow
 def test_same_seed_same_json_numbers(tmp_path: Path) -> None:
     log = make_log(tmp_path / "run")
     a, b = tmp_path / "a.json", tmp_path / "b.json"
@@ -264,6 +265,7 @@ def test_many_benchmarks_in_one_batch(tmp_path: Path) -> None:
     assert regressions == {f"b{i:05d}" for i in range(0, n, 100)}
 
 
+@pytest.mark.slow
 def test_the_same_log_twice_is_counted_once(tmp_path: Path) -> None:
     # Six values per version: inconclusive by the median (the statistic this check was written
     # for; the 10th percentile calls these six a regression). Passed twice (or as a copy) it must
@@ -289,6 +291,7 @@ def test_the_same_log_twice_is_counted_once(tmp_path: Path) -> None:
             assert any(w["code"] == "duplicate_trials" for w in doc["warnings"])
 
 
+@pytest.mark.slow
 def test_auto_bootstrap_is_the_default_and_records_per_benchmark_which_scheme_and_why(tmp_path: Path) -> None:
     # "load": every trial (process) at its own speed, ±20 %; "parse" keeps independent values.
     # No --bootstrap: `auto` is the default.
@@ -404,6 +407,7 @@ def test_two_level_on_a_log_without_trial_labels_is_recorded_as_the_flat_resampl
     assert scheme["scheme"] == "flat" and "no trial labels" in scheme["reason"]
 
 
+@pytest.mark.slow
 def test_the_statistic_comes_from_the_flag_else_the_run_else_the_default(tmp_path: Path) -> None:
     log = make_log(tmp_path / "run", {"parse": (1.10, 0.005, False), "load": (1.00, 0.005, False)})
     meta_path = log.parent / "meta.json"

@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.integration.test_run_cli import git, make_repo
@@ -59,6 +60,7 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
+@pytest.mark.slow
 def test_fifo_dev_zero_and_links_in_scratch_are_failed_trials_and_the_run_goes_on(tmp_path):
     # a result file elsewhere that would read as a valid measurement
     elsewhere = tmp_path / "elsewhere.json"

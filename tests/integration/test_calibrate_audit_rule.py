@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from gate.model import TRIAL_COLUMNS
 from tests.conftest import REPO_ROOT
@@ -57,6 +58,7 @@ def analyze_verdicts(log: Path, tmp_path: Path) -> dict[str, str]:
     return {b["benchmark"]: b["verdict"] for b in json.loads(out.read_text())["benchmarks"]}
 
 
+@pytest.mark.slow
 def test_the_audit_reaches_analyzes_verdicts_on_the_same_log(tmp_path: Path) -> None:
     log = outlier_log(tmp_path / "trials.csv")
     expected = analyze_verdicts(log, tmp_path)
@@ -137,6 +139,7 @@ def process_level_log(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_the_audit_resamples_by_trial_where_analyze_does(tmp_path: Path) -> None:
     # analyze's default (`--bootstrap auto`) resamples a benchmark by trial where its trials
     # differ; the audit must see the same trials to reach the same verdict.

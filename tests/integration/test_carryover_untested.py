@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.integration.test_analyze_cli import analyze, make_log
 
 
+@pytest.mark.slow
 def test_the_html_report_says_why_predecessors_were_not_tested(tmp_path: Path) -> None:
     log = make_log(tmp_path / "run")
     assert analyze(log, "--json", tmp_path / "a.json", "--resamples", "500").returncode == 0

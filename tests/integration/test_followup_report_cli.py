@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.unit.analysis.test_followup_analysis import adaptive_meta, rows_with_rounds, write_log
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,6 +29,7 @@ def _gate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_analyze_then_report_a_run_with_follow_up_rounds(tmp_path: Path) -> None:
     rows = [r for r in rows_with_rounds() if r["status"] == "ok"]
     write_log(tmp_path, rows, adaptive_meta())

@@ -29,6 +29,7 @@ def go_environment(go_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     use_go_env(monkeypatch, go_repo.parent)
 
 
+@pytest.mark.slow
 def test_go_pattern_is_expanded_per_version_and_the_union_is_run(
     go_repo: Path, go_environment: None, tmp_path: Path
 ) -> None:
@@ -89,6 +90,7 @@ def test_go_sub_benchmark_listing_is_cached_across_discoveries(go_repo: Path, tm
     assert len(values) == 2
 
 
+@pytest.mark.slow
 def test_go_parents_are_expanded_to_their_leaves_without_any_benchmark_entry(
     go_repo: Path, go_environment: None, tmp_path: Path
 ) -> None:

@@ -18,6 +18,8 @@ from gate.cli import main
 from gate.history.store import Store
 from tests.fakes.nightly import commit, write_night
 
+pytestmark = pytest.mark.slow
+
 NIGHTS = 60
 PLAN = {
     "steady": {},

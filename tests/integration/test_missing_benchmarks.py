@@ -43,6 +43,7 @@ def go_environment(go_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     use_go_env(monkeypatch, go_repo.parent)
 
 
+@pytest.mark.slow
 def test_go_sub_benchmark_added_by_the_change_is_skipped_in_base_not_failed(
     go_repo: Path, go_environment: None, tmp_path: Path
 ) -> None:
@@ -79,6 +80,7 @@ PY_TESTS = "def test_kept(benchmark):\n    benchmark(lambda: sum(range(20)))\n"
 PY_EXTRA = "\n\ndef test_{name}(benchmark):\n    benchmark(lambda: sum(range(30)))\n"
 
 
+@pytest.mark.slow
 def test_pytest_benchmark_added_and_removed_tests_are_skipped_not_failed(tmp_path: Path) -> None:
     pytest.importorskip("pytest_benchmark")  # a dev dependency: always there after `make test`
     repo = make_repo(

@@ -38,6 +38,7 @@ def _order_check(log: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tu
     return json.loads(out.read_text()), capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_too_few_pairs_names_order_pairs_and_the_number_that_suffices(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

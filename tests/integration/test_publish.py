@@ -255,6 +255,7 @@ def test_a_lasting_rate_limit_is_not_reported_as_a_permission_problem(job, fake,
     assert len(fake.requests("POST", "/statuses/")) == 6  # the first try and 5 retries
 
 
+@pytest.mark.slow
 def test_comment_stays_within_github_limit(job, fake):
     job.pull_request()
     doc = analyses.large(5000)

@@ -115,6 +115,7 @@ def looks(monkeypatch):
     return seen
 
 
+@pytest.mark.slow
 def test_rounds_measure_only_the_unresolved_and_analyze_reproduces_the_verdicts(tmp_path, looks, capsys):
     repo = suite(tmp_path)
     out = tmp_path / "out"
@@ -181,6 +182,7 @@ def test_without_a_budget_nothing_changes_but_the_round_column(tmp_path, looks):
     assert analyze(out)["settings"]["confidence"] == 0.99
 
 
+@pytest.mark.slow
 def test_a_budget_added_to_a_finished_run_adds_rounds_and_keeps_its_trials(tmp_path, looks, capsys):
     repo = suite(tmp_path)
     out = tmp_path / "out"
@@ -233,6 +235,7 @@ def run_with(clock_of, repo: Path, out: Path, *extra: str) -> tuple[int, object]
     return run_cmd.run(args, clock), clock
 
 
+@pytest.mark.slow
 def test_a_round_is_shrunk_to_the_time_left_and_stops_at_the_budget(tmp_path, looks):
     repo = suite(tmp_path)
     # planned: 3 benchmarks × 2 versions × 2 suite runs × 3 iterations = 36 simulated seconds;
@@ -276,6 +279,7 @@ def test_no_round_when_the_planned_trials_used_the_budget(tmp_path, looks, capsy
     assert code != 0 and "--budget 30s --max-rounds 3" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_max_rounds_is_respected(tmp_path, looks):
     # too noisy to resolve in one round: the rounds stop after --max-rounds 1, not at the budget
     repo = suite(tmp_path, sigmas={"quiet": 0.001, "noisy": 0.05})
@@ -362,6 +366,7 @@ def check_resumed(out: Path) -> None:
     assert verdicts(analyze(out)) == {"quiet": "unchanged", "noisy": "unchanged", "slow": "regression"}
 
 
+@pytest.mark.slow
 def test_sigkill_in_a_follow_up_round_resumes_without_loss_or_duplicates(tmp_path):
     repo = suite(tmp_path, sleep={"noisy": 0.05})
     out = tmp_path / "out"
@@ -412,6 +417,7 @@ run_cmd.run(args, KillAfterRoundOne(out / "trials.csv"))
 """
 
 
+@pytest.mark.slow
 def test_sigkill_between_two_rounds_resumes_with_the_next_look(tmp_path, capsys):
     repo = suite(tmp_path, sigmas={"quiet": 0.001, "noisy": 0.03, "slow": 0.001})
     out = tmp_path / "out"
@@ -447,6 +453,7 @@ def test_the_config_sets_the_budget_and_the_command_line_overrides_it(tmp_path, 
     assert code == 0 and load(tmp_path / "off")[1]["adaptive"] is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["schedule", "rounds"])
 def test_a_resume_refuses_a_schedule_entry_it_cannot_rebuild(tmp_path, capsys, where):
     repo = suite(tmp_path)

@@ -36,6 +36,7 @@ def _analyze(tmp_path: Path, logs: list[Path], capsys) -> tuple[int, dict]:
     return code, json.loads(doc.read_text()) if doc.exists() else {}
 
 
+@pytest.mark.slow
 def test_shards_split_the_suite_once_and_analyze_merges_them(tmp_path: Path, capsys) -> None:
     _, outs = _shards(tmp_path, 3)
     seen: list[str] = []
@@ -75,6 +76,7 @@ def _aa_repo(tmp_path: Path) -> Path:
     return repo
 
 
+@pytest.mark.slow
 def test_a_missing_shard_names_its_benchmarks_and_is_never_a_pass(tmp_path: Path, capsys) -> None:
     repo = _aa_repo(tmp_path)
     argv = ["run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1", "--head", "HEAD"]
@@ -119,6 +121,7 @@ def test_an_incomplete_shard_counts_its_unfinished_benchmarks_as_not_measured(tm
     assert any(w["code"] == "shard_incomplete" for w in doc["warnings"])
 
 
+@pytest.mark.slow
 def test_logs_of_different_runs_or_the_same_shard_twice_are_refused(tmp_path: Path, capsys) -> None:
     repo, outs = _shards(tmp_path, 2)
     # an unsharded run of the same suite beside the shards: every benchmark twice
@@ -177,6 +180,7 @@ def test_logs_of_different_runs_or_the_same_shard_twice_are_refused(tmp_path: Pa
     assert "both shard 1/2" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_shards_times_instances_keep_each_runner_as_an_instance(tmp_path: Path, capsys) -> None:
     repo = make_repo(tmp_path, config(names=NAMES, s=2, i=2))
     logs = []
@@ -213,6 +217,7 @@ def test_more_shards_than_benchmarks_and_a_bad_shard_are_refused(tmp_path: Path,
     assert refused.value.code == 2 and "K/N" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_sharded_night_merges_in_order_check_calibrate_and_history(tmp_path: Path, capsys) -> None:
     repo = make_repo(tmp_path, config(names=NAMES, s=2, i=3, m=2))
     argv = ["run", "--config", str(repo / ".ordertrap.toml"), "--base", "HEAD~1", "--head", "HEAD"]

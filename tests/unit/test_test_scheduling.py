@@ -4,6 +4,8 @@ test is a work unit of its own; the longest tests are handed out first."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from tests.conftest import REPO_ROOT, has_module_fixture, schedule_rank, work_unit
@@ -48,3 +50,21 @@ def test_slow_tests_go_first_then_integration_validation_unit(request):
 def test_the_collection_is_in_rank_order(request):
     ranks = [schedule_rank(item) for item in request.session.items]
     assert ranks == sorted(ranks)
+
+
+def _pytest_line(target: str) -> str:
+    """The pytest command `make TARGET` runs (``make -n``: printed, not run)."""
+    shown = subprocess.run(
+        ["make", "-n", "-s", "-C", str(REPO_ROOT), target], capture_output=True, text=True, check=True
+    ).stdout
+    (line,) = [line for line in shown.splitlines() if " -m pytest " in line]
+    return line
+
+
+def test_make_test_and_make_test_slow_split_the_suite_and_ci_runs_both():
+    # `make test` leaves out the tests marked slow so that a developer waits minutes, not a
+    # quarter of an hour; no test may be left out of CI for it (docs/development.md)
+    assert _pytest_line("test").endswith('-m "not slow"')
+    assert _pytest_line("test-slow").endswith("-m slow")
+    ci = [line.strip() for line in (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert "make test" in ci and "make test-slow" in ci

@@ -130,6 +130,7 @@ def _gate_audit(project: str, budget: str | None, tmp_path, capsys) -> tuple[lis
     return json.loads(out.read_text())["audit"]["pairs"], capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("project", ["prometheus-common", "toml"])
 def test_the_audit_with_follow_up_rounds_describes_what_a_pull_request_gets(
     project, tmp_path, capsys

@@ -130,6 +130,7 @@ def test_rciw3_defect_changed_the_published_choices(corpus: Corpus) -> None:
     assert share > 0.6  # still the same kind of metric: most choices stay
 
 
+@pytest.mark.slow
 def test_rciw2_disagreements_are_the_methods_own_noise(corpus: Corpus) -> None:
     # bootstrap-t intervals of 3-20 values are very noisy: two of our own seeds disagree about as
     # often as we disagree with the authors. Agreement with them must be within 3 points of that.
@@ -141,6 +142,7 @@ def test_rciw2_disagreements_are_the_methods_own_noise(corpus: Corpus) -> None:
     assert share >= 0.85
 
 
+@pytest.mark.slow
 def test_early_stopping_equals_exhaustive_on_real_data(corpus: Corpus) -> None:
     ds = corpus.datasets[("toml", "v2.0.3")]
     for metric in ("cv", "rmad", "rciw1", "rciw2", "rciw3"):

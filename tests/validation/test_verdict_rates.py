@@ -36,6 +36,7 @@ def test_the_default_is_the_10th_percentile_with_auto() -> None:
     assert (AnalysisSettings().statistic, AnalysisSettings().bootstrap) == ("p10", "auto")
 
 
+@pytest.mark.slow
 def test_default_aa_false_verdicts_at_most_1_and_inconclusive_at_most_5_percent(units: list[object]) -> None:
     ev = _eval_module()
     assert len(units) > 900  # 66 benchmarks × 5 versions × 3 instances, minus incomplete ones
@@ -44,6 +45,7 @@ def test_default_aa_false_verdicts_at_most_1_and_inconclusive_at_most_5_percent(
     assert r["inconclusive"] <= 5.0  # measured 4.4 % (the median: 12.1 %)
 
 
+@pytest.mark.slow
 def test_default_detects_5_percent_in_97_and_10_percent_in_99_percent(units: list[object]) -> None:
     ev = _eval_module()
     five = ev.rates(units, AnalysisSettings(tail_statistic=""), 5.0)
@@ -55,6 +57,7 @@ def test_default_detects_5_percent_in_97_and_10_percent_in_99_percent(units: lis
     assert ev.rates(units, AnalysisSettings(tail_statistic=""), 10.0)["regression"] >= 98.9
 
 
+@pytest.mark.slow
 def test_detection_grows_with_the_size_of_the_slowdown(units: list[object]) -> None:
     ev = _eval_module()
     s = AnalysisSettings(resamples=2000, tail_statistic="")
