@@ -83,3 +83,26 @@ def test_history_entries_carry_the_statistic_that_decided(tmp_path) -> None:
     entries = entries_from_trials([log], versions=["base", "head"])
     by = {(e.benchmark, e.seq): e.statistic for e in entries}
     assert by[("bimodal", 1)] == "median" and by[("skewed", 1)] == "p10"
+
+
+def test_the_run_s_follow_up_looks_use_the_calibrated_statistic(tmp_path) -> None:
+    # Rounds.look reads only the log, the budget's rounds and meta.json: the "values needed" of
+    # the next round come from the CIs of the statistic that decides
+    from types import SimpleNamespace
+
+    from gate.adaptive.loop import Rounds
+    from gate.files import run_meta
+
+    frame = _frame().drop(columns=["source", "row", "kind"])
+    log = tmp_path / "trials.csv"
+    frame.assign(
+        instance="box", order_type="random", position=1, unit="ns", higher_is_better=False,
+        started_at="2026-01-01T00:00:00Z", elapsed_s=0.1,
+    ).to_csv(log, index=False)  # fmt: skip
+    meta = meta_of(_meta(statistic="calibrated"))
+    run_meta.write(tmp_path / "meta.json", meta)
+    owner = SimpleNamespace(log_path=log, budget=SimpleNamespace(max_rounds=2), meta=meta)
+    doc, _ = Rounds.look(owner)  # type: ignore[arg-type]
+    by = {b["benchmark"]: b for b in doc["benchmarks"]}
+    assert by["bimodal"]["statistic"] == "median" and by["bimodal"]["statistic_source"] == "calibration"
+    assert by["skewed"]["statistic"] == "p10"
