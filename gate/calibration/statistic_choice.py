@@ -31,6 +31,7 @@ minority, processes that differ) so a person can check it; the spread decides.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -105,7 +106,8 @@ def diagnose(matrix: NDArray[np.float64]) -> tuple[str, ...]:
     """Names of the noise in the night's values: the shape (``right-skewed`` — interference
     slows some values; ``fast minority`` — some values are much faster than most, the case where
     p10 sits on a mode boundary; ``symmetric``) and ``processes differ`` when the trials differ
-    more than the values inside one vary (the auto bootstrap's test)."""
+    more than the values inside one vary (the auto bootstrap's test). The shapes describe the
+    values as measured: for a higher-is-better benchmark interference makes the *left* tail."""
     x = matrix.ravel()
     if x.size == 0:
         return ()
@@ -121,7 +123,7 @@ def diagnose(matrix: NDArray[np.float64]) -> tuple[str, ...]:
     if matrix.shape[0] >= 2 and matrix.shape[1] >= 2:
         codes = np.repeat(np.arange(matrix.shape[0]), matrix.shape[1])
         p = kruskal_p(x, codes)
-        if p == p and p < PROCESS_ALPHA:
+        if not math.isnan(p) and p < PROCESS_ALPHA:
             out.append("processes differ")
     return tuple(out)
 
