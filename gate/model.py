@@ -18,7 +18,7 @@ from gate.warning_codes import WarningCode
 # ---- schema versions -------------------------------------------------------------------------
 TRIAL_LOG_SCHEMA: Final = 2  # trials.csv + meta.json (2: column `round`, meta `adaptive`)
 ANALYSIS_SCHEMA: Final = 2  # analysis.json (2: adaptive, benchmarks[].followup)
-CALIBRATION_SCHEMA: Final = 1  # .ordertrap/calibration.json
+CALIBRATION_SCHEMA: Final = 2  # .ordertrap/calibration.json (2: benchmarks[].statistic, statistic_choice)
 ORDER_CHECK_SCHEMA: Final = 1  # order-check --json
 
 # ---- trial log ---------------------------------------------------------------------------------

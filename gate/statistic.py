@@ -9,6 +9,10 @@ import re
 
 _PERCENTILE = re.compile(r"p([1-9][0-9]?)")
 STATISTIC_FORMS = "median, mean, or pNN (p1 … p99: the NN-th percentile, Harrell–Davis)"
+# Not a statistic: "each benchmark by the statistic the nightly calibration chose for it"
+# ([suite] statistic, analyze --statistic; gate/analysis/statistic_source.py)
+CALIBRATED = "calibrated"
+STATISTIC_SETTING_FORMS = STATISTIC_FORMS + ", or calibrated (each benchmark's, as calibration.json chose it)"
 
 
 def parse_statistic(text: str) -> str:

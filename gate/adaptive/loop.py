@@ -22,6 +22,7 @@ from typing import cast
 
 import pandas as pd
 
+from gate.analysis import statistic_source
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import load_trials
 from gate.analysis.pipeline import build_analysis
@@ -96,13 +97,16 @@ class Rounds:
     # ---- one look -----------------------------------------------------------------------------
     def look(self) -> tuple[Analysis, pd.DataFrame]:
         logs = load_trials([self.log_path])
-        # the run's [suite] statistic (meta.json), as `analyze` on the finished log uses it
-        settings = AnalysisSettings(confidence=float(look_rule(self.budget.max_rounds).confidence_per_look))
-        if self.meta.statistic is not None:
-            settings = replace(settings, statistic=self.meta.statistic)
+        # the statistics `analyze` on the finished log uses: [[benchmark]], [suite], the calibrated
+        # choices (meta.json; gate/analysis/statistic_source.py), so that the rounds' "values
+        # needed" come from the CIs of the statistic that decides
+        plan = statistic_source.resolve(None, self.meta)
+        settings = AnalysisSettings(
+            confidence=float(look_rule(self.budget.max_rounds).confidence_per_look), statistic=plan.suite
+        )
         if self.meta.tail_check is False:  # [suite] tail_check = false
             settings = replace(settings, tail_statistic="")
-        return build_analysis(logs, base=None, head=None, settings=settings), logs.frame
+        return build_analysis(logs, base=None, head=None, settings=settings, statistics=plan), logs.frame
 
     def _values_per_suite_run(self) -> dict[str, int]:
         out = {}

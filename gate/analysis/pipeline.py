@@ -14,6 +14,7 @@ from gate.analysis import carryover_exclusion, shards
 from gate.analysis.compare import AnalysisSettings, Comparison, Sample, compare_many
 from gate.analysis.entries import benchmark_entry, given_up_reasons, own_thresholds
 from gate.analysis.load import TrialLogs
+from gate.analysis.statistic_source import StatisticPlan
 from gate.decision import default_decision, fails_in_head_only, noisy_in_head
 from gate.errors import ConfigError
 from gate.files import analysis_json, run_meta
@@ -293,11 +294,15 @@ def build_analysis(
     settings: AnalysisSettings,
     created_at: str | None = None,
     carryover: str = "exclude",
+    statistics: StatisticPlan | None = None,
 ) -> Analysis:
     """The analysis.json document for ``base`` vs ``head`` (defaults from meta.json), checked
     as the writer checks it (:func:`gate.files.analysis_json.document`). ``carryover``:
     ``exclude`` leaves out the trials right after a disturbing predecessor where
-    :mod:`gate.analysis.carryover_exclusion` allows it, ``report`` only reports them."""
+    :mod:`gate.analysis.carryover_exclusion` allows it, ``report`` only reports them.
+    ``statistics``: each benchmark's own statistic and who chose it (gate/analysis/statistic_source.py;
+    ``settings.statistic`` must be its ``suite``); without it, the [[benchmark]] statistics of
+    meta.json only."""
     base, head = resolve_versions(logs, base, head)
     coverage = shards.coverage(logs)  # refuses shards of different runs before anything is compared
     if coverage is not None:
@@ -425,7 +430,10 @@ def build_analysis(
     calibrated = {n for n, config in configs.items() if config.calibrated} & set(names)
     thresholds = own_thresholds(logs.meta)
     order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
-    own_statistics = logs.meta.statistics if logs.meta is not None else {}
+    own_statistics = (
+        statistics.own if statistics is not None else (logs.meta.statistics if logs.meta is not None else {})
+    )
+    statistic_sources = statistics.sources if statistics is not None else {}
     comparisons = compare_many(items, settings, calibrated, thresholds, own_statistics)
     exclusions: dict[str, dict[str, Any]] = {}
     if carryover == "exclude" and carry is not None:
@@ -499,6 +507,8 @@ def build_analysis(
     for c in comparisons:
         entry = benchmark_entry(c, meta_rows, samples, logs, order_map, carry, simil, settings)
         entry["followup"] = followups[c.benchmark]
+        if c.benchmark in statistic_sources:
+            entry["statistic_source"] = statistic_sources[c.benchmark]
         if c.benchmark in exclusions:
             entry["carryover_exclusion"] = exclusions[c.benchmark]
         benchmarks.append(entry)

@@ -310,11 +310,15 @@ def merged_meta(logs: TrialLogs) -> RunMeta | None:
     configs: dict[str, Any] = {}
     benchmarks: dict[str, Any] = {}
     thresholds: dict[str, float] = {}
+    statistics: dict[str, str] = {}
+    calibrated_statistics: dict[str, str] = {}
     given_up: list[GiveUpRecord] = []
     for m in logs.metas:
         configs.update(m.benchmark_configs)
         benchmarks.update(m.benchmarks)
         thresholds.update(m.thresholds)
+        statistics.update(m.statistics)
+        calibrated_statistics.update(m.calibrated_statistics)
         given_up.extend(m.given_up)
     adaptive = first.adaptive
     finals = [m.adaptive for m in logs.metas if m.adaptive is not None and m.adaptive.final is not None]
@@ -331,6 +335,8 @@ def merged_meta(logs: TrialLogs) -> RunMeta | None:
         benchmark_configs=configs,
         benchmarks=benchmarks,
         thresholds=thresholds,
+        statistics=statistics,
+        calibrated_statistics=calibrated_statistics,
         given_up=tuple(given_up),
         adaptive=adaptive,
     )

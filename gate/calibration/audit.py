@@ -98,10 +98,12 @@ def audit(
     seed: int = DEFAULT_SEED,
     rounds: RoundsReplay | None = None,
     statistic: str | None = None,
+    statistics: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Replay consecutive version pairs: verdicts with each benchmark's minimal configuration
     (from the calibrated version, reused for the later ones — RQ4's forward setting) against the
-    verdicts of the full configuration (the ground truth). Counts follow the paper: a positive
+    verdicts of the full configuration (the ground truth). ``statistics``: the statistic the
+    calibration chose for a benchmark's PRs, which then decides its verdicts (rule ``gate``). Counts follow the paper: a positive
     is a regression.
 
     ``rule="gate"`` decides every verdict as ``analyze`` does with its default settings
@@ -170,7 +172,7 @@ def audit(
                     s1.higher_is_better,
                 )
             )
-        return compare_many(items, settings)
+        return compare_many(items, settings, statistics=statistics or {})
 
     def verdicts_of(comparisons: Sequence[Comparison]) -> dict[str, tuple[str, float]]:
         return {
@@ -273,6 +275,8 @@ def audit(
             "threshold_pct": threshold_pct,
             "confidence": confidence,
             "statistic": gate_settings.statistic,
+            # benchmarks decided by the statistic the calibration chose for them instead
+            "statistics": {n: s for n, s in (statistics or {}).items() if s != gate_settings.statistic},
             "ci": f"bootstrap {gate_settings.method} ({gate_settings.bootstrap}, {gate_settings.pairing})",
             "resamples": gate_settings.resamples,
             "seed": seed,

@@ -11,13 +11,15 @@ import argparse
 import functools
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from gate.analysis import carryover_exclusion
+from gate.analysis import carryover_exclusion, shards, statistic_source
 from gate.analysis.compare import BOOTSTRAPS, PAIRINGS, AnalysisSettings, Bootstrap, Pairing
-from gate.analysis.load import load_trials
+from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis
+from gate.analysis.statistic_source import StatisticPlan
 from gate.bidi import show_controls_on_one_line
 from gate.errors import ConfigError, InputError
 from gate.files import analysis_json
@@ -25,6 +27,7 @@ from gate.files.analysis_json import Analysis
 from gate.files.run_meta import RunMeta
 from gate.files.settings import BOOTSTRAP, CONFIDENCE, SEED, STATISTIC, THRESHOLD_PCT
 from gate.render.terminal import benchmark_table
+from gate.statistic import CALIBRATED
 from gate.stats.quantile import STATISTIC_FORMS
 
 NAME = "analyze"
@@ -48,8 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=statistic_argument,
         default=None,
         metavar="STAT",
-        help=f"what summarises each version: {STATISTIC_FORMS} (default: the run's [suite] statistic "
-        f"from meta.json, else {DEFAULTS.statistic}; a [[benchmark]] statistic applies to its benchmark)",
+        help=f"what summarises each version: {STATISTIC_FORMS}, or calibrated (each benchmark's statistic "
+        f"as the calibration the run used chose it) (default: the run's [suite] statistic from meta.json, "
+        f"else {DEFAULTS.statistic}; a [[benchmark]] statistic applies to its benchmark; "
+        "docs/statistics.md 'A statistic per benchmark')",
     )
     parser.add_argument(
         "--tail-check",
@@ -110,8 +115,18 @@ statistic_argument = STATISTIC.argument("--statistic")
 
 
 def run_statistic(metas: Sequence[RunMeta]) -> str | None:
-    """The [suite] statistic a run recorded in meta.json (None: the run's config did not set one)."""
+    """The [suite] statistic a run recorded in meta.json (None: the run's config did not set one;
+    ``calibrated``: each benchmark's as the calibration chose it)."""
     return next((m.statistic for m in metas if m.statistic is not None), None)
+
+
+def statistic_plan(statistic: str | None, logs: TrialLogs) -> StatisticPlan:
+    """Which statistic decides each benchmark of ``logs`` for ``--statistic`` (None: not given):
+    gate/analysis/statistic_source.py's precedence over the run's meta.json (every shard's)."""
+    meta = shards.merged_meta(logs)
+    if meta is not None:
+        meta = replace(meta, statistic=run_statistic(logs.metas))
+    return statistic_source.resolve(statistic, meta)
 
 
 def _settings(
@@ -145,7 +160,9 @@ def _settings(
     if not 100 <= resamples <= 1_000_000:
         raise ConfigError(f"--resamples {resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000")
     return AnalysisSettings(
-        statistic=statistic or run_statistic or DEFAULTS.statistic,
+        statistic=next(
+            s for s in (statistic, run_statistic, DEFAULTS.statistic) if s not in (None, CALIBRATED)
+        ),
         tail_statistic=DEFAULTS.tail_statistic
         if next((v for v in (tail_check, run_tail_check) if v is not None), True)
         else "",
@@ -236,12 +253,13 @@ def analyze(
     )
     chosen()  # bad options are reported before any file is read
     logs = load_trials(list(trials))
+    plan = statistic_plan(statistic, logs)
     settings = chosen(
+        statistic=plan.suite,
         run_confidence=per_look_confidence(logs.metas),
-        run_statistic=run_statistic(logs.metas),
         run_tail_check=next((m.tail_check for m in logs.metas if m.tail_check is not None), None),
     )
-    doc = build_analysis(logs, base=base, head=head, settings=settings, carryover=carryover)
+    doc = build_analysis(logs, base=base, head=head, settings=settings, carryover=carryover, statistics=plan)
     try:
         analysis_json.write(out, doc)
     except OSError as exc:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from gate import __version__
+from gate.analysis import statistic_source
 from gate.bidi import json_for_terminal
-from gate.calibration import later_runs
+from gate.calibration import later_runs, statistic_choice
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
 from gate.calibration.audit_rounds import RoundsReplay
 from gate.calibration.dataset import Table, build_dataset, distinct, normalise, read_tables, select
@@ -21,6 +23,7 @@ from gate.files import calibration_json, run_meta
 from gate.files.settings import CONFIDENCE, MAX_ROUNDS, SEED, THRESHOLD_PCT
 from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
 from gate.rounds.config import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
+from gate.statistic import CALIBRATED
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
 from gate.warning_codes import WarningCode
 
@@ -108,6 +111,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="STAT",
         help="statistic of the gate audit rule's verdicts, as the suite's PRs use it ([suite] statistic; "
+        "calibrated: each benchmark's as this calibration chooses it on the first audited version; "
         "default: analyze's default)",
     )
     parser.add_argument(
@@ -238,6 +242,7 @@ def run(args: argparse.Namespace) -> int:
         min_values=args.min_values,
     )
     body = result.to_json()
+    statistic_choice.add_to(body, result, args.seed)
     later_runs.add_to(body, later_runs.check_all(result, plan), args.metric, args.threshold)
     _warn_if_nothing_stable(body)
     audit_json = None
@@ -253,9 +258,17 @@ def run(args: argparse.Namespace) -> int:
                 warmup, exhaustive=args.exhaustive, plan=plan, min_values=args.min_values,
             )  # fmt: skip
         configs = {name: choice.config for name, choice in audited.choices.items()}
+        # the statistics the PRs would use (gate/analysis/statistic_source.py): the ones chosen on
+        # the first version too, with --statistic calibrated (or by default when the calibrated
+        # choice is the default); a named --statistic is one statistic for every benchmark
+        use_chosen = args.statistic == CALIBRATED or (
+            args.statistic is None and statistic_source.CALIBRATED_BY_DEFAULT
+        )
         audit_json = audit(
             datasets, configs, args.metric, plan, args.audit_threshold_pct, args.confidence,
-            rule=args.audit_rule, seed=args.seed, rounds=rounds, statistic=args.statistic,
+            rule=args.audit_rule, seed=args.seed, rounds=rounds,
+            statistic=None if args.statistic == CALIBRATED else args.statistic,
+            statistics=statistic_choice.chosen(audited, args.seed) if use_chosen else {},
         )  # fmt: skip
         audit_json["calibrated_on"] = first
         if version != first:
@@ -379,6 +392,20 @@ def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
         print(
             f"later suite runs: {later['checked'] - later['not_holding']} of {later['checked']} chosen "
             "configurations are stable on them too",
+            file=stream,
+        )
+    chosen = Counter(b.get("statistic") for b in doc["benchmarks"].values() if b.get("statistic"))
+    if chosen:
+        shown = ", ".join(f"{st} {k}" for st, k in sorted(chosen.items(), key=lambda kv: (-kv[1], kv[0])))
+        others = {
+            n: b["statistic"] for n, b in doc["benchmarks"].items() if b.get("statistic") not in (None, "p10")
+        }
+        named = ", ".join(f"{n} ({st})" for n, st in list(others.items())[:5]) + (
+            " …" if len(others) > 5 else ""
+        )
+        print(
+            f"statistic for the PRs: {shown}{f' — not p10: {named}' if others else ''} (decides with "
+            '[suite] statistic = "calibrated"; docs/statistics.md "A statistic per benchmark")',
             file=stream,
         )
     never = [n for n, b in doc["benchmarks"].items() if b["never_stable"]]

@@ -17,6 +17,7 @@ from gate.config.project_config import SUITE_KEYS, ProjectConfig, parse_config
 from gate.errors import GateError
 from gate.files import calibration_json
 from gate.model import LEVELS, warning
+from gate.statistic import is_statistic
 from gate.warning_codes import WarningCode
 
 _SHOWN_NAMES = 5
@@ -377,10 +378,24 @@ def _configs(raw: Mapping[str, Any]) -> dict[str, Any]:
     return {str(n): (e.get("config") if isinstance(e, Mapping) else e) for n, e in benchmarks.items()}
 
 
+def _statistic_text(value: Any) -> str:
+    """A statistic name as written when it is one (a file's own text otherwise, quoted and cut)."""
+    if value is None:
+        return "none"
+    return value if isinstance(value, str) and is_statistic(value) else _value(value)
+
+
+def _statistics(raw: Mapping[str, Any]) -> dict[str, Any]:
+    benchmarks = raw.get("benchmarks")
+    if not isinstance(benchmarks, Mapping):
+        return {}
+    return {str(n): e.get("statistic") for n, e in benchmarks.items() if isinstance(e, Mapping)}
+
+
 def calibration_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """What ``new`` changes in ``old`` among the fields that decide what runs (docs/contracts.md):
-    per-benchmark levels, ``full``, ``discard_warmup``, ``levels``, ``metric`` and ``threshold``.
-    Provenance fields (``created_at``, ``summary``, ``audit``, …) are not compared."""
+    per-benchmark levels and statistics, ``full``, ``discard_warmup``, ``levels``, ``metric`` and
+    ``threshold``. Provenance fields (``created_at``, ``summary``, ``audit``, …) are not compared."""
     changes: list[str] = []
     before, after = _configs(old), _configs(new)
     edited = [n for n in before if n in after and before[n] != after[n]]
@@ -390,6 +405,15 @@ def calibration_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
         )
         more = f" and {len(edited) - _SHOWN_NAMES} more" if len(edited) > _SHOWN_NAMES else ""
         changes.append(f"calibrated levels of {len(edited)} benchmark(s): {shown}{more}")
+    old_st, new_st = _statistics(old), _statistics(new)
+    moved = [n for n in old_st if n in new_st and old_st[n] != new_st[n]]
+    if moved:
+        shown = ", ".join(
+            f"{_short(n)} {_statistic_text(old_st[n])} → {_statistic_text(new_st[n])}"
+            for n in moved[:_SHOWN_NAMES]
+        )
+        more = f" and {len(moved) - _SHOWN_NAMES} more" if len(moved) > _SHOWN_NAMES else ""
+        changes.append(f"calibrated statistic of {len(moved)} benchmark(s): {shown}{more}")
     added = [n for n in after if n not in before]
     if added:
         changes.append(f"calibrates {len(added)} more benchmark(s): {_names(added)}")

@@ -32,7 +32,7 @@ from gate.files.schema import Invalid
 from gate.files.settings import SANDBOX_MODES, Setting
 from gate.model import MAX_VALUES
 from gate.rounds.config import AdaptiveConfig, check_max_rounds, parse_duration
-from gate.statistic import STATISTIC_FORMS
+from gate.statistic import CALIBRATED, STATISTIC_FORMS
 
 ADAPTERS: tuple[str, ...] = ADAPTER_NAMES
 
@@ -55,7 +55,8 @@ SUITE_KEYS: dict[str, str] = {
     "toolchains": "directories under $HOME the sandbox binds read-only besides those found on PATH",
     "randomise_layout": "pad each trial's environment by a random 0-4096 bytes (default true; gate/engine/layout.py)",
     "give_up_after": "skip a benchmark's remaining trials in a version once its first N all failed (default 2; 0 = never)",
-    "statistic": 'what summarises each version: "p10" (default), "median", "mean" or any "pNN" (docs/statistics.md)',
+    "statistic": 'what summarises each version: "p10" (default), "median", "mean", any "pNN", or "calibrated" '
+    "(each benchmark's statistic as the nightly calibration chose it; docs/statistics.md)",
     "tail_check": "compare every benchmark's 90th percentile too and name a change of the slowest values "
     "beside the verdict: true (default) | false (skips that second comparison; docs/statistics.md)",
 }
@@ -326,7 +327,8 @@ def _statistic(value: Any, where: str) -> str:
     except Invalid:
         raise ConfigError(
             f"{where}: statistic = {value!r} is not a statistic the gate knows",
-            f'write statistic = "p10" (the default), "median", "mean" or "pNN" ({STATISTIC_FORMS})',
+            f'write statistic = "p10" (the default), "median", "mean", "pNN" ({STATISTIC_FORMS}), or, in '
+            '[suite], "calibrated" (each benchmark\'s statistic as the nightly calibration chose it)',
         ) from None
 
 
@@ -502,6 +504,12 @@ def _benchmarks(entries: Any, adapter: str) -> tuple[BenchmarkSpec, ...]:
             options["threshold_pct"] = _threshold_pct(entry["threshold_pct"], f"benchmark {name!r}")
         if "statistic" in entry:
             options["statistic"] = _statistic(entry["statistic"], f"benchmark {name!r}")
+            if options["statistic"] == CALIBRATED:
+                raise ConfigError(
+                    f'benchmark {name!r}: statistic = "calibrated" names no statistic for one benchmark',
+                    'leave statistic out of the entry (with [suite] statistic = "calibrated" the '
+                    'calibration\'s choice applies to it), or name one: "p10", "median", "pNN"',
+                )
         specs.append(
             BenchmarkSpec(
                 name=name,

@@ -352,6 +352,14 @@ def statistics(
     return out
 
 
+def calibrated_statistics(calibration: Calibration | None, names: Sequence[str]) -> dict[str, str]:
+    """The statistic calibration.json chose for each planned benchmark's PRs (meta.json
+    ``calibrated_statistics``); whether it decides is gate/analysis/statistic_source.py's rule."""
+    if calibration is None:
+        return {}
+    return {n: st for n in names if (st := calibration.statistic_for(n)) is not None}
+
+
 def benchmark_meta(
     names: Sequence[str], per_version: Mapping[str, Mapping[str, BenchmarkSpec]]
 ) -> dict[str, Any]:

@@ -18,7 +18,15 @@ from gate.config import config_files
 from gate.config.project_config import ProjectConfig
 from gate.engine.checkout import Version
 from gate.engine.layout import Layout
-from gate.engine.plan import RunPlan, benchmark_meta, never_stable, statistics, thresholds, warmup_of
+from gate.engine.plan import (
+    RunPlan,
+    benchmark_meta,
+    calibrated_statistics,
+    never_stable,
+    statistics,
+    thresholds,
+    warmup_of,
+)
 from gate.engine.shard import METHOD
 from gate.errors import InputError
 from gate.files import run_meta
@@ -160,6 +168,7 @@ def new_meta(
         thresholds=thresholds(config, plan.names, plan.per_version),
         statistic=config.suite.statistic,
         statistics=statistics(config, plan.names, plan.per_version),
+        calibrated_statistics=calibrated_statistics(calibration, plan.names),
         tail_check=config.suite.tail_check,
         schedule=[t.as_meta() for t in plan.schedule],
         environment=environment,

@@ -78,6 +78,9 @@ class Benchmark(TypedDict):
     # the statistic that decided this benchmark (absent from older files: settings.statistic,
     # which those files always give; :func:`benchmark_statistic`)
     statistic: NotRequired[str]
+    # who chose it when not the suite: "benchmark" ([[benchmark]] statistic) or "calibration" (the
+    # nightly calibration; gate/analysis/statistic_source.py); absent: the suite's statistic
+    statistic_source: NotRequired[str]
     # the upper-quantile finding beside the verdict (gate/analysis/tail.py); null or absent: none
     tail: NotRequired[dict[str, Any] | None]
     samples_needed: int | None

@@ -25,6 +25,7 @@ from gate import jsontext
 from gate.errors import InputError
 from gate.files.schema import Decoder, Invalid, Obj, nullable, text
 from gate.model import CALIBRATION_SCHEMA
+from gate.statistic import STATISTIC_FORMS, parse_statistic
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,12 @@ class BenchmarkChoice:
     # per-configuration (cost, instability) points when a producer records them (the HTML view
     # draws them); calibrate records the chosen and the full configuration only
     curve: tuple[Mapping[str, Any], ...] = ()
+    # the statistic the nightly chose for this benchmark's PRs (schema 2; gate/calibration/
+    # statistic_choice.py), None in an older file or where the night had too few trials: the
+    # suite's statistic then decides
+    statistic: str | None = None
+    # why: diagnosis, the candidates' A/A spread, the PR size it was chosen for (descriptive)
+    statistic_choice: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,11 @@ class Calibration:
         one (µOpTime §5), and runs label it so rather than as a minimal configuration."""
         entry = self.benchmarks.get(benchmark)
         return entry is not None and entry.never_stable
+
+    def statistic_for(self, benchmark: str) -> str | None:
+        """The statistic the calibration chose for the benchmark's PRs, None when it chose none."""
+        entry = self.benchmarks.get(benchmark)
+        return None if entry is None else entry.statistic
 
     @property
     def never_stable_names(self) -> frozenset[str]:
@@ -209,6 +221,18 @@ def _opt_text(value: Any, where: str) -> str | None:
     return value
 
 
+def _opt_statistic(value: Any, where: str) -> str | None:
+    """A statistic name (gate/statistic.py), canonical, or null/absent."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise Invalid(where, value, STATISTIC_FORMS)
+    try:
+        return parse_statistic(value)
+    except ValueError:
+        raise Invalid(where, value, STATISTIC_FORMS) from None
+
+
 def _names(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(level, str) for level in value):
         raise Invalid(where, value, "a list of names")
@@ -257,6 +281,8 @@ def _choice(levels: tuple[str, ...]) -> Callable[[Obj], BenchmarkChoice]:
             n_measurements=entry.field("n_measurements", nullable(_count(0), ""), None),
             full_instability=entry.field("full_instability", _opt_number, None),
             curve=curve,
+            statistic=entry.field("statistic", _opt_statistic, None),
+            statistic_choice=entry.field("statistic_choice", _opt_object, {}),
         )
 
     return decode

@@ -60,6 +60,7 @@ from gate.model import (
     Trial,
     warning,
 )
+from gate.statistic import CALIBRATED
 from gate.warning_codes import WarningCode
 
 __all__ = [
@@ -116,8 +117,12 @@ class RunMeta:
     benchmarks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # unit, direction, versions
     thresholds: Mapping[str, float] = field(default_factory=dict)  # positive finite threshold_pct
     # [suite] statistic (None: analyze's default) and each [[benchmark]] statistic, canonical names
+    # ("calibrated": each benchmark by the calibration's choice; gate/analysis/statistic_source.py)
     statistic: str | None = None
     statistics: Mapping[str, str] = field(default_factory=dict)
+    # the statistic calibration.json chose for each planned benchmark (run --calibration); whether
+    # it decides is gate/analysis/statistic_source.py's rule (absent in older files: none)
+    calibrated_statistics: Mapping[str, str] = field(default_factory=dict)
     tail_check: bool | None = None  # [suite] tail_check (None: analyze's default, on)
     schedule: Sequence[Mapping[str, Any]] = ()  # Trial.as_meta() of every planned trial
     environment: Mapping[str, Any] | None = None
@@ -203,6 +208,11 @@ class RunMeta:
             "thresholds": dict(self.thresholds),
             "statistic": self.statistic,
             "statistics": dict(self.statistics),
+            **(
+                {"calibrated_statistics": dict(self.calibrated_statistics)}
+                if self.calibrated_statistics
+                else {}
+            ),
             "tail_check": self.tail_check,
             "schedule": [dict(t) for t in self.schedule],
             "environment": plain(self.environment),
@@ -298,8 +308,13 @@ def statistic(value: Any, where: str = "") -> str | None:
 
 
 def statistics(value: Any, where: str) -> dict[str, str]:
-    """Entries that are not statistic names are left out (the suite's statistic applies)."""
-    return {str(n): s for n, v in (opt_object(value, where) or {}).items() if (s := statistic(v))}
+    """Entries that are not statistic names are left out (the suite's statistic applies), and so is
+    ``calibrated``, which names no statistic for one benchmark."""
+    return {
+        str(n): s
+        for n, v in (opt_object(value, where) or {}).items()
+        if (s := statistic(v)) and s != CALIBRATED
+    }
 
 
 def benchmarks(value: Any, where: str) -> dict[str, dict[str, Any]]:
@@ -332,6 +347,7 @@ _FIELDS: dict[str, Callable[[Any, str], Any]] = {
     "thresholds": thresholds,
     "statistic": statistic,
     "statistics": statistics,
+    "calibrated_statistics": statistics,
     "tail_check": lambda v, w: v if isinstance(v, bool) else None,
     "schedule": sections.opt_schedule,
     "environment": opt_object,

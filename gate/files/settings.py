@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Generic, TypeVar
 
 from gate.files.schema import Decoder, Invalid, integer, is_number
-from gate.statistic import STATISTIC_FORMS, parse_statistic
+from gate.statistic import CALIBRATED, STATISTIC_FORMS, STATISTIC_SETTING_FORMS, parse_statistic
 
 T = TypeVar("T")
 
@@ -178,9 +178,11 @@ CONFIDENCE: Final = Setting[float](
 
 
 def _statistic(value: Any, where: str) -> str:
-    """A statistic name (gate/statistic.py), canonical: ``P05`` → ``p5``."""
+    """A statistic name (gate/statistic.py), canonical: ``P05`` → ``p5``; or ``calibrated``."""
     try:
         if isinstance(value, str):
+            if value.strip().lower() == CALIBRATED:
+                return CALIBRATED
             return parse_statistic(value)
     except ValueError:
         pass
@@ -188,7 +190,7 @@ def _statistic(value: Any, where: str) -> str:
 
 
 STATISTIC: Final = Setting[str](
-    "statistic", _statistic, "a statistic the gate knows", "p10", as_written, forms=STATISTIC_FORMS
+    "statistic", _statistic, "a statistic the gate knows", "p10", as_written, forms=STATISTIC_SETTING_FORMS
 )
 
 # bootstrap: the resampling scheme (gate/analysis/compare.py); any case, as the inputs take choices

@@ -17,10 +17,12 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from gate.analysis import statistic_source
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.analysis.shards import NOT_MEASURED, runner_of
+from gate.analysis.statistic_source import StatisticPlan
 from gate.errors import ConfigError
 from gate.files.analysis_json import Benchmark
 from gate.files.run_meta import RunMeta
@@ -80,7 +82,8 @@ def _entry(
         n=v["n"],
         n_failed=v["n_failed"],
         step=step,
-        **common,
+        # the statistic that decided this benchmark (its own or the calibration's), else the suite's
+        **{**common, "statistic": b.get("statistic") or common["statistic"]},
     )
 
 
@@ -91,7 +94,7 @@ _COPY = "\0ordertrap-history-copy"
 
 def _alone(
     logs: TrialLogs, version: str, shas: dict[str, str | None], settings: AnalysisSettings, when: str,
-    common: dict[str, Any],
+    common: dict[str, Any], plan: StatisticPlan | None = None,
 ) -> list[Entry]:  # fmt: skip
     """The entries of a log that measured one version: summarised by the same analysis as a
     nightly pair (warm-up discarded, the statistic and its bootstrap CI), taken from a comparison
@@ -100,7 +103,9 @@ def _alone(
     frame = logs.frame
     copy = frame.loc[frame["version"] == version].assign(version=_COPY)
     doubled = dataclasses.replace(logs, frame=pd.concat([copy, frame], ignore_index=True))
-    doc = build_analysis(doubled, base=_COPY, head=version, settings=settings, created_at=when)
+    doc = build_analysis(
+        doubled, base=_COPY, head=version, settings=settings, created_at=when, statistics=plan
+    )
     commit = str(shas.get(version) or version)
     return [_entry(b, "head", 0, commit, common) for b in doc["benchmarks"]]
 
@@ -120,8 +125,10 @@ def entries_from_trials(
     meta = logs.meta or RunMeta()
     present = sorted(str(v) for v in logs.frame["version"].unique())
     order = _order(meta, present, versions)
-    # the statistic the run's [suite] chose (meta.json), as analyze and the PR verdicts use it
-    settings = settings or AnalysisSettings(statistic=meta.statistic or AnalysisSettings().statistic)
+    # the statistics analyze and the PR verdicts use: [suite], [[benchmark]] and the calibrated
+    # choices of meta.json (gate/analysis/statistic_source.py), unless the caller chose one
+    plan = statistic_source.resolve(settings.statistic if settings is not None else None, logs.meta)
+    settings = settings or AnalysisSettings(statistic=plan.suite)
     run = run_id or run_id_of(paths)
     when = date or meta.created_at or utc_timestamp()
     shas = {rev: v.sha for rev, v in meta.versions.items()}
@@ -141,9 +148,11 @@ def entries_from_trials(
     }
     out: list[Entry] = []
     if len(order) == 1:
-        return _alone(logs, order[0], shas, settings, when, common)
+        return _alone(logs, order[0], shas, settings, when, common, plan)
     for k in range(len(order) - 1):
-        doc = build_analysis(logs, base=order[k], head=order[k + 1], settings=settings, created_at=when)
+        doc = build_analysis(
+            logs, base=order[k], head=order[k + 1], settings=settings, created_at=when, statistics=plan
+        )
         for b in doc["benchmarks"]:
             if b["reason"].startswith(NOT_MEASURED) and not b["base"]["n"] and not b["head"]["n"]:
                 continue

@@ -15,6 +15,7 @@ def statistic_lines(doc: Analysis, limit: int = 50) -> list[str]:
     rows = [f"decided by: the {describe(suite)} of each version"]
     own = [
         f"{b['benchmark']}: {describe(st)}"
+        + (", chosen by the nightly calibration" if b.get("statistic_source") == "calibration" else "")
         for b in doc["benchmarks"]
         if (st := analysis_json.benchmark_statistic(doc, b)) != suite
     ]

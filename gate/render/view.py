@@ -507,20 +507,25 @@ def exclusion_note(e: CarryoverExclusion | None) -> str | None:
 def statistic_label(analysis: Analysis) -> str:
     """What decided, as the footers say it after "decided by the": "10th percentile
     (Harrell–Davis) of each version", then the benchmarks a [[benchmark]] statistic decided
-    instead (an old file: its settings.statistic, median then)."""
+    instead, then those decided by the statistic the nightly calibration chose for them (an old
+    file: its settings.statistic, median then)."""
     suite = analysis["settings"]["statistic"]
     label = (describe(suite) if is_statistic(suite) else suite) + " of each version"
-    own = {
-        b["benchmark"]: st
-        for b in analysis["benchmarks"]
-        if (st := benchmark_statistic(analysis, b)) != suite
-    }
-    if own:
-        shown = ", ".join(
-            f"{name} ({describe(st) if is_statistic(st) else st})" for name, st in list(own.items())[:5]
-        )
-        more = f" and {len(own) - 5} more" if len(own) > 5 else ""
-        label += f"; by their own statistic: {shown}{more}"
+    by_source: dict[str, dict[str, str]] = {}
+    for b in analysis["benchmarks"]:
+        if (st := benchmark_statistic(analysis, b)) != suite:
+            by_source.setdefault(b.get("statistic_source", "benchmark"), {})[b["benchmark"]] = st
+    for source, words in (
+        ("benchmark", "by their own statistic"),
+        ("calibration", "by the statistic chosen by the nightly calibration"),
+    ):
+        own = by_source.get(source, {})
+        if own:
+            shown = ", ".join(
+                f"{name} ({describe(st) if is_statistic(st) else st})" for name, st in list(own.items())[:5]
+            )
+            more = f" and {len(own) - 5} more" if len(own) > 5 else ""
+            label += f"; {words}: {shown}{more}"
     return label
 
 

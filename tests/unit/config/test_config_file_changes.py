@@ -134,3 +134,13 @@ def test_paths_inside_the_repository_are_relative_to_its_root(tmp_path, monkeypa
     # reached through a symbolic link to the repository: still inside
     (tmp_path / "alias").symlink_to(repo)
     assert repo_relative(str(tmp_path / "alias" / ".ordertrap.toml"), repo) == ".ordertrap.toml"
+
+
+def test_a_changed_calibrated_statistic_is_named():
+    config = {"suite_run": 2, "iteration": 3, "measurement": 1}
+    base = calibration(benchmarks={"hot": {"config": config, "statistic": "p10"}})
+    head = calibration(benchmarks={"hot": {"config": config, "statistic": "median"}})
+    assert calibration_changes(base, head) == ["calibrated statistic of 1 benchmark(s): hot p10 → median"]
+    assert calibration_changes(calibration(), head) == [
+        "calibrated statistic of 1 benchmark(s): hot none → median"
+    ]
