@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.integration.test_run_cli import git, make_repo
 
 PY = sys.executable
@@ -45,6 +47,7 @@ def gate(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return proc
 
 
+@pytest.mark.slow
 def test_the_nightly_chooses_and_the_pr_run_and_analyze_use_it(tmp_path: Path) -> None:
     benches = "".join(
         f'[[benchmark]]\nname = "{n}"\ncommand = "{PY} nbench.py {n}"\nunit = "ns"\n'
