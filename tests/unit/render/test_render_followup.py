@@ -130,8 +130,31 @@ def test_without_a_budget_nothing_changes(scenario: str, fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["comment", "summary"])
+def test_the_budget_hint_prices_the_values_at_the_runs_pace(fmt: str) -> None:
+    """The hint's budget is what the missing values cost at the pace the run measured, not a
+    fixed example: a Go run needing 41,526 more values was told `--budget 15m` (about 6 h)."""
+    doc = analyses.needs_budget()  # 30 s for 4 benchmarks × 6 values × 2 versions
+    # query needs 30 per version, scan 18: (30 - 6) × 2 + (18 - 6) × 2 = 72 values at 30/48 s each
+    assert (
+        "need only more values (72 values in all), about 45 s of measuring at this run's pace "
+        "(30 s for 48 values): a time budget (`run --budget 1m`"
+    ) in render(doc, fmt)  # type: ignore[arg-type]
+    for b in doc["benchmarks"]:
+        if b["samples_needed"]:
+            b["samples_needed"] = 6000
+    assert "(23,976 values in all), about 4.2 h" in render(doc, fmt) and "(`run --budget 4h10m`" in render(
+        doc, fmt
+    )  # type: ignore[arg-type]
+    # no measured time: no price, no made-up budget
+    doc["summary"]["time"] = None
+    text = render(doc, fmt)  # type: ignore[arg-type]
+    assert "need only more values: a time budget (`run --budget DURATION`" in text
+    assert "15m" not in text
+
+
+@pytest.mark.parametrize("fmt", ["comment", "summary"])
 def test_budget_hint_only_where_more_values_would_resolve(fmt: str) -> None:
-    hint = "**More values?** 2 inconclusive benchmarks need only more values: a time budget"
+    hint = "**More values?** 2 inconclusive benchmarks need only more values ("
     assert hint in render(analyses.needs_budget(), fmt)  # type: ignore[arg-type]
     # no benchmark lacks values (no samples_needed): no hint, as in every golden file before
     assert "More values?" not in render(analyses.inconclusive_heavy(), fmt)  # type: ignore[arg-type]
