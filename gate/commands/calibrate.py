@@ -335,10 +335,16 @@ LOOSEST_KEPT_RMAD = 0.02
 
 def _threshold_advice(metric: str, threshold: float) -> str:
     if metric == "rmad" and threshold >= LOOSEST_KEPT_RMAD:
+        # (at 0.02 itself, "rmad < 0.02 is as loose as rmad < 0.02" read as a slip)
+        loose = (
+            "is already"
+            if threshold == LOOSEST_KEPT_RMAD
+            else f"is looser than rmad < {LOOSEST_KEPT_RMAD:g},"
+        )
         return (
-            f"{QUIET_ADVICE}: rmad < {threshold:g} is already at least as loose as rmad < "
-            f"{LOOSEST_KEPT_RMAD:g}, the loosest setting that kept every decided verdict on the µOpTime "
-            "data; looser ones lost verdicts there (docs/calibration.md, 'When nothing is stable')"
+            f"{QUIET_ADVICE}: rmad < {threshold:g} {loose} the loosest setting that kept every decided "
+            "verdict on the µOpTime data; looser ones lost verdicts there (docs/calibration.md, "
+            "'When nothing is stable')"
         )
     return THRESHOLD_ADVICE
 
