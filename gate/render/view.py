@@ -586,6 +586,9 @@ def _more_values(rows: list[Row], decision: str) -> list[Row]:
     ]
 
 
+TOO_LONG_FOR_A_BUDGET_S = 3600.0
+
+
 def budget_estimate(rows: list[Row], decision: str, time: Time | None) -> dict[str, Any] | None:
     """What the values the "More values?" line asks for would cost at this run's pace (its
     measured time over the values it collected, builds excluded): ``{"seconds", "arg"}`` for
@@ -608,6 +611,8 @@ def budget_estimate(rows: list[Row], decision: str, time: Time | None) -> dict[s
         "n_values": f"{extra:,} values",
         "arg": followup_words.budget_arg(seconds),
         "pace": f"{time['spent_s']:.0f} s for {collected:,} values",
+        # docs/running.md "Choosing a budget": hours mean too noisy for the threshold
+        "too_long": seconds >= TOO_LONG_FOR_A_BUDGET_S,
     }
 
 
