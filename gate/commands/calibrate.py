@@ -394,7 +394,9 @@ def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
             + (" …" if len(never) > 10 else ""),
             file=stream,
         )
-        print(f"  advice: {doc['benchmarks'][never[0]]['advice']}", file=stream)
+        # the advice quotes one benchmark's own metric value: name it, or it reads as everyone's
+        whose = "" if len(never) == 1 else f" for {never[0]} (each one's, with its own value, is in the file)"
+        print(f"  advice{whose}: {doc['benchmarks'][never[0]]['advice']}", file=stream)
     for name, reason in doc["skipped"].items():
         print(f"not calibrated: {name}: {reason}", file=stream)
     for w in doc["warnings"]:

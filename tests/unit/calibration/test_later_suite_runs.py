@@ -4,6 +4,7 @@ and a calibration where nothing is stable says so (gate/commands/calibrate.py)."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,13 +79,17 @@ def test_nothing_stable_at_a_threshold_already_loose_does_not_advise_the_same_th
     tmp_path: Path,
 ) -> None:
     """The advice to try `--metric rmad --threshold 0.02` is not repeated to whoever just did."""
-    _proc, doc = _calibrate_cli(
+    proc, doc = _calibrate_cli(
         tmp_path,
         {f"b{i}": np.abs(noisy(0.2, i)) for i in range(3)},
         "--metric",
         "rmad",
         "--threshold",
         "0.02",
+    )
+    # the printed advice quotes one benchmark's RMAD: it says whose
+    assert re.search(
+        r"^  advice for b\d \(each one's, with its own value, is in the file\): ", proc.stdout, re.M
     )
     (w,) = [w for w in doc["warnings"] if w["code"] == "nothing-stable"]
     assert "no benchmark is stable at rmad < 0.02" in w["message"]
