@@ -61,7 +61,10 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")
     if adaptive:
-        rows.append(f"follow-up rounds: {words.timeline(adaptive)}; {words.stop(adaptive)}")
+        # the unresolved entries tell "needs more than the time left" from "values would not help",
+        # as in the comment (gate/render/view.py), so the stop reason agrees with the lines below
+        left = [fu["unresolved"] for b in doc["benchmarks"] if (fu := b["followup"]) and fu["unresolved"]]
+        rows.append(f"follow-up rounds: {words.timeline(adaptive)}; {words.stop(adaptive, left)}")
         still = [
             (b, u)
             for b in doc["benchmarks"]

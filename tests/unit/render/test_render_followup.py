@@ -12,6 +12,7 @@ import pytest
 
 from gate.render import followup as words
 from gate.render import render
+from gate.render.terminal import benchmark_table
 from tests.fakes import analyses
 from tests.unit.render.test_render_html import _external_refs
 
@@ -328,3 +329,18 @@ def test_junk_in_the_rule_renders_without_the_rule() -> None:
         text = render(doc, fmt)
         assert "2 of at most 3 follow-up rounds; stopped: the budget was spent" in text
         assert "Bonferroni" not in text
+
+
+def test_the_cli_table_gives_the_same_stop_reason_as_the_comment() -> None:
+    """`analyze` printed "stopped: more values would not resolve the rest" under lines pricing the
+    budget that would resolve them (Masterminds/semver with `--budget 4m`, where the comment said
+    the rest needed more than the time left)."""
+    doc = analyses.followup_rounds()
+    assert doc["adaptive"] is not None
+    doc["adaptive"]["stop_reason"] = "no_candidates"
+    table = benchmark_table(doc)
+    assert "stopped: what the rest need (at least 90 min more) is more than" in table
+    assert "stopped: more values would not resolve the rest" not in table
+    (line,) = [x for x in table.splitlines() if x.startswith("follow-up rounds:")]
+    stop = line.split("; stopped: ")[1]
+    assert f"stopped: {stop}" in render(doc, "comment")
