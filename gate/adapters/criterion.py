@@ -141,10 +141,11 @@ class CriterionAdapter:
         if s["bench"]:
             argv += ["--bench", s["bench"]]
         argv += s["cargo_args"]
-        # cargo's stdout is its JSON messages (read below), its stderr the "Compiling ..." lines
+        # cargo's stdout is its JSON messages (read below), its stderr the "Compiling ..." lines;
+        # a warning's second line ("(in the `quickcheck` dependency)") says nothing on its own
         progress = StepProgress(
             f"building the criterion benchmarks of {version.name} (cargo bench --no-run)",
-            hide=lambda line: line.startswith("{"),
+            hide=lambda line: line.startswith(("{", "(in the `")),
         )
         result = run(argv, cwd=version.workdir, timeout=3600, progress=progress)
         progress.done("built" if result.returncode == 0 and not result.timed_out else "failed")

@@ -32,7 +32,7 @@ from gate.engine.schedule import LevelConfig, Trial, followup_schedule
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import AdaptiveRecord, FinalRecord, RoundRecord, RunMeta
 from gate.model import utc_timestamp
-from gate.render.followup import STOP
+from gate.render.followup import STOP, no_candidates
 from gate.rounds.clock import BudgetClock
 from gate.rounds.config import AdaptiveConfig, look_rule
 from gate.rounds.planner import RoundPlan, looks_from_analysis, plan_round, round_seed
@@ -224,7 +224,17 @@ class Rounds:
         self.save()
         budget = self.budget.budget_s
         left = f"; {len(unresolved)} still inconclusive" if unresolved else ""
+        # "no_candidates" is also "what the rest need is more than the time left": say which, as
+        # the comment does (gate/render/followup.py), not "more values would not resolve the rest"
+        why = (
+            no_candidates(
+                budget,
+                used,
+                [{"reason": nf.reason, "needs_s": nf.needs_s} for nf in plan.not_followed.values()],
+            )
+            if plan.stop == "no_candidates"
+            else STOP[plan.stop]
+        )
         self.say(
-            f"follow-up rounds: {rounds} run, stopped: {STOP[plan.stop]}; "
-            f"{_minutes(used)} of the {_minutes(budget)} budget used{left}"
+            f"follow-up rounds: {rounds} run, stopped: {why}; {_minutes(used)} of the {_minutes(budget)} budget used{left}"
         )

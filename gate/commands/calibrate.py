@@ -348,10 +348,16 @@ LOOSEST_KEPT_RMAD = 0.02
 
 def _threshold_advice(metric: str, threshold: float) -> str:
     if metric == "rmad" and threshold >= LOOSEST_KEPT_RMAD:
+        # (at 0.02 itself, "rmad < 0.02 is as loose as rmad < 0.02" read as a slip)
+        loose = (
+            "is already"
+            if threshold == LOOSEST_KEPT_RMAD
+            else f"is looser than rmad < {LOOSEST_KEPT_RMAD:g},"
+        )
         return (
-            f"{QUIET_ADVICE}: rmad < {threshold:g} is already at least as loose as rmad < "
-            f"{LOOSEST_KEPT_RMAD:g}, the loosest setting that kept every decided verdict on the µOpTime "
-            "data; looser ones lost verdicts there (docs/calibration.md, 'When nothing is stable')"
+            f"{QUIET_ADVICE}: rmad < {threshold:g} {loose} the loosest setting that kept every decided "
+            "verdict on the µOpTime data; looser ones lost verdicts there (docs/calibration.md, "
+            "'When nothing is stable')"
         )
     return THRESHOLD_ADVICE
 
@@ -415,7 +421,9 @@ def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
             + (" …" if len(never) > 10 else ""),
             file=stream,
         )
-        print(f"  advice: {doc['benchmarks'][never[0]]['advice']}", file=stream)
+        # the advice quotes one benchmark's own metric value: name it, or it reads as everyone's
+        whose = "" if len(never) == 1 else f" for {never[0]} (each one's, with its own value, is in the file)"
+        print(f"  advice{whose}: {doc['benchmarks'][never[0]]['advice']}", file=stream)
     for name, reason in doc["skipped"].items():
         print(f"not calibrated: {name}: {reason}", file=stream)
     for w in doc["warnings"]:

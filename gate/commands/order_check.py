@@ -22,7 +22,7 @@ from gate.analysis.order import TIDY_COLUMNS, check_tidy_columns, order_check_fr
 from gate.analysis.pipeline import order_check_of_logs
 from gate.errors import InputError
 from gate.files import trial_log
-from gate.render.filters import distinct_width, shorten_middle
+from gate.render.names import column
 
 NAME = "order-check"
 HELP = "test whether running benchmarks in a fixed order changes their results (OrderSage)"
@@ -117,16 +117,18 @@ def _print_table(result: dict[str, Any]) -> None:
             f"\nexperiment {exp['experiment']}: {verdict} (alpha {exp['alpha']}, Bonferroni {exp['alpha_bc']:.3g})"
         )
         names = [str(t["test"]) for t in exp["tests"]]
-        # the column fits the longest name (Go and JMH names are long); past NAME_WIDTH names are
-        # cut in the middle, where names of one suite agree, at a width that keeps them apart
+        # the column fits the longest name (Go and JMH names are long); past NAME_WIDTH names lose
+        # their shared path, then their middle, at a width that keeps them apart (gate.render.names)
         longest = max((len(n) for n in names), default=0)
-        width = max(24, longest) if longest <= NAME_WIDTH else distinct_width(names, NAME_WIDTH)
+        width, shown = (
+            (max(24, longest), {n: n for n in names}) if longest <= NAME_WIDTH else column(names, NAME_WIDTH)
+        )
         print(
             f"{'test':<{width}} {'n_f':>4} {'n_r':>4} {'H':>9} {'p':>10} {'eta2':>7} {'delta%':>8} case sig"
         )
         for t in exp["tests"]:
             print(
-                f"{shorten_middle(t['test'], width):<{width}} {t['n_fixed']:>4} {t['n_random']:>4} {_fmt(t['kw_h'], '9.3f')} "
+                f"{shown[str(t['test'])]:<{width}} {t['n_fixed']:>4} {t['n_random']:>4} {_fmt(t['kw_h'], '9.3f')} "
                 f"{_fmt(t['kw_p'], '10.3g')} {_fmt(t['eta2'], '7.4f')} {_fmt(t['delta_pct'], '8.3f')} "
                 f"{_fmt(t['ci_case'], '>4')} {'yes' if t['significant'] else 'no'}"
             )

@@ -114,6 +114,8 @@ def done_line(result: DriverResult, log_path: Path, given_up: Sequence[GiveUpRec
     if result.skipped_done:
         done += f": {result.skipped_done} before the resume, {result.ran} now"
     not_run = f"; {not_run_line(given_up, result.not_run, _clean)}" if result.not_run else ""
+    if not statuses:  # a resume of a finished run (e.g. to add a budget) ran nothing now
+        return f"ordertrap-gate run: {done}{not_run}; log: {log_path}"
     return f"ordertrap-gate run: {done} ({statuses}) in {result.elapsed_s:.1f} s{not_run}; log: {log_path}"
 
 

@@ -137,7 +137,8 @@ def shorten_reason(value: object, limit: int) -> str:
 
 
 def shorten_middle(value: object, limit: int) -> str:
-    """A name in at most ``limit`` characters, cut in the middle so both ends survive.
+    """A name in at most ``limit`` characters, cut in the middle so both ends survive (a table's
+    names are shortened by :mod:`gate.render.names`, which drops their shared path first).
 
     Benchmark names of one suite share their start and differ at the end (sub-benchmarks and
     sizes: ``BenchmarkSum64/4KB``; parametrised cases: ``test_x[case-3]``), so a name cut at the
@@ -148,21 +149,6 @@ def shorten_middle(value: object, limit: int) -> str:
     keep = max(limit - 1, 2)  # one character goes to the ellipsis
     head = keep // 2
     return text[:head] + "…" + text[len(text) - (keep - head) :]
-
-
-def distinct_width(names: Sequence[str], narrowest: int = 40) -> int:
-    """The narrowest column (at least ``narrowest``) in which every name, cut in the middle by
-    :func:`shorten_middle`, is still told apart from the others.
-
-    Parametrised pytest node ids share both their start (the file) and their end (the last
-    parameter), so a fixed width can cut two of them to the same text; at the longest name's
-    width nothing is cut, so a width always exists."""
-    longest = max((len(n) for n in names), default=0)
-    distinct = len(set(names))
-    for width in range(narrowest, longest):
-        if len({shorten_middle(n, width) for n in names}) == distinct:
-            return width
-    return max(narrowest, longest)
 
 
 # ---- numbers (format-independent plain text) ------------------------------------------------------

@@ -176,19 +176,21 @@ def stop(adaptive: Adaptive, unresolved: Sequence[Unresolved] = ()) -> str:
     text = f"{n} of at most {cap} follow-up rounds" if cap is not None else _plural(n, "follow-up round")
     reason = adaptive["stop_reason"]
     if reason == "no_candidates":
-        return f"{text}; stopped: {_no_candidates(adaptive, unresolved)}"
+        budget, used = _num(adaptive["budget_s"]), _num(adaptive["used_s"])
+        return f"{text}; stopped: {no_candidates(budget, used, unresolved)}"
     if reason in STOP:
         return f"{text}; stopped: {STOP[reason]}"
     return f"{text}; the run stopped before its last analysis (run it again to finish)"
 
 
-def _no_candidates(adaptive: Adaptive, unresolved: Sequence[Unresolved]) -> str:
+def no_candidates(budget: float | None, used: float | None, unresolved: Sequence[Mapping[str, Any]]) -> str:
+    """Why the planner found nothing to follow up ("no_candidates"): the time left, or values
+    that would not help — the one reason both the comment and ``run``'s own line give."""
     too_long = [u for u in unresolved if u["reason"] == "hopeless"]
     not_data = len(unresolved) - len(too_long)
     if not too_long:
         return STOP["no_candidates"]
     needs = [s for u in too_long if (s := _num(u["needs_s"])) is not None]
-    budget, used = _num(adaptive["budget_s"]), _num(adaptive["used_s"])
     left = (
         f"the {rough_duration(max(budget - used, 0.0))} left of the budget"
         if budget is not None and used is not None

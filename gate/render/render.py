@@ -29,6 +29,7 @@ from gate.files.analysis_json import Analysis, Benchmark
 from gate.files.analysis_model import BenchmarkDetails, CarryoverMatrix, CheckedAnalysis, run_config
 from gate.files.calibration_json import Calibration
 from gate.render import comment_lines, filters, view
+from gate.render.names import column as names_column
 from gate.render.view_model import View
 
 COMMENT_MARKER = "<!-- ordertrap-gate:comment -->"
@@ -543,10 +544,11 @@ def render(analysis: Analysis, fmt: Format, context: RenderContext | None = None
     context = context or RenderContext()
     checked = analysis_json.check(analysis)
     v = view.build(checked, context)
-    # each table's names are cut no further than keeps them apart (filters.distinct_width)
+    # each table's names lose their shared path first and are cut no further than keeps them
+    # apart (gate.render.names)
     names = [r["name"] for r in v["rows"]]
-    widths = {
-        key: filters.distinct_width(names, narrowest)
+    columns = {
+        key: names_column(names, narrowest)[1]
         for key, narrowest in (
             ("short_name", NAME_WIDTH_COMMENT),
             ("mid_name", NAME_WIDTH_SUMMARY),
@@ -554,8 +556,8 @@ def render(analysis: Analysis, fmt: Format, context: RenderContext | None = None
         )
     }
     for r in v["rows"]:
-        for key, width in widths.items():
-            r[key] = filters.shorten_middle(r["name"], width)
+        for key, shown in columns.items():
+            r[key] = shown[r["name"]]
     v["notes_comment"] = v["notes"][:COMMENT_MAX_NOTES]  # one per benchmark, for user templates
     v["notes_more"] = len(v["notes"]) - len(v["notes_comment"])
     # the built-in comment: one line per next step (gate/render/comment_lines.py)

@@ -37,17 +37,17 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     """A short human table for stdout; every name shown is told apart from the others."""
     from gate.render import advice
     from gate.render import followup as words
-    from gate.render.filters import distinct_width, shorten_middle  # the one name-shortening rule
+    from gate.render.names import column  # the one name-shortening rule of every table
 
     adaptive = doc["adaptive"]
-    w = distinct_width([b["benchmark"] for b in doc["benchmarks"]])
+    w, shown = column([b["benchmark"] for b in doc["benchmarks"]])
     rows = [f"{'benchmark':<{w}} {'verdict':<13} {'change':>9}  {'change CI':<19} n(base/head)"]
     if adaptive:
         rows[0] += "  follow-up"
     for b in doc["benchmarks"][:limit]:
         ch = "—" if b["change_pct"] is None else f"{b['change_pct']:+.1f}%"
         ci = "—" if not b["change_ci"] else f"[{b['change_ci'][0]:+.1f}%, {b['change_ci'][1]:+.1f}%]"
-        name = shorten_middle(b["benchmark"], w)
+        name = shown[b["benchmark"]]
         row = f"{name:<{w}} {b['verdict']:<13} {ch:>9}  {ci:<19} {b['base']['n']}/{b['head']['n']}"
         if adaptive:
             fu = b["followup"]
@@ -62,15 +62,18 @@ def benchmark_table(doc: Analysis, limit: int = 50) -> str:
     if len(doc["benchmarks"]) > limit:
         rows.append(f"... and {len(doc['benchmarks']) - limit} more (see the JSON)")
     if adaptive:
-        rows.append(f"follow-up rounds: {words.timeline(adaptive)}; {words.stop(adaptive)}")
+        # the unresolved entries tell "needs more than the time left" from "values would not help",
+        # as in the comment (gate/render/view.py), so the stop reason agrees with the lines below
+        left = [fu["unresolved"] for b in doc["benchmarks"] if (fu := b["followup"]) and fu["unresolved"]]
+        rows.append(f"follow-up rounds: {words.timeline(adaptive)}; {words.stop(adaptive, left)}")
         still = [
             (b, u)
             for b in doc["benchmarks"]
             if (u := words.unresolved(b["followup"], adaptive, b["reason"], b["warnings"]))
         ]
-        w_still = distinct_width([b["benchmark"] for b, _ in still], 60)
+        _, shown_still = column([b["benchmark"] for b, _ in still], 60)
         for b, u in still[:limit]:
-            line = f"  {shorten_middle(b['benchmark'], w_still)}: {u['why']}"
+            line = f"  {shown_still[b['benchmark']]}: {u['why']}"
             # the one next step the reports give (a drift's fix, not the budget beside it)
             step = advice.next_step(b["verdict"], b["reason"], b["samples_needed"], b["warnings"], u)
             if step is not None:

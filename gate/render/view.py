@@ -442,6 +442,7 @@ def build(checked: CheckedAnalysis, context: Any) -> View:
         "environment": suite.environment,
         "adaptive": adaptive_view(analysis, rows),
         "budget_hint": budget_hint(rows, decision),
+        "budget_estimate": budget_estimate(rows, decision, summary["time"]),
         "n_minimal": sum(1 for r in rows if r["minimal"]),
         "n_never_stable": sum(1 for r in rows if r["never_stable"]),
         "config_note": config_note(rows, n),
@@ -580,15 +581,49 @@ def adaptive_view(analysis: Analysis, rows: list[Row]) -> dict[str, Any] | None:
     }
 
 
+def _more_values(rows: list[Row], decision: str) -> list[Row]:
+    if decision != Decision.INCONCLUSIVE:
+        return []
+    return [
+        r
+        for r in rows
+        if r["next_step"] is not None and r["next_step"].more_values and r["next_step"].code is None
+    ]
+
+
+TOO_LONG_FOR_A_BUDGET_S = 3600.0
+
+
+def budget_estimate(rows: list[Row], decision: str, time: Time | None) -> dict[str, Any] | None:
+    """What the values the "More values?" line asks for would cost at this run's pace (its
+    measured time over the values it collected, builds excluded): ``{"seconds", "arg"}`` for
+    ``run --budget``, or None without a measured time. A fixed example ("15m") told a run that
+    needed hours that a quarter of an hour would resolve it."""
+    wanting = _more_values(rows, decision)
+    collected = sum(r["base_n"] + r["head_n"] for r in rows)
+    if not wanting or time is None or not time["spent_s"] or not collected:
+        return None
+    extra = sum(
+        max(r["samples_needed"] - r["base_n"], 0) + max(r["samples_needed"] - r["head_n"], 0)
+        for r in wanting
+        if r["samples_needed"] is not None
+    )
+    if not extra:
+        return None
+    seconds = extra * time["spent_s"] / collected
+    return {
+        "seconds": seconds,
+        "n_values": f"{extra:,} values",
+        "arg": followup_words.budget_arg(seconds),
+        "pace": f"{time['spent_s']:.0f} s for {collected:,} values",
+        # docs/running.md "Choosing a budget": hours mean too noisy for the threshold
+        "too_long": seconds >= TOO_LONG_FOR_A_BUDGET_S,
+    }
+
+
 def budget_hint(rows: list[Row], decision: str) -> int:
     """On an inconclusive run, the inconclusive benchmarks whose one next step is more values
     (gate/render/advice.py) and that no follow-up round priced already: the reports then say how
     to get them (``run --budget``). Counted from the same steps the per-benchmark lines show, so
     the two agree."""
-    if decision != Decision.INCONCLUSIVE:
-        return 0
-    return sum(
-        1
-        for r in rows
-        if r["next_step"] is not None and r["next_step"].more_values and r["next_step"].code is None
-    )
+    return len(_more_values(rows, decision))

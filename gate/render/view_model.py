@@ -110,6 +110,7 @@ class View(TypedDict):
     environment: dict[str, str]
     adaptive: dict[str, Any] | None
     budget_hint: int
+    budget_estimate: dict[str, Any] | None
     n_minimal: int
     n_never_stable: int
     config_note: str

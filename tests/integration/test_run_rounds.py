@@ -469,3 +469,23 @@ def test_a_resume_refuses_a_schedule_entry_it_cannot_rebuild(tmp_path, capsys, w
     named = "schedule[0]" if where == "schedule" else "adaptive.rounds[0].schedule[0]"
     assert f"{named} (unknown 'colour'" in err and "pass a new --out" in err
     assert "Traceback" not in err and "TypeError" not in err
+
+
+def test_run_says_the_rest_need_more_time_than_is_left_not_that_values_would_not_help(
+    tmp_path, looks, capsys
+):
+    """The planner stops with "no_candidates" also when what the rest need is more than the time
+    left; `run` said "more values would not resolve the rest" there (Masterminds/semver with
+    `--budget 4m`), under a comment pricing the budget that would resolve them."""
+    repo = suite(tmp_path, sigmas={"quiet": 0.001, "noisy": 0.3})
+    out = tmp_path / "out"
+    # planned: 2 benchmarks × 2 versions × 2 suite runs × 3 iterations = 24 simulated seconds
+    code, _ = run_with(lambda log: SimClock(log), repo, out, "--budget", "30")
+    assert code == 0
+    final = load(out)[1]["adaptive"]["final"]
+    assert final["stop_reason"] == "no_candidates"
+    assert final["unresolved"]["noisy"]["reason"] == "hopeless"
+    err = capsys.readouterr().err
+    assert "follow-up rounds: 0 run, stopped: what the rest need (at least " in err
+    assert "more than the 6 s left of the budget" in err
+    assert "more values would not resolve" not in err

@@ -76,6 +76,33 @@ def test_the_criterion_build_says_it_builds_and_shows_cargo_but_not_its_json(
     assert "building the criterion benchmarks of base (cargo bench --no-run): built in" in err
 
 
+def test_the_criterion_build_shows_a_cargo_warning_not_its_continuation_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rust-itertools v0.12.1's first progress line was "(in the `quickcheck` dependency)", the
+    tail of a two-line cargo warning."""
+    exe = built(tmp_path)
+    workdir = tmp_path / "wt"
+    workdir.mkdir()
+    ctx = VersionContext(name="base", workdir=workdir, scratch=tmp_path / "scratch")
+    warning = (
+        "warning: /wt/Cargo.toml: `default_features` is deprecated in favor of `default-features`\n"
+        "(in the `quickcheck` dependency)\n"
+    )
+    runner = FakeRunner(
+        [
+            ok(metadata(workdir / "target")),
+            ok(cargo_messages({"sums": str(exe)}), warning),
+            ok(HELP_08),
+            ok("sum_1000: benchmark\n"),
+        ]
+    )
+    CriterionAdapter().discover(ctx, runner, {})
+    err = capsys.readouterr().err
+    assert "(cargo bench --no-run) [0 s]: warning: /wt/Cargo.toml: `default_features` is deprecated" in err
+    assert "quickcheck" not in err
+
+
 def test_a_silent_step_shows_the_line_held_back_then_says_it_still_runs() -> None:
     """rustc compiling a large bench target prints nothing for minutes after cargo's last line."""
     out, clock = io.StringIO(), Clock()

@@ -23,3 +23,12 @@ def test_a_resumed_run_says_how_many_trials_were_done_before_it():
         "ordertrap-gate run: 180 trials done: 20 before the resume, 160 now (ok 160) in 94.4 s; "
         "log: perf/trials.csv"
     )
+
+
+def test_a_resume_of_a_finished_run_has_no_empty_statuses():
+    """`run --budget` on a finished --out (follow-up rounds added later) ran no trial now:
+    the line said "0 now () in 0.0 s"."""
+    result = DriverResult(total=72, ran=0, skipped_done=72, elapsed_s=0.0, statuses={})
+    assert done_line(result, Path("pr/trials.csv")) == (
+        "ordertrap-gate run: 72 trials done: 72 before the resume, 0 now; log: pr/trials.csv"
+    )

@@ -1,5 +1,6 @@
-"""Long benchmark names are cut in the middle wherever they are shortened (CLI table, comment,
-summary, HTML table), so names that differ only at the end stay distinguishable."""
+"""Long benchmark names lose the path they share, then leading path segments, then their middle
+wherever they are shortened (CLI table, comment, summary, HTML table: gate/render/names.py), so
+names that differ only at the end stay distinguishable."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import pytest
 
 from gate.render import render
+from gate.render.filters import shorten_middle
 from gate.render.terminal import benchmark_table
 from tests.fakes import analyses
 
@@ -72,9 +74,11 @@ def test_html_table_shows_both_ends_and_the_full_name_as_tooltip() -> None:
     cells = re.findall(r'<code class="name" title="([^"]*)">([^<]*)</code>', page)
     assert sorted(html.unescape(title) for title, _ in cells) == sorted(NAMES)
     for title, shown in cells:
-        head, tail = html.unescape(shown).split("…")
-        assert html.unescape(title).startswith(head) and html.unescape(title).endswith(tail)
-        assert tail.endswith("]")
+        full, short = html.unescape(title), html.unescape(shown)
+        # the file both share is dropped (a leading …), then the middle of the test's name
+        assert short.startswith("…test_strict_unions_") and "performance" not in short
+        middle, tail = short[1:].split("…")
+        assert middle in full and full.endswith(tail) and tail.endswith("]")
     # the stylesheet no longer cuts the visible end off with an ellipsis
     assert "text-overflow: ellipsis" not in page
 
@@ -95,20 +99,27 @@ def test_the_cli_table_tells_names_apart_that_share_both_ends() -> None:
     shown = [line[: line.index(" inconclusive")].rstrip() for line in benchmark_table(doc).splitlines()[1:5]]
     assert len(set(shown)) == len(TWINS), shown
     for name, short in zip([b["benchmark"] for b in doc["benchmarks"]], shown, strict=True):
-        head, _, tail = short.partition("…")
-        assert name.startswith(head) and name.endswith(tail)
+        # the file they share is dropped (the leading …), then the middle of the rest
+        assert short.startswith("…test_") and "bench/" not in short
+        head, _, tail = short[1:].partition("…")
+        assert name.startswith(NESTED + head) and name.endswith(tail)
     # the columns after the name stay aligned
     assert len({line.index("inconclusive") for line in benchmark_table(doc).splitlines()[1:5]}) == 1
 
 
-def test_distinct_width_is_the_narrowest_that_tells_names_apart() -> None:
-    from gate.render.filters import distinct_width, shorten_middle
+def test_the_column_is_the_narrowest_that_tells_names_apart() -> None:
+    from gate.render.names import column, shorten_all
 
-    w = distinct_width(list(TWINS))
-    assert len({shorten_middle(n, w) for n in TWINS}) == len(TWINS)
+    # without their shared file the twins are told apart in the usual 40 characters, where a
+    # plain middle cut makes pairs of them read the same
+    assert column(list(TWINS))[0] == 40
+    assert len({shorten_middle(n, 40) for n in TWINS}) < len(TWINS)
+    w, shown = column(list(TWINS), 10)
+    assert len(set(shown.values())) == len(TWINS) and all(len(s) <= w for s in shown.values())
+    assert len(set(shorten_all(TWINS, w - 1).values())) < len(TWINS)
     assert len({shorten_middle(n, w - 1) for n in TWINS}) < len(TWINS)
-    assert distinct_width(list(NAMES)) == 40  # names already distinct at 40 keep the usual column
-    assert distinct_width(["a", "b"]) == 40
+    assert column(list(NAMES))[0] == 40  # names already distinct at 40 keep the usual column
+    assert column(["a", "b"]) == (40, {"a": "a", "b": "b"})
 
 
 @pytest.mark.parametrize("fmt", ["comment", "html"])
@@ -122,3 +133,62 @@ def test_report_tables_tell_names_apart_that_share_both_ends(fmt: str) -> None:
     else:
         shown = re.findall(r"^\| 🟡 \| `([^`]*)`", page, flags=re.M)
     assert len(shown) == len(TWINS) and len(set(shown)) == len(TWINS), shown
+
+
+# JMH names (gate/adapters/jmh.py): package.Class.method, then one @Param combination each. Cut in
+# the middle at the comment's 80 or the HTML table's 44 characters they read
+# "org.apache.commons.lang3.StringUtil…ceType=STRING,size=1000": the method, what differs, was gone.
+PKG = "org.apache.commons.lang3."
+JMH = (
+    PKG + "StringUtilsIsMixedCaseBenchmark.isMixedCase:charSequenceType=STRING_BUILDER,size=1000",
+    PKG + "StringUtilsIsMixedCaseBenchmark.isMixedCase:charSequenceType=STRING,size=1000",
+    PKG + "StringUtilsIsMixedCaseBenchmark.isAllLowerCase:charSequenceType=STRING,size=1000",
+    PKG + "CharSequenceUtilsBenchmark.regionMatches:charSequenceType=STRING,size=10",
+)
+
+
+def _method(name: str) -> str:
+    return name.split(":")[0].rsplit(".", 1)[1]
+
+
+@pytest.mark.parametrize("width", [44, 60, 80])
+def test_jmh_names_keep_the_method_and_the_parameter_values(width: int) -> None:
+    from gate.render.names import column
+
+    w, shown = column(list(JMH), width)
+    assert w == width and len(set(shown.values())) == len(JMH)
+    for name, short in shown.items():
+        assert len(short) <= width and short.startswith("…") and "org.apache" not in short
+        assert short[1:].startswith(_method(name)) or short[1:].startswith(name[len(PKG) :].split(".")[0])
+        assert _method(name) in short, short
+        assert name.endswith(short.rsplit("…", 1)[1])  # the @Param values' end is kept
+
+
+def test_the_shared_package_goes_first_and_the_class_only_when_needed() -> None:
+    from gate.render.names import column, shared_prefix
+
+    assert shared_prefix(JMH) == PKG
+    _, shown = column(list(JMH), 80)
+    # fits once the package is gone: the class stays
+    assert shown[JMH[1]] == "…" + JMH[1][len(PKG) :]
+    # does not: the class goes too, the method and the parameters stay whole
+    assert shown[JMH[0]] == "…isMixedCase:charSequenceType=STRING_BUILDER,size=1000"
+
+
+def test_shared_prefix_is_whole_segments_and_never_a_whole_path() -> None:
+    from gate.render.names import shared_prefix
+
+    assert shared_prefix(["BenchmarkParse/json/a", "BenchmarkParse/yaml/a"]) == "BenchmarkParse/"
+    assert shared_prefix(["BenchmarkParse", "BenchmarkParse/json"]) == ""  # not a whole name
+    assert shared_prefix(["pkg.Foo.run:a=1", "pkg.Foo.run:a=2"]) == "pkg.Foo."  # the method stays
+    assert shared_prefix(["tests/x.py::test_a[1]", "tests/x.py::test_b[1]"]) == "tests/x.py::"
+    assert shared_prefix(["org.a.B.m"]) == ""
+
+
+def test_the_cli_table_and_the_comment_show_jmh_methods() -> None:
+    doc = analyses.analysis([analyses.benchmark(n, "inconclusive", change_pct=1.0) for n in JMH])
+    table = benchmark_table(doc)
+    comment = render(doc, "comment")
+    for name in JMH:
+        assert _method(name) in table and _method(name) in comment
+    assert "org.apache" not in table and "org.apache" not in comment

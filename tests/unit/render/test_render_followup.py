@@ -12,6 +12,7 @@ import pytest
 
 from gate.render import followup as words
 from gate.render import render
+from gate.render.terminal import benchmark_table
 from tests.fakes import analyses
 from tests.unit.render.test_render_html import _external_refs
 
@@ -130,8 +131,31 @@ def test_without_a_budget_nothing_changes(scenario: str, fmt: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["comment", "summary"])
+def test_the_budget_hint_prices_the_values_at_the_runs_pace(fmt: str) -> None:
+    """The hint's budget is what the missing values cost at the pace the run measured, not a
+    fixed example: a Go run needing 41,526 more values was told `--budget 15m` (about 6 h)."""
+    doc = analyses.needs_budget()  # 30 s for 4 benchmarks × 6 values × 2 versions
+    # query needs 30 per version, scan 18: (30 - 6) × 2 + (18 - 6) × 2 = 72 values at 30/48 s each
+    assert (
+        "need only more values (72 values in all), about 45 s of measuring at this run's pace "
+        "(30 s for 48 values): a time budget (`run --budget 1m`"
+    ) in render(doc, fmt)  # type: ignore[arg-type]
+    for b in doc["benchmarks"]:
+        if b["samples_needed"]:
+            b["samples_needed"] = 6000
+    assert "(23,976 values in all), about 4.2 h" in render(
+        doc, fmt
+    ) and "(`run --budget 4h10m`) would buy them" in render(doc, fmt)  # type: ignore[arg-type]
+    # no measured time: no price, no made-up budget
+    doc["summary"]["time"] = None
+    text = render(doc, fmt)  # type: ignore[arg-type]
+    assert "need only more values: a time budget (`run --budget DURATION`" in text
+    assert "15m" not in text
+
+
+@pytest.mark.parametrize("fmt", ["comment", "summary"])
 def test_budget_hint_only_where_more_values_would_resolve(fmt: str) -> None:
-    hint = "**More values?** 2 inconclusive benchmarks need only more values: a time budget"
+    hint = "**More values?** 2 inconclusive benchmarks need only more values ("
     assert hint in render(analyses.needs_budget(), fmt)  # type: ignore[arg-type]
     # no benchmark lacks values (no samples_needed): no hint, as in every golden file before
     assert "More values?" not in render(analyses.inconclusive_heavy(), fmt)  # type: ignore[arg-type]
@@ -305,3 +329,18 @@ def test_junk_in_the_rule_renders_without_the_rule() -> None:
         text = render(doc, fmt)
         assert "2 of at most 3 follow-up rounds; stopped: the budget was spent" in text
         assert "Bonferroni" not in text
+
+
+def test_the_cli_table_gives_the_same_stop_reason_as_the_comment() -> None:
+    """`analyze` printed "stopped: more values would not resolve the rest" under lines pricing the
+    budget that would resolve them (Masterminds/semver with `--budget 4m`, where the comment said
+    the rest needed more than the time left)."""
+    doc = analyses.followup_rounds()
+    assert doc["adaptive"] is not None
+    doc["adaptive"]["stop_reason"] = "no_candidates"
+    table = benchmark_table(doc)
+    assert "stopped: what the rest need (at least 90 min more) is more than" in table
+    assert "stopped: more values would not resolve the rest" not in table
+    (line,) = [x for x in table.splitlines() if x.startswith("follow-up rounds:")]
+    stop = line.split("; stopped: ")[1]
+    assert f"stopped: {stop}" in render(doc, "comment")
