@@ -66,8 +66,9 @@ _CRATES_UNREACHABLE = re.compile(
 )
 CRATES_FIX = (
     'add [suite] caches = ["~/.cargo/registry"] (the sandbox keeps ~/.cargo read-only, so cargo cannot '
-    "store the crates it downloads); on a pull request's event the sandbox has no network either: run "
-    "`cargo fetch` in the runner's checkout before the run, or set [suite] network = true "
+    "store the crates it downloads); on a pull request's event the sandbox has no network and cargo "
+    "runs offline: fill the registry before the run (`cargo fetch` in a checkout of base and of head, "
+    "or restore the nightly's), or set [suite] network = true "
     '(docs/frameworks.md "[criterion]")'
 )
 # `--list` prints "ID: benchmark" (0.4 and later) or "ID: bench" (0.3, libtest's wording)

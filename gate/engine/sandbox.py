@@ -199,7 +199,10 @@ class Sandbox:
         args = [
             "--die-with-parent",
             "--unshare-pid",
-            *([] if self.network else ["--unshare-net"]),
+            # Without a network, cargo is told so (CARGO_NET_OFFLINE): a crate without a
+            # committed Cargo.lock is then resolved and built from the registry the runner already
+            # holds ([suite] caches), where cargo would otherwise fail on the index it cannot reach.
+            *([] if self.network else ["--unshare-net", "--setenv", "CARGO_NET_OFFLINE", "true"]),
             *(["--cap-drop", "ALL"] if self.drop_caps else []),
             "--ro-bind",
             "/",

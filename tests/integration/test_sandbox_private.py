@@ -189,6 +189,31 @@ def test_localhost_cannot_be_reached_on_a_pull_request_event_unless_base_allows_
         _close(server)
 
 
+# 1: cargo would be told to stay offline, 2: not
+CARGO_OFFLINE = 'import os; print(1 if os.environ.get("CARGO_NET_OFFLINE") == "true" else 2)\n'
+
+
+def test_without_a_network_cargo_is_told_to_stay_offline(tmp_path):
+    """So that a crate without a committed Cargo.lock is resolved from the registry the runner
+    holds instead of failing on the index it cannot reach (docs/github-actions.md)."""
+    require_tool("bwrap")
+    seen = {}
+    for network in ("", "network = true\n"):
+        toml = (
+            f'[suite]\nadapter = "command"\ntimeout = 60\n{network}'
+            f'[[benchmark]]\nname = "offline"\ncommand = "{PY} offline.py"\nunit = "x"\n'
+            "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
+        )
+        where = tmp_path / ("on" if network else "off")
+        where.mkdir()
+        repo = _repo_with(where, toml, {"offline.py": CARGO_OFFLINE})
+        done = _run(repo, where / "out", GITHUB_ACTIONS="true", GITHUB_EVENT_NAME="pull_request")
+        assert done.returncode == 0, done.stderr
+        seen[bool(network)] = _values(where / "out")
+    assert seen[False] == {"HEAD~1": [1], "HEAD": [1]}
+    assert seen[True] == {"HEAD~1": [2], "HEAD": [2]}  # with the network cargo may download
+
+
 # 2: connected to the socket, 1: refused; exits non-zero when socketpair() fails (the runtimes need it)
 CONNECT_UNIX_PATH = r"""
 import socket, sys
