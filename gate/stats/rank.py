@@ -141,11 +141,17 @@ def trial_permutation_p(
     estimates: Callable[[FloatArray], FloatArray],
     up: bool,
     strata: IntArray | None = None,
+    tie_break: bool = False,
 ) -> float:
     """One-sided p-value of the randomization test that reassigns whole trials (lists of each
     trial's values) to the versions: the share of arrangements whose change of the statistic
     (``estimates``: the statistic of every row of a 2-D array) is at least the observed one (at
-    most, for ``up=False``). Exact when all arrangements are enumerated."""
+    most, for ``up=False``). Exact when all arrangements are enumerated. ``strata``: the stratum
+    (suite run) of every trial, base's first; head's trials are then reassigned only inside each.
+    ``tie_break``: arrangements whose change equals the observed one count as extreme only if the
+    change of the mean log value is at least as extreme too (a lexicographic statistic, still exact:
+    any function of the arrangement is; a low quantile ignores the slow trials, so without it every
+    reshuffle of a slow suite run ties with the observed arrangement)."""
     trials = [*base, *head]
     sizes = np.array([t.size for t in trials])
     flat = np.concatenate(trials)
@@ -160,6 +166,8 @@ def trial_permutation_p(
     value_in_head = in_head[:, trial_of_value]  # (arrangements, values)
     head_sizes = value_in_head.sum(axis=1)
     change = np.empty(rows.shape[0])
+    second = np.zeros(rows.shape[0])
+    logs = np.log(flat)
     for size in np.unique(head_sizes):  # rows whose head holds this many values: one matrix each
         sel = np.flatnonzero(head_sizes == size)
         mask = value_in_head[sel]
@@ -167,9 +175,18 @@ def trial_permutation_p(
         est_head = estimates(every[mask].reshape(sel.size, -1))
         est_base = estimates(every[~mask].reshape(sel.size, -1))
         change[sel] = np.log(est_head) - np.log(est_base)
+        if tie_break:
+            every_log = np.broadcast_to(logs, mask.shape)
+            second[sel] = every_log[mask].reshape(sel.size, -1).mean(axis=1) - every_log[~mask].reshape(
+                sel.size, -1
+            ).mean(axis=1)
     tol = 1e-12 * max(1.0, abs(float(change[0])))
-    extreme = change >= change[0] - tol if up else change <= change[0] + tol
-    return float(np.mean(extreme))
+    sign = 1.0 if up else -1.0
+    beyond = sign * (change - change[0]) > tol
+    tied = np.abs(change - change[0]) <= tol
+    if tie_break:
+        tied &= sign * (second - second[0]) >= -1e-12 * max(1.0, abs(float(second[0])))
+    return float(np.mean(beyond | tied))
 
 
 def trial_guard(
@@ -211,12 +228,13 @@ def trial_guard(
       at 99 % (1/70 > 0.005), 5 can (1/252).
     * ``few`` — fewer than :data:`FEW_TRIALS` trials in a version, whose differences the test
       across trials can see: the bootstrap resampled them (two-level) or found them alike (flat),
-      and the test only confirms the direction, at 1 − confidence one-sided (base unscaled). The
+      and the test only confirms the direction (base unscaled), at the same (1 − confidence)/2,
+      with ties of the statistic broken by the mean log value (:func:`trial_permutation_p`). The
       trials are reassigned inside each suite run (``base_runs`` / ``head_runs``: RMIT orders both
       versions at random inside every suite run, so that is the design's randomization, and a
-      suite run's shared state no longer counts against the change), or over all trials when a
-      trial spans suite runs or a suite run lacks a version. 4 trials per version in 2 suite runs
-      give 36 arrangements and can never show a change at 99 % (1/36 > 0.01)."""
+      suite run's shared state no longer counts against the change) when that leaves enough
+      arrangements to reach the level, else over all trials (also when a trial spans suite runs or
+      a suite run lacks a version). 4 + 4 trials can never show a change at 99 % (1/70 > 0.005)."""
     sizes = [np.unique(t, return_counts=True)[1] for t in (base_trials, head_trials)]
     if min(s.size for s in sizes) < 2 or all(s.size == s.sum() for s in sizes):
         return None
@@ -229,12 +247,21 @@ def trial_guard(
     split = [
         [x[np.asarray(t) == u] for u in np.unique(t)] for x, t in ((scaled, base_trials), (head, head_trials))
     ]
+    level = (1.0 - confidence) / 2.0
     strata = None
     if not blind and base_runs is not None and head_runs is not None:
         strata = trial_strata((base_trials, base_runs), (head_trials, head_runs))
-    p = trial_permutation_p(split[0], split[1], estimates, up, strata)
-    level = (1.0 - confidence) / 2.0 if blind else 1.0 - confidence
+        if strata is not None and 1.0 / _stratified_count(strata, len(split[0])) > level:
+            strata = None  # too few arrangements inside suite runs to reach the level: all trials
+    p = trial_permutation_p(split[0], split[1], estimates, up, strata, tie_break=not blind)
     return TrialGuard(p <= level, p, f"{sizes[0].size}/{sizes[1].size}", "blind" if blind else "few")
+
+
+def _stratified_count(strata: IntArray, k_base: int) -> int:
+    """How many arrangements keep every stratum's count of head trials (base's trials first)."""
+    return math.prod(
+        math.comb(int(np.sum(strata == g)), int(np.sum(strata[k_base:] == g))) for g in np.unique(strata)
+    )
 
 
 def trial_strata(*versions: tuple[np.ndarray, np.ndarray]) -> IntArray | None:
