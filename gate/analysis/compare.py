@@ -447,16 +447,21 @@ def _compare_estimates(
         trial = (  # few trials of several values: the randomization test over trials (rank.py)
             trial_guard(base.values, base.unit_id, head.values, head.unit_id,
                         partial(bs.point_estimates, statistic=settings.statistic), change, thr,
-                        settings.confidence, AUTO_ALPHA)
+                        settings.confidence, AUTO_ALPHA, base.suite_run, head.suite_run)
             if agrees and not paired and base.unit_id is not None and head.unit_id is not None else None
         )  # fmt: skip
-        if trial is not None and not trial[0]:
-            why = f"its values come from only {trial[2]} trials (processes), too few to tell whether they differ"
+        if trial is not None and not trial.agrees:
+            if trial.kind == "blind":
+                why = f"its values come from only {trial.trials} trials (processes), too few to tell whether they differ"
+                shown = f"a change of at least {thr:g}%"
+            else:
+                why = f"its values come from only {trial.trials} trials (processes), too few for a bootstrap over trials"
+                shown = "the change"
             return result(
                 Verdict.INCONCLUSIVE,
                 f"the change ({_pct(change)}) looks beyond {thr:g}% ({sig_text}), but {why}, and reassigning "
-                f"whole trials to the versions does not show a change of at least {thr:g}% in the "
-                f"{describe(settings.statistic)} (one-sided p = {trial[1]:.2g}) — about twice the trials per version would resolve it: "
+                f"whole trials to the versions does not show {shown} in the "
+                f"{describe(settings.statistic)} (one-sided p = {trial.p:.2g}) — about twice the trials per version would resolve it: "
                 f"{remedy(2 * max(base.n, head.n))}, or rerun", 2 * max(base.n, head.n),
             )  # fmt: skip
         if agrees:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,6 +19,22 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 EXACT_PERMUTATIONS = 20_000  # with ties, the exact permutation test up to this many arrangements
+# Below this many trials in a version a bootstrap over trials is a few-cluster bootstrap, which
+# over-rejects (Cameron, Gelbach & Miller, Rev. Econ. Stat. 2008), and a flat one rests on a test
+# across trials of little power: a verdict must also pass the randomization test over trials
+# (:func:`trial_guard`; docs/statistics.md "Few trials": 4–8 trials of 5 values gave up to 8 %
+# false verdicts without it, 12 trials 0.9 %).
+FEW_TRIALS = 10
+
+
+class TrialGuard(NamedTuple):
+    """What :func:`trial_guard` found: whether the change survives, its p-value, the trials per
+    version (``"k_base/k_head"``) and which test applied (``"blind"`` or ``"few"``)."""
+
+    agrees: bool
+    p: float
+    trials: str
+    kind: Literal["blind", "few"]
 
 
 def rank_test_p(
@@ -97,23 +113,61 @@ def _arrangements(total: int, chosen: int, limit: int) -> IntArray:
     return np.vstack([observed, np.sort(drawn, axis=1)])
 
 
+def _stratified_arrangements(strata: IntArray, in_head: NDArray[np.bool_], limit: int) -> IntArray:
+    """Like :func:`_arrangements`, but head's trials are reassigned only inside each stratum
+    (suite run), keeping its count of head trials: the randomization of RMIT, which orders both
+    versions' trials at random inside every suite run. The observed arrangement is the first row."""
+    groups = [np.flatnonzero(strata == s) for s in np.unique(strata)]
+    chosen = [int(in_head[g].sum()) for g in groups]
+    observed = np.sort(np.flatnonzero(in_head))[None, :]
+    count = math.prod(math.comb(g.size, c) for g, c in zip(groups, chosen, strict=True))
+    if count <= limit:
+        per = [list(itertools.combinations(g.tolist(), c)) for g, c in zip(groups, chosen, strict=True)]
+        rows = np.array(
+            [sorted(itertools.chain.from_iterable(parts)) for parts in itertools.product(*per)],
+            dtype=np.int64,
+        ).reshape(count, -1)
+        return np.vstack([observed, rows[(rows != observed).any(axis=1)]])
+    rng = np.random.default_rng(0)  # deterministic: the same log gives the same verdict
+    parts = [
+        g[np.argsort(rng.random((limit, g.size)), axis=1)[:, :c]] for g, c in zip(groups, chosen, strict=True)
+    ]
+    return np.vstack([observed, np.sort(np.hstack(parts), axis=1)])
+
+
 def trial_permutation_p(
-    base: list[FloatArray], head: list[FloatArray], estimates: Callable[[FloatArray], FloatArray], up: bool
+    base: list[FloatArray],
+    head: list[FloatArray],
+    estimates: Callable[[FloatArray], FloatArray],
+    up: bool,
+    strata: IntArray | None = None,
+    tie_break: bool = False,
 ) -> float:
     """One-sided p-value of the randomization test that reassigns whole trials (lists of each
     trial's values) to the versions: the share of arrangements whose change of the statistic
     (``estimates``: the statistic of every row of a 2-D array) is at least the observed one (at
-    most, for ``up=False``). Exact when all arrangements are enumerated."""
+    most, for ``up=False``). Exact when all arrangements are enumerated. ``strata``: the stratum
+    (suite run) of every trial, base's first; head's trials are then reassigned only inside each.
+    ``tie_break``: arrangements whose change equals the observed one count as extreme only if the
+    change of the mean log value is at least as extreme too (a lexicographic statistic, still exact:
+    any function of the arrangement is; a low quantile ignores the slow trials, so without it every
+    reshuffle of a slow suite run ties with the observed arrangement)."""
     trials = [*base, *head]
     sizes = np.array([t.size for t in trials])
     flat = np.concatenate(trials)
     trial_of_value = np.repeat(np.arange(len(trials)), sizes)
-    rows = _arrangements(len(trials), len(head), EXACT_PERMUTATIONS)
+    if strata is None:
+        rows = _arrangements(len(trials), len(head), EXACT_PERMUTATIONS)
+    else:
+        observed = np.arange(len(trials)) >= len(base)
+        rows = _stratified_arrangements(np.asarray(strata), observed, EXACT_PERMUTATIONS)
     in_head = np.zeros((rows.shape[0], len(trials)), dtype=bool)
     in_head[np.arange(rows.shape[0])[:, None], rows] = True
     value_in_head = in_head[:, trial_of_value]  # (arrangements, values)
     head_sizes = value_in_head.sum(axis=1)
     change = np.empty(rows.shape[0])
+    second = np.zeros(rows.shape[0])
+    logs = np.log(flat)
     for size in np.unique(head_sizes):  # rows whose head holds this many values: one matrix each
         sel = np.flatnonzero(head_sizes == size)
         mask = value_in_head[sel]
@@ -121,9 +175,18 @@ def trial_permutation_p(
         est_head = estimates(every[mask].reshape(sel.size, -1))
         est_base = estimates(every[~mask].reshape(sel.size, -1))
         change[sel] = np.log(est_head) - np.log(est_base)
+        if tie_break:
+            every_log = np.broadcast_to(logs, mask.shape)
+            second[sel] = every_log[mask].reshape(sel.size, -1).mean(axis=1) - every_log[~mask].reshape(
+                sel.size, -1
+            ).mean(axis=1)
     tol = 1e-12 * max(1.0, abs(float(change[0])))
-    extreme = change >= change[0] - tol if up else change <= change[0] + tol
-    return float(np.mean(extreme))
+    sign = 1.0 if up else -1.0
+    beyond = sign * (change - change[0]) > tol
+    tied = np.abs(change - change[0]) <= tol
+    if tie_break:
+        tied &= sign * (second - second[0]) >= -1e-12 * max(1.0, abs(float(second[0])))
+    return float(np.mean(beyond | tied))
 
 
 def trial_guard(
@@ -136,38 +199,84 @@ def trial_guard(
     threshold_pct: float,
     confidence: float,
     alpha_trials_differ: float,
-) -> tuple[bool, float, str] | None:
-    """The guard of a verdict at the level of trials: ``(agrees, p, "k_base/k_head")``, or
-    ``None`` where it does not apply (fewer than 2 trials in a version, one value per trial, or
-    trials of enough values that the test across trials at ``alpha_trials_differ`` — ``auto``'s —
+    base_runs: np.ndarray | None = None,
+    head_runs: np.ndarray | None = None,
+) -> TrialGuard | None:
+    """The guard of a verdict at the level of trials, or ``None`` where it does not apply (fewer
+    than 2 trials in a version, one value per trial, or at least :data:`FEW_TRIALS` trials per
+    version of enough values that the test across trials at ``alpha_trials_differ`` — ``auto``'s —
     can see whether they differ).
 
     Under RMIT a trial (process) is the unit assigned to a version at random; the values inside
     one trial share its process and, on a loaded machine, the interference it met, so they are not
     independent draws, and a bootstrap over values takes a few slowed processes for many slowed
-    values (the cluster bootstrap itself is unreliable with few clusters: Cameron, Gelbach &
-    Miller, Rev. Econ. Stat. 2008). When the log cannot even show whether its trials agree, the
-    change must survive the randomization test of the design: reassign whole trials to the
-    versions in every possible way and recompute the change of the deciding statistic (Fisher's
-    randomization test, exact whatever the process effect; Ernst, "Permutation methods: a basis
-    for exact inference", Statistical Science 2004; at the level of the randomised unit, as in a
-    cluster-randomised trial, Donner & Klar 2000, ch. 5). Base is first scaled by
-    1 ± threshold, so the test asks for a change of at least the threshold (the inversion used for
-    :func:`shifted_rank_test_agrees`), at (1 − confidence)/2 in the direction of the change: no
-    two-sided test has fixed the direction before it, and a false verdict either way counts
-    against the verdict's level. Because it uses the statistic itself, trials slowed by
-    interference weigh as little as they do in the estimate. Its smallest p-value is
-    1 / C(k_b + k_h, k_b): 4 trials per version can never show a change at 99 % (1/70 > 0.005),
-    5 can (1/252)."""
+    values. The cluster bootstrap over the trials is no cure when they are few: it over-rejects
+    (Cameron, Gelbach & Miller, Rev. Econ. Stat. 2008). So a change must also survive the
+    randomization test of the design: reassign whole trials to the versions in every possible way
+    and recompute the change of the deciding statistic (Fisher's randomization test, exact whatever
+    the process effect; Ernst, "Permutation methods: a basis for exact inference", Statistical
+    Science 2004; at the level of the randomised unit, as in a cluster-randomised trial, Donner &
+    Klar 2000, ch. 5). Because it uses the statistic itself, trials slowed by interference weigh
+    as little as they do in the estimate. Two strengths:
+
+    * ``blind`` — the log cannot even show whether its trials agree (:func:`process_level_unseen`),
+      so the bootstrap was flat and blind to the process level, and the test carries the verdict:
+      base is first scaled by 1 ± threshold, so it asks for a change of at least the threshold (the
+      inversion used for :func:`shifted_rank_test_agrees`), at (1 − confidence)/2 in the direction
+      of the change (no two-sided test has fixed the direction before it), over all arrangements.
+      Its smallest p-value is 1 / C(k_b + k_h, k_b): 4 trials per version can never show a change
+      at 99 % (1/70 > 0.005), 5 can (1/252).
+    * ``few`` — fewer than :data:`FEW_TRIALS` trials in a version, whose differences the test
+      across trials can see: the bootstrap resampled them (two-level) or found them alike (flat),
+      and the test only confirms the direction (base unscaled), at the same (1 − confidence)/2,
+      with ties of the statistic broken by the mean log value (:func:`trial_permutation_p`). The
+      trials are reassigned inside each suite run (``base_runs`` / ``head_runs``: RMIT orders both
+      versions at random inside every suite run, so that is the design's randomization, and a
+      suite run's shared state no longer counts against the change) when that leaves enough
+      arrangements to reach the level, else over all trials (also when a trial spans suite runs or
+      a suite run lacks a version). 4 + 4 trials can never show a change at 99 % (1/70 > 0.005)."""
     sizes = [np.unique(t, return_counts=True)[1] for t in (base_trials, head_trials)]
     if min(s.size for s in sizes) < 2 or all(s.size == s.sum() for s in sizes):
         return None
-    if not any(process_level_unseen(s, alpha_trials_differ) for s in sizes):
+    blind = any(process_level_unseen(s, alpha_trials_differ) for s in sizes)
+    if not blind and min(s.size for s in sizes) >= FEW_TRIALS:
         return None
     up = change_pct > 0
-    scaled = base * (1.0 + (threshold_pct if up else -threshold_pct) / 100.0)
+    shift = (threshold_pct if up else -threshold_pct) if blind else 0.0
+    scaled = base * (1.0 + shift / 100.0)
     split = [
         [x[np.asarray(t) == u] for u in np.unique(t)] for x, t in ((scaled, base_trials), (head, head_trials))
     ]
-    p = trial_permutation_p(split[0], split[1], estimates, up)
-    return p <= (1.0 - confidence) / 2.0, p, f"{sizes[0].size}/{sizes[1].size}"
+    level = (1.0 - confidence) / 2.0
+    strata = None
+    if not blind and base_runs is not None and head_runs is not None:
+        strata = trial_strata((base_trials, base_runs), (head_trials, head_runs))
+        if strata is not None and 1.0 / _stratified_count(strata, len(split[0])) > level:
+            strata = None  # too few arrangements inside suite runs to reach the level: all trials
+    p = trial_permutation_p(split[0], split[1], estimates, up, strata, tie_break=not blind)
+    return TrialGuard(p <= level, p, f"{sizes[0].size}/{sizes[1].size}", "blind" if blind else "few")
+
+
+def _stratified_count(strata: IntArray, k_base: int) -> int:
+    """How many arrangements keep every stratum's count of head trials (base's trials first)."""
+    return math.prod(
+        math.comb(int(np.sum(strata == g)), int(np.sum(strata[k_base:] == g))) for g in np.unique(strata)
+    )
+
+
+def trial_strata(*versions: tuple[np.ndarray, np.ndarray]) -> IntArray | None:
+    """The suite run of every trial (base's trials, then head's, each in sorted trial order), or
+    ``None`` when a trial spans suite runs or a suite run lacks a version (no stratified test)."""
+    runs = []
+    for trials, suite_runs in versions:
+        t, r = np.asarray(trials), np.asarray(suite_runs)
+        for u in np.unique(t):
+            own = np.unique(r[t == u])
+            if own.size != 1:
+                return None
+            runs.append(own[0])
+    strata = np.asarray(runs)
+    k_base = np.unique(np.asarray(versions[0][0])).size
+    if set(np.unique(strata[:k_base]).tolist()) != set(np.unique(strata[k_base:]).tolist()):
+        return None
+    return np.unique(strata, return_inverse=True)[1].astype(np.int64)

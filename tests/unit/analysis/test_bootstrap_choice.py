@@ -29,9 +29,11 @@ HEAD_PHASES = trials([1.3, 1.28, 1.0, 1.31, 1.29, 1.32], seed=2)
 
 
 def test_trials_that_differ_are_resampled_by_trial_and_the_chance_phase_is_no_regression() -> None:
-    flat = compare_one("b", BASE_PHASES, HEAD_PHASES, False, FLAT, np.random.default_rng(0))
+    # the same values without their trials: 30 "independent" values per version
+    unlabeled = Sample(BASE_PHASES.values), Sample(HEAD_PHASES.values)
+    flat = compare_one("b", *unlabeled, False, FLAT, np.random.default_rng(0))
     auto = compare_one("b", BASE_PHASES, HEAD_PHASES, False, AUTO, np.random.default_rng(0))
-    assert flat.verdict is Verdict.REGRESSION  # 30 "independent" values per version
+    assert flat.verdict is Verdict.REGRESSION
     assert auto.verdict is Verdict.INCONCLUSIVE  # 6 processes per version
     assert (auto.bootstrap, flat.bootstrap) == ("two-level", "flat")
     assert "Kruskal-Wallis" in auto.bootstrap_reason and "base and head" in auto.bootstrap_reason
