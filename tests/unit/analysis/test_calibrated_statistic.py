@@ -133,3 +133,16 @@ def test_history_entries_of_a_sharded_night_take_each_shard_s_calibrated_statist
     entries = entries_from_trials(logs, versions=["base", "head"])
     by = {(e.benchmark, e.seq): e.statistic for e in entries}
     assert by[("bimodal", 1)] == "median" and by[("skewed", 1)] == "p10"
+
+
+def test_asking_for_calibrated_statistics_the_run_never_recorded_is_a_warning() -> None:
+    # a run without --calibration (or with a schema-1 calibration.json) records no choice: p10
+    # decides every benchmark, and the analysis says so instead of passing it over in silence
+    for meta, requested in ((_meta(statistic="calibrated", calibrated_statistics={}), None),
+                            (_meta(calibrated_statistics={}), "calibrated")):  # fmt: skip
+        doc = _doc(meta, requested)
+        assert {b["statistic"] for b in doc["benchmarks"]} == {"p10"}
+        (w,) = [w for w in doc["warnings"] if w["code"] == "no_calibrated_statistic"]
+        assert "--calibration" in w["action"]
+    quiet = _doc(_meta(statistic="calibrated"))  # choices recorded
+    assert not [w for w in quiet["warnings"] if w["code"] == "no_calibrated_statistic"]
