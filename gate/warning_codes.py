@@ -124,6 +124,8 @@ class WarningCode(StrEnum):
     AUDIT_CALIBRATED_ELSEWHERE = "audit-calibrated-elsewhere", _C.LOG
     # the planned trials used the whole follow-up budget of `run --budget` (gate/adaptive/stage.py)
     PLANNED_OVER_BUDGET = "planned_over_budget", _C.CONFIG
+    # statistic = "calibrated" on a run that recorded no calibrated statistic (gate/analysis/statistic_source.py)
+    NO_CALIBRATED_STATISTIC = "no_calibrated_statistic", _C.CONFIG
     # values too spread to resolve a small change
     UNSTABLE = "unstable", _C.NOISE
     # head's values far more spread than base's on an inconclusive benchmark (gate/decision.py)

@@ -495,6 +495,7 @@ def build_analysis(
         comparisons = [*comparisons, *unmeasured]
 
     top_warnings.extend(extra_warnings)
+    top_warnings.extend(dict(w) for w in (statistics.warnings if statistics is not None else ()))
     # Suite-wide carry-over (every benchmark pooled by its predecessor): a leak that is too small
     # to reach significance per benchmark, like the demo's warm-start file, still shows here.
     suite_carry = getattr(carry, "suite", None) or {}

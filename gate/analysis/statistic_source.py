@@ -18,12 +18,15 @@ calibrated choices; a ``[[benchmark]]`` entry replaces them for its benchmark on
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gate.analysis.compare import DEFAULT_STATISTIC
 from gate.files.run_meta import RunMeta
+from gate.model import warning
 from gate.statistic import CALIBRATED
+from gate.warning_codes import WarningCode
 
 # Decided by eval/eval_statistic_choice.py (docs/statistics.md "A statistic per benchmark").
 CALIBRATED_BY_DEFAULT = False
@@ -41,6 +44,8 @@ class StatisticPlan:
     own: Mapping[str, str] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
     calibrated: bool = False  # whether the calibration's choices applied
+    # the suite asked for the calibrated choices and the run recorded none (analysis.json warnings)
+    warnings: Sequence[Mapping[str, Any]] = ()
 
 
 def resolve(requested: str | None, meta: RunMeta | None) -> StatisticPlan:
@@ -62,4 +67,17 @@ def resolve(requested: str | None, meta: RunMeta | None) -> StatisticPlan:
     chosen = dict(meta.calibrated_statistics) if (meta is not None and calibrated) else {}
     own = {**chosen, **given}
     sources = {n: (BENCHMARK if n in given else CALIBRATION) for n in own}
-    return StatisticPlan(suite=suite, own=own, sources=sources, calibrated=calibrated)
+    asked = CALIBRATED in (requested, run)
+    unmet = [] if not asked or chosen else [_no_choices(suite)]
+    return StatisticPlan(suite=suite, own=own, sources=sources, calibrated=calibrated, warnings=unmet)
+
+
+def _no_choices(suite: str) -> dict[str, str]:
+    return warning(
+        WarningCode.NO_CALIBRATED_STATISTIC,
+        f'statistic = "calibrated", but the run recorded no statistic chosen by a calibration '
+        f"(meta.json calibrated_statistics): every benchmark was decided by the suite's {suite}",
+        "run with --calibration FILE (the action's calibration input) naming a calibration.json "
+        "that calibrate of this version wrote (schema 2, whose benchmarks have a statistic), or "
+        'name the statistic instead of "calibrated"',
+    )

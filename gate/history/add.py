@@ -21,7 +21,7 @@ from gate.analysis import statistic_source
 from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis
-from gate.analysis.shards import NOT_MEASURED, runner_of
+from gate.analysis.shards import NOT_MEASURED, merged_meta, runner_of
 from gate.analysis.statistic_source import StatisticPlan
 from gate.errors import ConfigError
 from gate.files.analysis_json import Benchmark
@@ -126,8 +126,10 @@ def entries_from_trials(
     present = sorted(str(v) for v in logs.frame["version"].unique())
     order = _order(meta, present, versions)
     # the statistics analyze and the PR verdicts use: [suite], [[benchmark]] and the calibrated
-    # choices of meta.json (gate/analysis/statistic_source.py), unless the caller chose one
-    plan = statistic_source.resolve(settings.statistic if settings is not None else None, logs.meta)
+    # choices of meta.json (gate/analysis/statistic_source.py), unless the caller chose one; every
+    # shard's meta.json, as each lists only its own benchmarks' statistics
+    requested = settings.statistic if settings is not None else None
+    plan = statistic_source.resolve(requested, merged_meta(logs))
     settings = settings or AnalysisSettings(statistic=plan.suite)
     run = run_id or run_id_of(paths)
     when = date or meta.created_at or utc_timestamp()

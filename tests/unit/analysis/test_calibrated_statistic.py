@@ -106,3 +106,43 @@ def test_the_run_s_follow_up_looks_use_the_calibrated_statistic(tmp_path) -> Non
     by = {b["benchmark"]: b for b in doc["benchmarks"]}
     assert by["bimodal"]["statistic"] == "median" and by["bimodal"]["statistic_source"] == "calibration"
     assert by["skewed"]["statistic"] == "p10"
+
+
+def test_history_entries_of_a_sharded_night_take_each_shard_s_calibrated_statistic(tmp_path) -> None:
+    # every shard's meta.json lists the calibrated choices of its own benchmarks only, so the
+    # entries must read them from all the shards, as analyze does (gate/analysis/shards.py)
+    from gate.files import run_meta
+
+    frame = _frame().drop(columns=["source", "row", "kind"])
+    split = {"skewed": 1, "bimodal": 2}
+    logs = []
+    for index in (1, 2):
+        out = tmp_path / f"shard{index}"
+        out.mkdir()
+        mine = [n for n, k in split.items() if k == index]
+        frame.loc[frame["benchmark"].isin(mine)].assign(
+            instance="box", order_type="random", position=1, unit="ns", higher_is_better=False,
+            started_at="2026-01-01T00:00:00Z", elapsed_s=0.1,
+        ).to_csv(out / "trials.csv", index=False)  # fmt: skip
+        shard = {"index": index, "count": 2, "method": "lpt", "seed": 0, "cost_unit": "values",
+                 "suite": sorted(split), "assignment": split, "expected": [1.0, 1.0]}  # fmt: skip
+        chosen = {"bimodal": "median"} if index == 2 else {}
+        meta = meta_of(_meta(statistic="calibrated", calibrated_statistics=chosen, shard=shard))
+        run_meta.write(out / "meta.json", meta)
+        logs.append(out / "trials.csv")
+    entries = entries_from_trials(logs, versions=["base", "head"])
+    by = {(e.benchmark, e.seq): e.statistic for e in entries}
+    assert by[("bimodal", 1)] == "median" and by[("skewed", 1)] == "p10"
+
+
+def test_asking_for_calibrated_statistics_the_run_never_recorded_is_a_warning() -> None:
+    # a run without --calibration (or with a schema-1 calibration.json) records no choice: p10
+    # decides every benchmark, and the analysis says so instead of passing it over in silence
+    for meta, requested in ((_meta(statistic="calibrated", calibrated_statistics={}), None),
+                            (_meta(calibrated_statistics={}), "calibrated")):  # fmt: skip
+        doc = _doc(meta, requested)
+        assert {b["statistic"] for b in doc["benchmarks"]} == {"p10"}
+        (w,) = [w for w in doc["warnings"] if w["code"] == "no_calibrated_statistic"]
+        assert "--calibration" in w["action"]
+    quiet = _doc(_meta(statistic="calibrated"))  # choices recorded
+    assert not [w for w in quiet["warnings"] if w["code"] == "no_calibrated_statistic"]
