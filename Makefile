@@ -27,7 +27,7 @@ demo: $(STAMP)
 # of CPU per worker and 0.3 s per subprocess here; docs/development.md).
 #
 # `make test` runs every test but those marked `slow` (real toolchain builds and runs, the
-# container, the demo end to end, SIGKILL-and-resume runs: pyproject.toml says which), so that it
+# container, the demo end to end, SIGKILL-and-resume runs: the marks are on the tests), so that it
 # finishes in a few minutes on a 2-core machine; `make test-slow` runs those, and CI (.ci/run)
 # runs both (docs/development.md, "How long make test takes").
 PYTEST := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" env -u PYTHONDONTWRITEBYTECODE \

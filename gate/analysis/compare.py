@@ -451,12 +451,10 @@ def _compare_estimates(
             if agrees and not paired and base.unit_id is not None and head.unit_id is not None else None
         )  # fmt: skip
         if trial is not None and not trial.agrees:
-            if trial.kind == "blind":
-                why = f"its values come from only {trial.trials} trials (processes), too few to tell whether they differ"
-                shown = f"a change of at least {thr:g}%"
-            else:
-                why = f"its values come from only {trial.trials} trials (processes), too few for a bootstrap over trials"
-                shown = "the change"
+            blind = trial.kind == "blind"
+            too_few = "to tell whether they differ" if blind else "for a bootstrap over trials"
+            why = f"its values come from only {trial.trials} trials (processes), too few {too_few}"
+            shown = f"a change of at least {thr:g}%" if blind else "the change"
             return result(
                 Verdict.INCONCLUSIVE,
                 f"the change ({_pct(change)}) looks beyond {thr:g}% ({sig_text}), but {why}, and reassigning "

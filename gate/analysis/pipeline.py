@@ -430,11 +430,8 @@ def build_analysis(
     calibrated = {n for n, config in configs.items() if config.calibrated} & set(names)
     thresholds = own_thresholds(logs.meta)
     order_check, carry, simil, extra_warnings = _extras(pair) if names else (None, None, None, [])
-    own_statistics = (
-        statistics.own if statistics is not None else (logs.meta.statistics if logs.meta is not None else {})
-    )
-    statistic_sources = statistics.sources if statistics is not None else {}
-    comparisons = compare_many(items, settings, calibrated, thresholds, own_statistics)
+    plan = statistics or StatisticPlan(settings.statistic, logs.meta.statistics if logs.meta else {})
+    comparisons = compare_many(items, settings, calibrated, thresholds, plan.own)
     exclusions: dict[str, dict[str, Any]] = {}
     if carryover == "exclude" and carry is not None:
 
@@ -450,7 +447,7 @@ def build_analysis(
                 )
                 for n in which
             ]
-            return compare_many(sub_items, settings, calibrated, thresholds, own_statistics)
+            return compare_many(sub_items, settings, calibrated, thresholds, plan.own)
 
         comparisons, exclusions = carryover_exclusion.take_out(
             compared,
@@ -495,7 +492,7 @@ def build_analysis(
         comparisons = [*comparisons, *unmeasured]
 
     top_warnings.extend(extra_warnings)
-    top_warnings.extend(dict(w) for w in (statistics.warnings if statistics is not None else ()))
+    top_warnings.extend(dict(w) for w in plan.warnings)
     # Suite-wide carry-over (every benchmark pooled by its predecessor): a leak that is too small
     # to reach significance per benchmark, like the demo's warm-start file, still shows here.
     suite_carry = getattr(carry, "suite", None) or {}
@@ -508,8 +505,8 @@ def build_analysis(
     for c in comparisons:
         entry = benchmark_entry(c, meta_rows, samples, logs, order_map, carry, simil, settings)
         entry["followup"] = followups[c.benchmark]
-        if c.benchmark in statistic_sources:
-            entry["statistic_source"] = statistic_sources[c.benchmark]
+        if c.benchmark in plan.sources:
+            entry["statistic_source"] = plan.sources[c.benchmark]
         if c.benchmark in exclusions:
             entry["carryover_exclusion"] = exclusions[c.benchmark]
         benchmarks.append(entry)

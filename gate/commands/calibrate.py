@@ -348,7 +348,7 @@ LOOSEST_KEPT_RMAD = 0.02
 
 def _threshold_advice(metric: str, threshold: float) -> str:
     if metric == "rmad" and threshold >= LOOSEST_KEPT_RMAD:
-        # (at 0.02 itself, "rmad < 0.02 is as loose as rmad < 0.02" read as a slip)
+        # at 0.02 itself the advice names no looser setting: it is the loosest kept one
         loose = (
             "is already"
             if threshold == LOOSEST_KEPT_RMAD

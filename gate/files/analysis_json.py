@@ -332,10 +332,9 @@ def _benchmark(value: Any, i: int, lenient: bool) -> tuple[Benchmark, BenchmarkD
         boot = o.child("bootstrap")
         boot.field("scheme", text)
         boot.field("reason", text)
-    if "statistic" in b:
-        o.field("statistic", text)
-    if "statistic_source" in b:
-        o.field("statistic_source", text)
+    for key in ("statistic", "statistic_source"):
+        if key in b:
+            o.field(key, text)
     if "tail" in b:
         o.field("tail", _opt_obj)
     stability = o.child("stability")
@@ -508,8 +507,7 @@ def _fast(b: Any) -> tuple[Benchmark, BenchmarkDetails] | None:
             and _version_ok(b["head"])
             and ("threshold_pct" not in b or (b["threshold_pct"] is not None and _num_ok(b["threshold_pct"])))
             and ("bootstrap" not in b or _bootstrap_ok(b["bootstrap"]))
-            and ("statistic" not in b or isinstance(b["statistic"], str))
-            and ("statistic_source" not in b or isinstance(b["statistic_source"], str))
+            and all(isinstance(b.get(k, ""), str) for k in ("statistic", "statistic_source"))
             and _opt_obj_ok(b.get("tail"))
             and isinstance(b["stability"], dict)
             and _stability_ok(b["stability"]["base"])

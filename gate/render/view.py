@@ -30,7 +30,8 @@ from gate.files.analysis_model import (
 from gate.render import advice
 from gate.render import followup as followup_words
 from gate.render.filters import fmt_p
-from gate.render.view_model import PredecessorRow, RowData, View
+from gate.render.followup_view import adaptive_view, budget_estimate, budget_hint
+from gate.render.view_model import PredecessorRow, Row, RowData, View
 from gate.stats.quantile import describe, is_statistic
 from gate.warning_codes import WarningCategory, WarningCode, lookup
 
@@ -88,32 +89,6 @@ _CODE_PREFIX = (
     ("unstable", "noise"),
     ("noisy", "noise"),
 )
-
-
-class Row:
-    """A view-model record whose fields are attributes *and* items (``r.name``, ``r["name"]``).
-
-    Jinja resolves ``r.name`` with ``getattr`` first and falls back to ``r["name"]`` through a
-    caught AttributeError; for 5,000 rows × a dozen fields that exception path was a large share
-    of the report's time. The record's dict *is* the instance ``__dict__`` (no copy)."""
-
-    def __init__(self, data: RowData | dict[str, Any]) -> None:
-        self.__dict__ = data  # type: ignore[assignment]  # a TypedDict is a dict at run time
-
-    def __getitem__(self, key: str) -> Any:
-        return self.__dict__[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self.__dict__[key] = value
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.__dict__
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.__dict__.get(key, default)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
 
 
 def warning_category(code: str) -> str:
@@ -543,87 +518,3 @@ def config_note(rows: list[Row], n: int) -> str:
             "configuration for them (never stable)"
         )
     return text
-
-
-def adaptive_view(analysis: Analysis, rows: list[Row]) -> dict[str, Any] | None:
-    """The follow-up rounds of ``run --budget`` (analysis.json ``adaptive``), None without a
-    budget. Sets each row's ``followup_unresolved`` (why it stayed inconclusive and what would
-    resolve it); ``followed`` lists the other benchmarks that had follow-up rounds, in the
-    table's order, with how they were resolved."""
-    adaptive = analysis["adaptive"]
-    benchmarks = analysis["benchmarks"]
-    if adaptive is not None:
-        for r in rows:
-            if r["verdict"] == "inconclusive":
-                b = benchmarks[r["index"]]
-                r["followup_unresolved"] = followup_words.unresolved(
-                    b["followup"], adaptive, r["reason"], r["warnings"]
-                )
-    for r in rows:
-        r["next_step"] = advice.next_step(
-            r["verdict"], r["reason"], r["samples_needed"], r["warnings"], r["followup_unresolved"]
-        )
-    if adaptive is None:
-        return None
-    left = [
-        f["unresolved"]
-        for r in rows
-        if r["followup_unresolved"] is not None
-        and (f := benchmarks[r["index"]]["followup"]) is not None
-        and f["unresolved"] is not None
-    ]
-    return {
-        "timeline": followup_words.timeline(adaptive),
-        "stop": followup_words.stop(adaptive, left),
-        "rule": followup_words.rule(adaptive),
-        "followed": [r for r in rows if r["followup_resolved"] and not r["followup_unresolved"]],
-        "unresolved": [r for r in rows if r["followup_unresolved"]],
-    }
-
-
-def _more_values(rows: list[Row], decision: str) -> list[Row]:
-    if decision != Decision.INCONCLUSIVE:
-        return []
-    return [
-        r
-        for r in rows
-        if r["next_step"] is not None and r["next_step"].more_values and r["next_step"].code is None
-    ]
-
-
-TOO_LONG_FOR_A_BUDGET_S = 3600.0
-
-
-def budget_estimate(rows: list[Row], decision: str, time: Time | None) -> dict[str, Any] | None:
-    """What the values the "More values?" line asks for would cost at this run's pace (its
-    measured time over the values it collected, builds excluded): ``{"seconds", "arg"}`` for
-    ``run --budget``, or None without a measured time. A fixed example ("15m") told a run that
-    needed hours that a quarter of an hour would resolve it."""
-    wanting = _more_values(rows, decision)
-    collected = sum(r["base_n"] + r["head_n"] for r in rows)
-    if not wanting or time is None or not time["spent_s"] or not collected:
-        return None
-    extra = sum(
-        max(r["samples_needed"] - r["base_n"], 0) + max(r["samples_needed"] - r["head_n"], 0)
-        for r in wanting
-        if r["samples_needed"] is not None
-    )
-    if not extra:
-        return None
-    seconds = extra * time["spent_s"] / collected
-    return {
-        "seconds": seconds,
-        "n_values": f"{extra:,} values",
-        "arg": followup_words.budget_arg(seconds),
-        "pace": f"{time['spent_s']:.0f} s for {collected:,} values",
-        # docs/running.md "Choosing a budget": hours mean too noisy for the threshold
-        "too_long": seconds >= TOO_LONG_FOR_A_BUDGET_S,
-    }
-
-
-def budget_hint(rows: list[Row], decision: str) -> int:
-    """On an inconclusive run, the inconclusive benchmarks whose one next step is more values
-    (gate/render/advice.py) and that no follow-up round priced already: the reports then say how
-    to get them (``run --budget``). Counted from the same steps the per-benchmark lines show, so
-    the two agree."""
-    return len(_more_values(rows, decision))

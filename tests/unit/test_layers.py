@@ -141,3 +141,14 @@ def test_an_upward_import_is_found(
         assert any(expected in v for v in _violations())
     finally:
         planted.unlink()
+
+
+def test_no_module_of_the_package_is_over_600_lines():
+    # a module a person can read in one sitting (docs/development.md, "Layers"): past it, split
+    # by what the parts do rather than let one module gather a stage's leftovers
+    long = {
+        str(path.relative_to(GATE)): n
+        for path in GATE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert long == {}
