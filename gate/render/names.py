@@ -14,9 +14,7 @@ the row beside it. So a name too long for its column loses, in this order:
    segment whole would leave less than half the column (``…end`` of ``…/<60 characters>/end``).
 
 A leading ``…`` says a prefix was dropped. The column is the narrowest (from a usual width on) at
-which the shown names are still told apart: no two read the same, and none could be read as another
-name of the table (``…large`` beside ``…xml/large`` could be either ``json/large`` or
-``xml/large``); where the end-keeping rule makes two names read the
+which the shown names are still told apart; where the end-keeping rule makes two names read the
 same at every width the plain middle cut would, the middle cut is used. The full name stays in the
 HTML report (the name cell's tooltip) and in analysis.json.
 """
@@ -24,13 +22,11 @@ HTML report (the name cell's tooltip) and in analysis.json.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from gate.render.filters import shorten_middle
 
 ELLIPSIS = "…"
-_LAST = chr(0x10FFFF)  # sorts after every character: the end of a range of names by prefix
 # the end of a name's path, where its parameters start (JMH ``:a=1``, pytest ``[x]``)
 # (``::`` is a path separator: pytest's node ids, Rust paths)
 _PARAMS = re.compile(r"(?<!:):(?!:)|\[")
@@ -92,44 +88,17 @@ def shorten_all(names: Sequence[str], width: int) -> dict[str, str]:
     return {n: n if len(n) <= width else _keep_ends(n, prefix, width) for n in names}
 
 
-def _reads_as(shown: str, name: str) -> bool:
-    """Whether ``name`` could be the one ``shown`` stands for: its pieces between the ``…`` in
-    order, each ``…`` standing for at least one character."""
-    parts = shown.split(ELLIPSIS)
-    if len(parts) == 1:
-        return shown == name
-    if not (name.startswith(parts[0]) and name.endswith(parts[-1])):
-        return False
-    return re.fullmatch(".+".join(re.escape(p) for p in parts), name, re.DOTALL) is not None
-
-
-def _told_apart(shown: dict[str, str]) -> bool:
-    """No two names read the same, and no shortened one could be read as another name (only the
-    names that end as it does are tried: a table can hold a thousand names)."""
-    if len(set(shown.values())) != len(shown):
-        return False
-    backwards = sorted(n[::-1] for n in shown)
-    for name, s in shown.items():
-        if ELLIPSIS not in s or s == name:
-            continue
-        end = s.rsplit(ELLIPSIS, 1)[1][::-1]
-        same_end = backwards[bisect_left(backwards, end) : bisect_right(backwards, end + _LAST)]
-        if any(_reads_as(s, other[::-1]) for other in same_end if other[::-1] != name):
-            return False
-    return True
-
-
 def column(names: Sequence[str], narrowest: int = 40) -> tuple[int, dict[str, str]]:
     """The narrowest column width (at least ``narrowest``) at which the names, shortened by
-    :func:`shorten_all` (or, failing that, cut in the middle), are told apart (:func:`_told_apart`),
-    and each name as
+    :func:`shorten_all` (or, failing that, cut in the middle), are told apart, and each name as
     shown there. At the longest name's width nothing is cut, so a width always exists."""
     longest = max((len(n) for n in names), default=0)
+    distinct = len(set(names))
     for width in range(narrowest, longest):
         kept = shorten_all(names, width)
-        if _told_apart(kept):
+        if len(set(kept.values())) == distinct:
             return width, kept
         middle = {n: shorten_middle(n, width) for n in names}
-        if _told_apart(middle):
+        if len(set(middle.values())) == distinct:
             return width, middle
     return max(narrowest, longest), {n: n for n in names}

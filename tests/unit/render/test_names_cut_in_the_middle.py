@@ -192,16 +192,3 @@ def test_the_cli_table_and_the_comment_show_jmh_methods() -> None:
     for name in JMH:
         assert _method(name) in table and _method(name) in comment
     assert "org.apache" not in table and "org.apache" not in comment
-
-
-def test_no_shortened_name_could_be_read_as_another() -> None:
-    # "…large" beside "…xml/large" is told apart from it, but could stand for either json/large
-    # or xml/large: the column widens until each shown name stands for one benchmark only
-    from gate.render.names import column
-
-    names = ["BenchmarkParse/json/large", "BenchmarkParse/json/small", "BenchmarkParse/xml/large"]
-    _, shown = column(names, 10)
-    for name, s in shown.items():
-        head, _, tail = s.rpartition("…")
-        readers = [n for n in names if n.endswith(tail) and len(n) > len(tail) and n.startswith(head)]
-        assert readers == [name], (s, readers)
