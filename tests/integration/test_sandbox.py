@@ -358,8 +358,11 @@ def test_a_sigkilled_gate_takes_its_sandboxed_trial_with_it(tmp_path):
         cwd=REPO_ROOT,
     )
     try:
+        record = out / ".running"
         for _ in range(600):
-            if len(_running(f"sleep {marker}")) >= 2:
+            # the trial runs and the gate has recorded its process group (killed between the spawn
+            # and that record, the gate leaves a "spawning" record, which a resume reaps by its pipes)
+            if len(_running(f"sleep {marker}")) >= 2 and record.read_text().split()[0].isdigit():
                 break
             assert gate_proc.poll() is None, "the gate ended early"
             time.sleep(0.05)
@@ -368,9 +371,7 @@ def test_a_sigkilled_gate_takes_its_sandboxed_trial_with_it(tmp_path):
         assert _gone(marker), "a process of the sandbox outlived the gate"
         # bwrap and its shell die with the gate too; their exit (and being reaped as orphans) takes
         # the kernel a moment after the sleeps are gone, so the resume is checked once they are
-        assert _group_gone(int((out / ".running").read_text().split()[0])), (
-            "the trial's group outlived the gate"
-        )
+        assert _group_gone(int(record.read_text().split()[0])), "the trial's group outlived the gate"
         assert reap_leftover(out / ".running", out) == 0
     finally:
         gate_proc.kill()
