@@ -162,6 +162,22 @@ except OSError:
 """
 
 
+def _pull_request_run(tmp_path: Path, name: str, script: str, network: bool) -> Path:
+    """One benchmark ``name`` running ``script`` in both versions, run on a pull request's event
+    with or without base's ``[suite] network = true``; the run's out folder."""
+    toml = (
+        f'[suite]\nadapter = "command"\ntimeout = 60\n{"network = true" if network else ""}\n'
+        f'[[benchmark]]\nname = "{name}"\ncommand = "{PY} {name}.py"\nunit = "x"\n'
+        "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
+    )
+    where = tmp_path / f"{name}-{'on' if network else 'off'}"
+    where.mkdir()
+    repo = _repo_with(where, toml, {f"{name}.py": script})
+    done = _run(repo, where / "out", GITHUB_ACTIONS="true", GITHUB_EVENT_NAME="pull_request")
+    assert done.returncode == 0, done.stderr
+    return where / "out"
+
+
 def test_localhost_cannot_be_reached_on_a_pull_request_event_unless_base_allows_the_network(tmp_path):
     require_tool("bwrap")
     server = socket.create_server(("127.0.0.1", 0))
@@ -169,19 +185,10 @@ def test_localhost_cannot_be_reached_on_a_pull_request_event_unless_base_allows_
     _accept_until_closed(server)
     try:
         seen, metas = {}, {}
-        for network in ("", "network = true\n"):
-            toml = (
-                f'[suite]\nadapter = "command"\ntimeout = 60\n{network}'
-                f'[[benchmark]]\nname = "tcp"\ncommand = "{PY} tcp.py"\nunit = "x"\n'
-                "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
-            )
-            where = tmp_path / ("on" if network else "off")
-            where.mkdir()
-            repo = _repo_with(where, toml, {"tcp.py": CONNECT_TCP.format(port=port)})
-            done = _run(repo, where / "out", GITHUB_ACTIONS="true", GITHUB_EVENT_NAME="pull_request")
-            assert done.returncode == 0, done.stderr
-            seen[bool(network)] = _values(where / "out")
-            metas[bool(network)] = json.loads((where / "out" / "meta.json").read_text())["sandbox"]
+        for network in (False, True):
+            out = _pull_request_run(tmp_path, "tcp", CONNECT_TCP.format(port=port), network)
+            seen[network] = _values(out)
+            metas[network] = json.loads((out / "meta.json").read_text())["sandbox"]
         assert seen[False] == {"HEAD~1": [1], "HEAD": [1]}  # refused: no network namespace of the host's
         assert seen[True] == {"HEAD~1": [2], "HEAD": [2]}  # the control: base opted in
         assert metas[False]["network"] is False and metas[True]["network"] is True
@@ -197,19 +204,10 @@ def test_without_a_network_cargo_is_told_to_stay_offline(tmp_path):
     """So that a crate without a committed Cargo.lock is resolved from the registry the runner
     holds instead of failing on the index it cannot reach (docs/github-actions.md)."""
     require_tool("bwrap")
-    seen = {}
-    for network in ("", "network = true\n"):
-        toml = (
-            f'[suite]\nadapter = "command"\ntimeout = 60\n{network}'
-            f'[[benchmark]]\nname = "offline"\ncommand = "{PY} offline.py"\nunit = "x"\n'
-            "[full]\nsuite_runs = 1\niterations = 1\nmeasurements = 1\n"
-        )
-        where = tmp_path / ("on" if network else "off")
-        where.mkdir()
-        repo = _repo_with(where, toml, {"offline.py": CARGO_OFFLINE})
-        done = _run(repo, where / "out", GITHUB_ACTIONS="true", GITHUB_EVENT_NAME="pull_request")
-        assert done.returncode == 0, done.stderr
-        seen[bool(network)] = _values(where / "out")
+    seen = {
+        network: _values(_pull_request_run(tmp_path, "offline", CARGO_OFFLINE, network))
+        for network in (False, True)
+    }
     assert seen[False] == {"HEAD~1": [1], "HEAD": [1]}
     assert seen[True] == {"HEAD~1": [2], "HEAD": [2]}  # with the network cargo may download
 
