@@ -300,8 +300,9 @@ def coverage(logs: TrialLogs) -> Coverage | None:
 
 
 def merged_meta(logs: TrialLogs) -> RunMeta | None:
-    """One meta.json for the whole suite: the first shard's, with every shard's per-benchmark
-    records (configurations, warm-up, thresholds, units, given-up) and each benchmark's
+    """One meta.json for the whole suite: the first shard's, with the first [suite] statistic any
+    shard recorded, every shard's per-benchmark records (configurations, warm-up, thresholds,
+    units, statistics, given-up) and each benchmark's
     follow-up outcome from its own shard; the follow-up times are the slowest shard's (each
     shard had the same budget)."""
     first = logs.meta
@@ -332,6 +333,7 @@ def merged_meta(logs: TrialLogs) -> RunMeta | None:
         adaptive = replace(slowest, final=replace(slowest.final, unresolved=unresolved))
     return replace(
         first,
+        statistic=next((m.statistic for m in logs.metas if m.statistic is not None), None),
         benchmark_configs=configs,
         benchmarks=benchmarks,
         thresholds=thresholds,

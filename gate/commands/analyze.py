@@ -11,7 +11,6 @@ import argparse
 import functools
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -114,19 +113,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 statistic_argument = STATISTIC.argument("--statistic")
 
 
-def run_statistic(metas: Sequence[RunMeta]) -> str | None:
-    """The [suite] statistic a run recorded in meta.json (None: the run's config did not set one;
-    ``calibrated``: each benchmark's as the calibration chose it)."""
-    return next((m.statistic for m in metas if m.statistic is not None), None)
-
-
 def statistic_plan(statistic: str | None, logs: TrialLogs) -> StatisticPlan:
     """Which statistic decides each benchmark of ``logs`` for ``--statistic`` (None: not given):
     gate/analysis/statistic_source.py's precedence over the run's meta.json (every shard's)."""
-    meta = shards.merged_meta(logs)
-    if meta is not None:
-        meta = replace(meta, statistic=run_statistic(logs.metas))
-    return statistic_source.resolve(statistic, meta)
+    return statistic_source.resolve(statistic, shards.merged_meta(logs))
 
 
 def _settings(
@@ -140,13 +130,13 @@ def _settings(
     pairing: Pairing,
     interval: Interval,
     run_confidence: float | None = None,
-    run_statistic: str | None = None,
     tail_check: bool | None = None,
     run_tail_check: bool | None = None,
 ) -> AnalysisSettings:
-    """``run_confidence`` / ``run_statistic`` / ``run_tail_check``: the defaults when ``confidence``
-    / ``statistic`` / ``tail_check`` are not given (meta.json's per-look level, [suite] statistic
-    and [suite] tail_check; the tail check is on when neither says)."""
+    """``statistic``: the suite's (:func:`statistic_plan`'s ``suite``; ``calibrated`` or None: the
+    default). ``run_confidence`` / ``run_tail_check``: the defaults when ``confidence`` /
+    ``tail_check`` are not given (meta.json's per-look level and [suite] tail_check; the tail check
+    is on when neither says)."""
     if confidence is None:
         confidence = run_confidence or DEFAULTS.confidence
     # the flags' domains, again for a caller of the keyword core (and a meta.json's per-look level)
@@ -160,9 +150,7 @@ def _settings(
     if not 100 <= resamples <= 1_000_000:
         raise ConfigError(f"--resamples {resamples} is outside [100, 1000000]", "pass e.g. --resamples 10000")
     return AnalysisSettings(
-        statistic=next(
-            s for s in (statistic, run_statistic, DEFAULTS.statistic) if s not in (None, CALIBRATED)
-        ),
+        statistic=statistic if statistic not in (None, CALIBRATED) else DEFAULTS.statistic,
         tail_statistic=DEFAULTS.tail_statistic
         if next((v for v in (tail_check, run_tail_check) if v is not None), True)
         else "",
