@@ -113,14 +113,16 @@ def _arrangements(total: int, chosen: int, limit: int) -> IntArray:
     return np.vstack([observed, np.sort(drawn, axis=1)])
 
 
-def _stratified_arrangements(strata: IntArray, in_head: NDArray[np.bool_], limit: int) -> IntArray:
-    """Like :func:`_arrangements`, but head's trials are reassigned only inside each stratum
-    (suite run), keeping its count of head trials: the randomization of RMIT, which orders both
-    versions' trials at random inside every suite run. The observed arrangement is the first row."""
+def _stratified_arrangements(strata: IntArray, k_base: int, limit: int) -> IntArray:
+    """Like :func:`_arrangements`, but head's trials (those after base's ``k_base``) are reassigned
+    only inside each stratum (suite run), keeping its count of head trials: the randomization of
+    RMIT, which orders both versions' trials at random inside every suite run. The observed
+    arrangement is the first row."""
+    in_head = np.arange(strata.size) >= k_base
     groups = [np.flatnonzero(strata == s) for s in np.unique(strata)]
     chosen = [int(in_head[g].sum()) for g in groups]
-    observed = np.sort(np.flatnonzero(in_head))[None, :]
-    count = math.prod(math.comb(g.size, c) for g, c in zip(groups, chosen, strict=True))
+    observed = np.flatnonzero(in_head)[None, :]
+    count = _stratified_count(strata, k_base)
     if count <= limit:
         per = [list(itertools.combinations(g.tolist(), c)) for g, c in zip(groups, chosen, strict=True)]
         rows = np.array(
@@ -159,8 +161,7 @@ def trial_permutation_p(
     if strata is None:
         rows = _arrangements(len(trials), len(head), EXACT_PERMUTATIONS)
     else:
-        observed = np.arange(len(trials)) >= len(base)
-        rows = _stratified_arrangements(np.asarray(strata), observed, EXACT_PERMUTATIONS)
+        rows = _stratified_arrangements(np.asarray(strata), len(base), EXACT_PERMUTATIONS)
     in_head = np.zeros((rows.shape[0], len(trials)), dtype=bool)
     in_head[np.arange(rows.shape[0])[:, None], rows] = True
     value_in_head = in_head[:, trial_of_value]  # (arrangements, values)
