@@ -24,6 +24,7 @@ import argparse
 import time
 
 import numpy as np
+from scipy import stats as sps
 
 from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.model import Verdict
@@ -54,7 +55,9 @@ def cell(
     settings: AnalysisSettings,
     seed: int,
 ) -> dict[str, float]:
-    """Shares (%) of regression, improvement and decided verdicts, and of two-level schemes."""
+    """Shares (%) of regression, improvement and decided verdicts, and of two-level schemes; the
+    count of regressions and improvements (``changed``) with its exact (Clopper–Pearson) 95 %
+    interval (%), which says whether a cell's rate can exceed a bound."""
     rng = np.random.default_rng([seed, trials, per_trial, int(hit * 100), int(slowdown * 10)])
     items = [
         (
@@ -67,7 +70,12 @@ def cell(
     ]
     res = compare_many(items, settings)
     verdicts = [r.verdict for r in res]
+    changed = sum(v in CHANGED for v in verdicts)
+    interval = sps.binomtest(changed, count).proportion_ci(confidence_level=0.95)
     return {
+        "changed": changed,
+        "changed_lo": 100.0 * interval.low,
+        "changed_hi": 100.0 * interval.high,
         "regression": 100.0 * sum(v == Verdict.REGRESSION for v in verdicts) / count,
         "improvement": 100.0 * sum(v == Verdict.IMPROVEMENT for v in verdicts) / count,
         "unchanged": 100.0 * sum(v == Verdict.UNCHANGED for v in verdicts) / count,
@@ -102,9 +110,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{settings.statistic}, --bootstrap {settings.bootstrap}, 99% CIs, {args.resamples} resamples, 3%\n"
     )
     print(
-        "| trials per version | trials hit | head | regression | improvement | unchanged | two-level | time |"
+        "| trials per version | trials hit | head | regression | improvement | unchanged | two-level "
+        "| regression + improvement (95% CI) | time |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for hit in (float(h) for h in args.hit.split(",")):
         for slowdown in (float(s) for s in args.slowdown.split(",")):
             for trials in (int(k) for k in args.trials.split(",")):
@@ -113,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                 head = "A/A" if slowdown == 0 else f"+{slowdown:g}%"
                 print(
                     f"| {trials} | {hit:.0%} | {head} | {r['regression']:.1f}% | {r['improvement']:.1f}% | "
-                    f"{r['unchanged']:.1f}% | {r['two_level']:.0f}% | {time.perf_counter() - t0:.0f} s |",
+                    f"{r['unchanged']:.1f}% | {r['two_level']:.0f}% | {r['changed']:.0f} of {args.benchmarks} "
+                    f"[{r['changed_lo']:.2f}%, {r['changed_hi']:.2f}%] | {time.perf_counter() - t0:.0f} s |",
                     flush=True,
                 )
     return 0
