@@ -11,9 +11,9 @@ settings unless given. For every such unit:
   few values"), the randomization test over fewer than 10 trials ("Few trials");
 * the guards' p-values (each recomputed whether or not it decided), trials and values per version,
   the bootstrap scheme, the change and its CI, each version's CI half-width;
-* each trial's smallest value above the version's smallest, in %: a trial whose floor sits as far
-  above the others as the slowdown is a process the randomization test over trials cannot tell from
-  a slowed one.
+* each trial's smallest value against the version's statistic, in %: a trial whose floor sits as
+  far above the statistic as the slowdown is a process the randomization test over trials cannot
+  tell from a slowed one.
 
     .venv/bin/python -m eval.eval_verdict_misses [--slowdown 10] [--statistic p10] [--bootstrap auto]
 """
@@ -61,14 +61,14 @@ class Miss(NamedTuple):
     trial_p: float | None  # the randomization test over trials' one-sided p, where it applies
     trial_kind: str
     trials: str  # "k_base/k_head"
-    floors: tuple[str, str]  # per version: each trial's minimum above the version's minimum, %
+    floors: tuple[str, str]  # per version: each trial's minimum against the version's statistic, %
 
 
-def _trial_floors(s: Sample) -> str:
-    if s.unit_id is None:
+def _trial_floors(s: Sample, estimate: float | None) -> str:
+    if s.unit_id is None or not estimate:
         return "-"
     lows = np.sort([s.values[s.unit_id == u].min() for u in np.unique(s.unit_id)])
-    return " ".join(f"+{100 * (v / lows[0] - 1):.0f}" for v in lows)
+    return " ".join(f"{100 * (v / estimate - 1):+.0f}" for v in lows)
 
 
 def diagnose(unit: str, base: Sample, head: Sample, c: Comparison, settings: AnalysisSettings) -> Miss:
@@ -108,7 +108,7 @@ def diagnose(unit: str, base: Sample, head: Sample, c: Comparison, settings: Ana
     return Miss(
         unit, c, rule, size_p,
         guard.p if guard else None, guard.kind if guard else "-", guard.trials if guard else "-",
-        (_trial_floors(base), _trial_floors(head)),
+        (_trial_floors(base, c.base.estimate), _trial_floors(head, c.head.estimate)),
     )  # fmt: skip
 
 

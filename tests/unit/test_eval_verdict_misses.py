@@ -33,7 +33,7 @@ def test_two_slow_base_processes_leave_an_8_percent_slowdown_to_the_test_over_tr
     m = diagnose("b", base, head, c, SETTINGS)
     assert (m.rule, m.trial_kind, m.trials) == (TRIALS, "few", "9/6")
     assert m.trial_p is not None and m.trial_p > 0.005
-    assert m.floors[0].split()[-2:] == ["+12", "+13"]  # the two slow processes, % above the floor
+    assert m.floors[0].split()[-2:] == ["+12", "+13"]  # the two slow processes, % above base's p10
 
 
 def test_overlapping_cis_are_named_before_any_guard() -> None:
