@@ -7,8 +7,8 @@ settings unless given. For every such unit:
 
 * the rule that left it undecided, in the order gate/analysis/compare.py applies them: the 99 %
   CIs overlap (or the change's CI cannot rule out the threshold), the exact rank test of fewer than
-  8 values, the size guard of a low quantile of few values (docs/statistics.md "A low quantile of
-  few values"), the randomization test over fewer than 10 trials ("Few trials");
+  8 values, the size guard of a low quantile of few values, the randomization test over fewer than
+  10 trials (docs/statistics.md "Small samples", "Few trials");
 * the guards' p-values (each recomputed whether or not it decided), trials and values per version,
   the bootstrap scheme, the change and its CI, each version's CI half-width;
 * each trial's smallest value against the version's statistic, in %: a trial whose floor sits as
