@@ -2,7 +2,9 @@
 the real µOpTime Go data: A/A false verdicts ≤ 1 %, A/A inconclusive ≤ 5 %, a 5 % slowdown
 detected in ≥ 97 % and a 10 % slowdown in ≥ 99 % of benchmarks (docs/statistics.md, table (a);
 the last is three units short since a low quantile of few values must show the size of a change
-and fewer than 10 trials must survive reassigning whole trials: 98.8 %, asserted at 98.7 %);
+and fewer than 10 trials must survive reassigning whole trials: 98.8 %, asserted at 98.7 %; all
+12 undecided units are one benchmark, ``eval.eval_verdict_misses`` prints them), and speedups
+are found like slowdowns;
 µOpTime's own flat bootstrap keeps the older targets (≤ 1 % false, ≥ 90 % of 5 % slowdowns).
 
 Split and injection exactly as eval/eval_verdicts.py documents; data read from the reference data
