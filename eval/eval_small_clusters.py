@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
+from scipy import stats as sps
 
-from gate.analysis.compare import AnalysisSettings, Sample, compare_many
+from gate.analysis.compare import AUTO_ALPHA, AnalysisSettings, Sample, compare_many
 from gate.model import Verdict
+from gate.stats import bootstrap as bs
+from gate.stats.rank import trial_guard
 
 CHANGED = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
 
@@ -53,8 +57,14 @@ def cell(
     count: int,
     settings: AnalysisSettings,
     seed: int,
+    guard_alone: bool = False,
 ) -> dict[str, float]:
-    """Shares (%) of regression, improvement and decided verdicts, and of two-level schemes."""
+    """Shares (%) of regression, improvement and decided verdicts, and of two-level schemes; the
+    count of regressions and improvements (``changed``) with its exact (Clopper–Pearson) 95 %
+    interval (%), which says whether a cell's rate can exceed a bound. ``guard_alone``: also the
+    count of benchmarks whose point change the randomization test over trials alone confirms
+    (``guard``; gate/stats/rank.py ``trial_guard``, where it applies), the rate that test bounds by
+    construction — the whole rule can only call fewer."""
     rng = np.random.default_rng([seed, trials, per_trial, int(hit * 100), int(slowdown * 10)])
     items = [
         (
@@ -67,12 +77,32 @@ def cell(
     ]
     res = compare_many(items, settings)
     verdicts = [r.verdict for r in res]
+    changed = sum(v in CHANGED for v in verdicts)
+    interval = sps.binomtest(changed, count).proportion_ci(confidence_level=0.95)
     return {
+        "guard": sum(_guard_confirms(base, head, settings) for _, base, head, _ in items)
+        if guard_alone
+        else -1,
+        "changed": changed,
+        "changed_lo": 100.0 * interval.low,
+        "changed_hi": 100.0 * interval.high,
         "regression": 100.0 * sum(v == Verdict.REGRESSION for v in verdicts) / count,
         "improvement": 100.0 * sum(v == Verdict.IMPROVEMENT for v in verdicts) / count,
         "unchanged": 100.0 * sum(v == Verdict.UNCHANGED for v in verdicts) / count,
         "two_level": 100.0 * sum(r.bootstrap == "two-level" for r in res) / count,
     }
+
+
+def _guard_confirms(base: Sample, head: Sample, settings: AnalysisSettings) -> bool:
+    eb, eh = (bs.point_estimate(s.values, settings.statistic) for s in (base, head))
+    change = (eh / eb - 1.0) * 100.0
+    estimates = partial(bs.point_estimates, statistic=settings.statistic)
+    assert base.unit_id is not None and head.unit_id is not None
+    guard = trial_guard(
+        base.values, base.unit_id, head.values, head.unit_id, estimates, change, settings.threshold_pct,
+        settings.confidence, AUTO_ALPHA, base.suite_run, head.suite_run,
+    )  # fmt: skip
+    return guard is not None and guard.agrees
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--statistic", default=AnalysisSettings().statistic)
     parser.add_argument("--bootstrap", default=AnalysisSettings().bootstrap)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--guard-alone",
+        action="store_true",
+        help="last column: how many the randomization test over trials alone confirms (slower)",
+    )
     args = parser.parse_args(argv)
     settings = AnalysisSettings(
         statistic=args.statistic,
@@ -102,18 +137,25 @@ def main(argv: list[str] | None = None) -> int:
         f"{settings.statistic}, --bootstrap {settings.bootstrap}, 99% CIs, {args.resamples} resamples, 3%\n"
     )
     print(
-        "| trials per version | trials hit | head | regression | improvement | unchanged | two-level | time |"
+        "| trials per version | trials hit | head | regression | improvement | unchanged | two-level "
+        "| regression + improvement (95% CI) | time |"
+        + (" test over trials alone |" if args.guard_alone else "")
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|" if args.guard_alone else ""))
     for hit in (float(h) for h in args.hit.split(",")):
         for slowdown in (float(s) for s in args.slowdown.split(",")):
             for trials in (int(k) for k in args.trials.split(",")):
                 t0 = time.perf_counter()
-                r = cell(trials, args.per_trial, args.cv, hit, slowdown, args.benchmarks, settings, args.seed)
+                r = cell(
+                    trials, args.per_trial, args.cv, hit, slowdown, args.benchmarks, settings, args.seed,
+                    args.guard_alone,
+                )  # fmt: skip
                 head = "A/A" if slowdown == 0 else f"+{slowdown:g}%"
                 print(
                     f"| {trials} | {hit:.0%} | {head} | {r['regression']:.1f}% | {r['improvement']:.1f}% | "
-                    f"{r['unchanged']:.1f}% | {r['two_level']:.0f}% | {time.perf_counter() - t0:.0f} s |",
+                    f"{r['unchanged']:.1f}% | {r['two_level']:.0f}% | {r['changed']:.0f} of {args.benchmarks} "
+                    f"[{r['changed_lo']:.2f}%, {r['changed_hi']:.2f}%] | {time.perf_counter() - t0:.0f} s |"
+                    + (f" {r['guard']:.0f} of {args.benchmarks} |" if args.guard_alone else ""),
                     flush=True,
                 )
     return 0

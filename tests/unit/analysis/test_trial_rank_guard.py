@@ -164,3 +164,17 @@ def test_aa_false_verdicts_of_four_trials_of_five_values_on_a_loaded_machine() -
     r = cell(4, 5, 0.01, 0.6, 0.0, 300, settings, seed=1)
     assert r["two_level"] > 80.0
     assert r["regression"] + r["improvement"] <= 1.0
+
+
+def test_the_null_cells_count_what_the_test_over_trials_alone_confirms() -> None:
+    # eval_small_clusters --guard-alone: the count the test over trials bounds by construction
+    # (2/252 at 5 + 5 trials, docs/statistics.md "Few trials"); on a quiet machine it confirms
+    # every +10 % slowdown, as the whole rule does, and in the null the rule calls no more than it
+    from eval.eval_small_clusters import cell
+
+    settings = AnalysisSettings(resamples=500, seed=1, tail_statistic="")
+    quiet = cell(5, 5, 0.01, 0.0, 10.0, 20, settings, seed=1, guard_alone=True)
+    assert quiet["guard"] == quiet["changed"] == 20
+    loaded = cell(5, 5, 0.01, 0.6, 0.0, 100, settings, seed=1, guard_alone=True)
+    assert loaded["changed"] <= loaded["guard"]
+    assert cell(5, 5, 0.01, 0.0, 10.0, 5, settings, seed=1)["guard"] == -1  # not counted unless asked
