@@ -108,14 +108,14 @@ def unresolved(
     elif kind == "hopeless" and isinstance(values, int) and values > MAX_VALUES:
         # More values than one run may collect per benchmark and version: the verdict's reason
         # says more values will not resolve it, so no budget is offered as if they would.
-        why = (
-            f"{after}not followed{' further' if done else ''}: too noisy (about {values:,} values per "
-            f"version would be needed, more than the {MAX_VALUES:,} one run may collect)"
-        )
+        # The count is the next step's to say (gate/render/advice.py), which every report
+        # shows beside this.
+        why = f"{after}not followed{' further' if done else ''}: too noisy for the values one run may collect"
         more = None
     elif kind == "hopeless":
-        need = f"about {values:,} values per version" if isinstance(values, int) else "more values than that"
-        why = f"{after}not followed{' further' if done else ''}: {need} would take longer than the time left"
+        # How many values is the next step's to say ("about 90 min more would resolve it (about
+        # 4,000 values per version)", gate/render/advice.py), from the statistic analyze used.
+        why = f"{after}not followed{' further' if done else ''}: the values it needs would take longer than the time left"
         # Hopeless means the values it needs would take longer than the time left when it was
         # judged, so the run may stop with budget unspent: the budget that resolves it is the time
         # this run used plus what it needs, the "more" said beside it (the unspent rest is no part
@@ -143,7 +143,7 @@ def unresolved(
     if kind in ("budget_spent", "rounds_spent") and isinstance(values, int) and values > MAX_VALUES:
         # The budget or the rounds ran out first, but no budget resolves it: the verdict's reason
         # (and the comment's advice, gate/render/advice.py) says more values will not.
-        why += f"; about {values:,} values per version would be needed, more than the {MAX_VALUES:,} one run may collect"
+        why += "; too noisy for the values one run may collect"
         more = suggest = None
     return UnresolvedWords(why=why, more=more, suggest=suggest)
 

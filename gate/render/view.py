@@ -59,7 +59,7 @@ CATEGORIES: tuple[tuple[str, str, str], ...] = (
     (
         "config",
         "Configuration",
-        "the gate's configuration or calibration differs between base and head",
+        "how the gate was configured for this run: base and head differ, or a setting does not fit it",
     ),
     (
         "isolation",
