@@ -31,12 +31,11 @@ from gate.engine.driver import DriverResult
 from gate.engine.schedule import LevelConfig, Trial, followup_schedule
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import AdaptiveRecord, FinalRecord, RoundRecord, RunMeta
-from gate.model import utc_timestamp
+from gate.model import trial_floor, utc_timestamp
 from gate.render.followup import STOP, no_candidates
 from gate.rounds.clock import BudgetClock
 from gate.rounds.config import AdaptiveConfig, look_rule
 from gate.rounds.planner import RoundPlan, looks_from_analysis, plan_round, round_seed
-from gate.stats.rank import trial_floor
 
 Drive = Callable[[Sequence[Trial], Callable[[], bool] | None], DriverResult]
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from gate.analysis.compare import AnalysisSettings, Comparison
 from gate.calibration.dataset import Dataset, LevelCounts
+from gate.model import trial_floor
 from gate.rounds.config import DEFAULT_MAX_ROUNDS, per_look_confidence
 from gate.rounds.planner import Look, plan_round
-from gate.stats.rank import trial_floor
 
 
 @dataclass(frozen=True)

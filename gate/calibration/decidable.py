@@ -12,7 +12,7 @@ trials"):
 * **trials per version** — where a trial holds several values, a change must survive the
   randomization test over trials (:func:`gate.stats.rank.trial_guard`, below
   :data:`gate.stats.rank.FEW_TRIALS` trials), whose smallest p-value is 1 / C(2k, k) against
-  (1 − confidence)/2 (:func:`gate.stats.rank.trial_floor`: 5 trials at 99 %). One value per
+  (1 − confidence)/2 (:func:`gate.model.trial_floor`: 5 trials at 99 %). One value per
   trial leaves this test out, and then the values' floor alone applies.
 
 Both are taken at the confidence of a pull request's **first look**: with follow-up rounds every
@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gate.model import rank_floor
+from gate.model import rank_floor, trial_floor
 from gate.rounds.config import per_look_confidence
-from gate.stats.rank import FEW_TRIALS, trial_floor
+from gate.stats.rank import FEW_TRIALS
 
 
 @dataclass(frozen=True)

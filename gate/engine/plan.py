@@ -23,8 +23,7 @@ from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_
 from gate.engine.shard import ShardSpec, assign, expected_costs, loads, refuse_empty
 from gate.errors import ConfigError, InputError
 from gate.files.calibration_json import Calibration
-from gate.model import LEVELS, VERDICT_CONFIDENCE, ConfigSource, rank_floor
-from gate.stats.rank import trial_floor
+from gate.model import LEVELS, VERDICT_CONFIDENCE, ConfigSource, rank_floor, trial_floor
 from gate.warning_codes import WarningCode
 
 
@@ -281,7 +280,7 @@ def check_calibration(
         )
     # A calibration made before the verdict's rank-test guard may give 3-4 values per version, one
     # made before the test over trials 3-4 trials of several values: with those, no change can be
-    # called at 99 % (gate/analysis/compare.py, rank_floor; gate/stats/rank.py, trial_floor;
+    # called at 99 % (gate/analysis/compare.py, rank_floor; gate/model.py, trial_floor;
     # gate/calibration/decidable.py).
     floor = rank_floor(VERDICT_CONFIDENCE)
     small = {

@@ -98,7 +98,7 @@ def _suite_runs_for(look: Look, values: int) -> int:
 def floor_runs(look: Look) -> int:
     """The fewest suite runs a round must add to ``look`` so that the next look can decide at all:
     with fewer than ``min_trials`` trials of several values per version the test over trials
-    cannot pass (:func:`gate.stats.rank.trial_floor`), and a round that stops short of it buys a
+    cannot pass (:func:`gate.model.trial_floor`), and a round that stops short of it buys a
     look that can only say ``inconclusive``."""
     if look.min_trials <= 0 or look.values_per_trial < 2:
         return 0

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
+from gate.model import trial_level
 from gate.stats.order import kruskal_smallest_p
 
 FloatArray = NDArray[np.float64]
@@ -188,25 +189,6 @@ def trial_permutation_p(
     if tie_break:
         tied &= sign * (second - second[0]) >= -1e-12 * max(1.0, abs(float(second[0])))
     return float(np.mean(beyond | tied))
-
-
-def trial_level(confidence: float) -> float:
-    """The one-sided level of :func:`trial_guard`'s randomization test: (1 − confidence)/2 in the
-    direction of the change, as no two-sided test has fixed the direction before it."""
-    return (1.0 - confidence) / 2.0
-
-
-def trial_floor(confidence: float) -> int:
-    """The fewest trials per version (equal counts) with which :func:`trial_guard` can pass at
-    all: its smallest p-value is 1 / C(2k, k) (the observed arrangement alone as extreme; with
-    too few arrangements inside suite runs it tests over all trials), which must reach
-    :func:`trial_level`. 0.95 → 4, 0.99 → 5, 0.9975 → 6. Fewer trials of several values each can
-    never make a regression or improvement (docs/statistics.md "Few trials")."""
-    level = trial_level(confidence)
-    k = 1
-    while 1.0 / math.comb(2 * k, k) > level:
-        k += 1
-    return k
 
 
 def trial_guard(

@@ -96,7 +96,7 @@ def test_a_calibration_that_saves_nothing_is_not_counted_as_calibrated(tmp_path:
 
 def test_a_calibration_with_too_few_trials_is_named(tmp_path: Path) -> None:
     """3 trials of 2 values (6 values, enough for the rank test) cannot pass the test over trials
-    at 99 % (gate.stats.rank.trial_floor: 5): a file calibrated before that floor says so."""
+    at 99 % (gate.model.trial_floor: 5): a file calibrated before that floor says so."""
     text = "[suite]\nadapter = 'command'\n[full]\nsuite_runs = 3\niterations = 5\nmeasurements = 2\n"
     text += "[[benchmark]]\nname = 'a'\ncommand = 'true'\n[[benchmark]]\nname = 'b'\ncommand = 'true'\n"
     config = parse_config(text.encode(), tmp_path / ".ordertrap.toml")

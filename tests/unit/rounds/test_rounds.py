@@ -218,7 +218,7 @@ def test_round_schedule_is_rmit_and_continues_the_numbers():
 # ---- the floor of the test over trials ---------------------------------------------------------
 def _few_trials(needed: int) -> Look:
     """1 suite run × 2 iterations × 5 measurements: 2 trials of 5 values per version, where a look
-    at 99.75 % (3 rounds) needs 6 trials (gate.stats.rank.trial_floor)."""
+    at 99.75 % (3 rounds) needs 6 trials (gate.model.trial_floor)."""
     return Look("b", "inconclusive", "too few trials", needed, 10, 10, 10.0, 2, 5, 6)
 
 
