@@ -130,12 +130,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--pr-max-rounds",
         type=int,
-        default=DEFAULT_MAX_ROUNDS,
+        default=0,
         metavar="N",
-        help="follow-up rounds the pull requests may run ([adaptive] max_rounds; 0: they run none). Every "
-        "look of a run with rounds decides at 1 - (1 - confidence)/(N + 1), so the smallest configuration "
-        f"that can reach a verdict on the first look grows with N (default {DEFAULT_MAX_ROUNDS}: 6 values "
-        "and 6 trials per version at 99%%; 0: 5 and 5; docs/calibration.md)",
+        help="size the floor for pull requests whose follow-up rounds decide every look at "
+        "1 - (1 - confidence)/(N + 1) ([adaptive] max_rounds N), so that their first look can call a "
+        f"change too (e.g. {DEFAULT_MAX_ROUNDS}: 6 values and 6 trials per version at 99%%). Default 0: "
+        "the floor at --confidence (5 and 5 at 99%%); with rounds the first look of such a configuration "
+        "can then say unchanged but not call a change, and the rounds add the trials (docs/calibration.md)",
     )
     parser.add_argument(
         "--min-values",

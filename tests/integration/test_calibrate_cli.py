@@ -127,18 +127,18 @@ def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> Non
     quiet = doc["benchmarks"]["quiet"]
     assert {"config", "instability", "cost", "stable", "never_stable", "advice"} <= set(quiet)
     assert quiet["stable"] and quiet["advice"] is None
-    # the smallest configuration a PR's first look can decide with (docs/calibration.md): at 99 %
-    # and up to 3 follow-up rounds (each look at 99.75 %) 6 values and, where a trial holds
-    # several, 6 trials per version — not µOpTime's 3 values, nor 3 trials of 2 (1 × 3 × 2)
-    assert doc["settings"]["floor"] == {"values": 6, "trials": 6, "confidence": 0.9975, "max_rounds": 3}
-    assert doc["settings"]["min_values"] == 6
+    # the smallest configuration a PR's verdict can decide with at 99 % (docs/calibration.md): 5
+    # values and, where a trial holds several, 5 trials per version — not µOpTime's 3 values,
+    # nor the 6 values of 3 trials of 2 (1 × 3 × 2), which no change could pass
+    assert doc["settings"]["floor"] == {"values": 5, "trials": 5, "confidence": 0.99, "max_rounds": 0}
+    assert doc["settings"]["min_values"] == 5
     config = quiet["config"]
     assert math.prod(config.values()) == 6  # (2, 3, 1) or (3, 2, 1): 6 trials of one value
     assert config["measurement"] == 1 and config["suite_run"] * config["iteration"] == 6
     assert quiet["cost"] == pytest.approx(6 * 0.2)  # 6 measurements × (0.6 s / 3 rows per trial)
     # stability alone would have taken 3 values: the file says why it did not
     assert math.prod(quiet["below_floor"]["config"].values()) == 3
-    assert "fewer than 6" in quiet["below_floor"]["reason"]
+    assert "fewer than 5" in quiet["below_floor"]["reason"]
     wild = doc["benchmarks"]["wild"]
     assert wild["never_stable"] and wild["config"] == doc["full"] and "repetitions" in wild["advice"]
     summary = doc["summary"]
@@ -152,6 +152,12 @@ def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> Non
     assert cal.config_for("new-benchmark") is None
     assert cal.discard_warmup == {"level": "measurement", "count": 1}
     assert "never stable" in proc.stdout and "not calibrated: broken" in proc.stdout
+    # PRs whose follow-up rounds look at 99.75 %: 6 and 6
+    rounds_out = tmp_path / "rounds.json"
+    proc = gate(str(log), "--version", "main", "--out", str(rounds_out), "--pr-max-rounds", "3")
+    assert proc.returncode == 0, proc.stderr
+    floor = json.loads(rounds_out.read_text())["settings"]["floor"]
+    assert floor == {"values": 6, "trials": 6, "confidence": 0.9975, "max_rounds": 3}
 
 
 def test_several_versions_without_a_choice_name_the_flag(log: Path, tmp_path: Path) -> None:

@@ -98,11 +98,7 @@ def test_nothing_stable_at_a_threshold_already_loose_does_not_advise_the_same_th
 
 
 def test_a_partial_calibration_counts_its_never_stable_benchmarks(tmp_path: Path) -> None:
-    # PRs without follow-up rounds: calm's choice is then 1 suite run (1 × 5 × 1, the floor of 5
-    # values at 99 %), which leaves 2 later suite runs to check it on
-    proc, doc = _calibrate_cli(
-        tmp_path, {"wild": np.abs(noisy(0.2, 1)), "calm": noisy(0.001, 2)}, "--pr-max-rounds", "0"
-    )
+    proc, doc = _calibrate_cli(tmp_path, {"wild": np.abs(noisy(0.2, 1)), "calm": noisy(0.001, 2)})
     assert "; 1 of 2 never stable run the full configuration" in proc.stdout.splitlines()[0]
     assert not [w for w in doc["warnings"] if w["code"] == "nothing-stable"]
     assert "later suite runs: 1 of 1 chosen configurations are stable on them too" in proc.stdout
