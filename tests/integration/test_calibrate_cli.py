@@ -152,12 +152,19 @@ def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> Non
     assert cal.config_for("new-benchmark") is None
     assert cal.discard_warmup == {"level": "measurement", "count": 1}
     assert "never stable" in proc.stdout and "not calibrated: broken" in proc.stdout
-    # PRs whose follow-up rounds look at 99.75 %: 6 and 6
-    rounds_out = tmp_path / "rounds.json"
-    proc = gate(str(log), "--version", "main", "--out", str(rounds_out), "--pr-max-rounds", "3")
+
+
+def test_the_floor_for_pull_requests_with_follow_up_rounds(log: Path, tmp_path: Path) -> None:
+    """Every look of a PR with 3 rounds decides at 99.75 %: 6 values and 6 trials per version."""
+    out = tmp_path / "rounds.json"
+    proc = gate(
+        str(log), "--version", "main", "--out", str(out), "--pr-max-rounds", "3", "--resamples", "1000"
+    )
     assert proc.returncode == 0, proc.stderr
-    floor = json.loads(rounds_out.read_text())["settings"]["floor"]
-    assert floor == {"values": 6, "trials": 6, "confidence": 0.9975, "max_rounds": 3}
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["floor"] == {"values": 6, "trials": 6, "confidence": 0.9975, "max_rounds": 3}
+    config = doc["benchmarks"]["quiet"]["config"]
+    assert config["suite_run"] * config["iteration"] >= 6 and math.prod(config.values()) >= 6
 
 
 def test_several_versions_without_a_choice_name_the_flag(log: Path, tmp_path: Path) -> None:
