@@ -91,6 +91,26 @@ def rank_floor(confidence: float = VERDICT_CONFIDENCE) -> int:
     return n
 
 
+def trial_level(confidence: float) -> float:
+    """The one-sided level of :func:`gate.stats.rank.trial_guard`'s randomization test:
+    (1 − confidence)/2 in the direction of the change, as no two-sided test has fixed the
+    direction before it."""
+    return (1.0 - confidence) / 2.0
+
+
+def trial_floor(confidence: float) -> int:
+    """The fewest trials per version (equal counts) with which :func:`gate.stats.rank.trial_guard`
+    can pass at all: its smallest p-value is 1 / C(2k, k) (the observed arrangement alone as
+    extreme; with too few arrangements inside suite runs it tests over all trials), which must
+    reach :func:`trial_level`. 0.95 → 4, 0.99 → 5, 0.9975 → 6. Fewer trials of several values each can
+    never make a regression or improvement (docs/statistics.md "Few trials")."""
+    level = trial_level(confidence)
+    k = 1
+    while 1.0 / math.comb(2 * k, k) > level:
+        k += 1
+    return k
+
+
 def small_sample_limit(confidence: float = VERDICT_CONFIDENCE, quantile: float = 0.5) -> int:
     """Below this many values a percentile-bootstrap CI of the ``quantile`` cannot be trusted at
     ``confidence``: the fewest n for which a distribution-free CI of that quantile exists at all

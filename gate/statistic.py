@@ -12,6 +12,12 @@ STATISTIC_FORMS = "median, mean, or pNN (p1 … p99: the NN-th percentile, Harre
 # Not a statistic: "each benchmark by the statistic the nightly calibration chose for it"
 # ([suite] statistic, analyze --statistic; gate/analysis/statistic_source.py)
 CALIBRATED = "calibrated"
+# The default statistic (analyze's, gate/analysis/compare.py), chosen on the µOpTime Go data
+# (eval/eval_verdicts.py; docs/statistics.md "Which statistic"): interference only slows a process,
+# and the 10th percentile (Harrell–Davis) sits near the floor it cannot move. An analysis.json
+# records the statistic it used. Declared here so that the readers below the analysis know it too:
+# a calibration.json benchmark without a calibrated statistic is decided by it.
+DEFAULT_STATISTIC = "p10"
 STATISTIC_SETTING_FORMS = STATISTIC_FORMS + ", or calibrated (each benchmark's, as calibration.json chose it)"
 
 

@@ -31,7 +31,7 @@ from gate.engine.driver import DriverResult
 from gate.engine.schedule import LevelConfig, Trial, followup_schedule
 from gate.files.analysis_json import Analysis
 from gate.files.run_meta import AdaptiveRecord, FinalRecord, RoundRecord, RunMeta
-from gate.model import utc_timestamp
+from gate.model import trial_floor, utc_timestamp
 from gate.render.followup import STOP, no_candidates
 from gate.rounds.clock import BudgetClock
 from gate.rounds.config import AdaptiveConfig, look_rule
@@ -108,7 +108,8 @@ class Rounds:
             settings = replace(settings, tail_statistic="")
         return build_analysis(logs, base=None, head=None, settings=settings, statistics=plan), logs.frame
 
-    def _values_per_suite_run(self) -> dict[str, int]:
+    def _trial_shape(self) -> dict[str, tuple[int, int]]:
+        """Each benchmark's (trials per suite run, values per trial) after the warm-up is dropped."""
         out = {}
         for name, c in self.levels.items():
             cfg = self.meta.benchmark_configs.get(name)
@@ -116,8 +117,11 @@ class Rounds:
             level = cfg.warmup_level if cfg is not None else "measurement"
             it = c.iterations - (warm if level == "iteration" else 0)
             m = c.measurements - (warm if level == "measurement" else 0)
-            out[name] = max(1, it * m)
+            out[name] = (max(1, it), max(1, m))
         return out
+
+    def _values_per_suite_run(self) -> dict[str, int]:
+        return {name: it * m for name, (it, m) in self._trial_shape().items()}
 
     def _suite_run_s(self, frame: pd.DataFrame, names: Sequence[str]) -> dict[str, float]:
         out = {}
@@ -156,6 +160,9 @@ class Rounds:
                 self._suite_run_s(
                     frame, [b["benchmark"] for b in doc["benchmarks"] if b["verdict"] == "inconclusive"]
                 ),
+                self._trial_shape(),
+                # a round leaves no benchmark with fewer trials than a look can decide with
+                trial_floor(float(rule.confidence_per_look)),
             )
             used = self.clock.used_s()
             if planned_s is None:

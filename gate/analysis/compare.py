@@ -43,6 +43,7 @@ from gate.model import (
     rank_floor,
     small_sample_limit,
 )
+from gate.statistic import DEFAULT_STATISTIC  # the default statistic and why: gate/statistic.py
 from gate.stats import bootstrap as bs
 from gate.stats.bootstrap import Statistic
 from gate.stats.order import kruskal_p
@@ -74,12 +75,6 @@ class Sample:
     @property
     def n(self) -> int:
         return int(self.values.size)
-
-
-# The default statistic, chosen on the µOpTime Go data (eval/eval_verdicts.py; docs/statistics.md
-# "Which statistic"): interference only slows a process, and the 10th percentile (Harrell–Davis)
-# sits near the floor it cannot move. An analysis.json records the statistic it used.
-DEFAULT_STATISTIC = "p10"
 
 
 @dataclass(frozen=True)

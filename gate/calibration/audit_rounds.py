@@ -21,6 +21,7 @@ from typing import Any
 
 from gate.analysis.compare import AnalysisSettings, Comparison
 from gate.calibration.dataset import Dataset, LevelCounts
+from gate.model import trial_floor
 from gate.rounds.config import DEFAULT_MAX_ROUNDS, per_look_confidence
 from gate.rounds.planner import Look, plan_round
 
@@ -60,6 +61,7 @@ def replay(
     and what the rounds did (``rounds``, ``used_s``, ``budget_s``, ``followed``, ``capped``,
     ``stop``)."""
     look_settings = replace(settings, confidence=per_look_confidence(settings.confidence, rounds.max_rounds))
+    min_trials = trial_floor(look_settings.confidence)  # as run's rounds (gate/adaptive/loop.py)
     configs = {n: tuple(min(c, f) for c, f in zip(minimal[n], full, strict=True)) for n in names}
     current = {c.benchmark: c for c in compare(names, configs, look_settings)}
     used = 0.0
@@ -81,6 +83,9 @@ def replay(
                     values_now=min(c.base.n, c.head.n),
                     values_per_suite_run=per_run,
                     suite_run_s=per_run * 2 * cost_per_value[n],
+                    trials_per_suite_run=math.prod(configs[n][1:-1]),
+                    values_per_trial=configs[n][-1] if len(configs[n]) > 1 else 1,
+                    min_trials=min_trials,
                 )
             )
         plan = plan_round(

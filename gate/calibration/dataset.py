@@ -36,6 +36,7 @@ from gate.stats.stability import FloatArray
 from gate.warning_codes import WarningCode
 
 if TYPE_CHECKING:
+    from gate.calibration.decidable import Floor
     from gate.calibration.search import SearchSpace
 
 MIN_VALUES = 3  # a configuration with gaps needs at least this many observed values
@@ -51,7 +52,7 @@ class Series:
     cube: FloatArray  # shape = full configuration; NaN where a measurement is missing
     mean_duration: float | None  # seconds per measurement, None when the log has no durations
     higher_is_better: bool = False
-    _spaces: dict[tuple[LevelCounts, int], SearchSpace] = field(default_factory=dict, repr=False)
+    _spaces: dict[tuple[LevelCounts, Floor], SearchSpace] = field(default_factory=dict, repr=False)
 
     def values(self, config: LevelCounts) -> FloatArray:
         block = self.cube[tuple(slice(0, c) for c in config)].ravel()

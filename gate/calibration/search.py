@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from gate.calibration.dataset import MIN_VALUES, Dataset, LevelCounts, Series
+from gate.calibration.decidable import Floor
 from gate.errors import ConfigError, InputError
 from gate.model import warning
 from gate.stats.stability import (
@@ -78,6 +79,9 @@ class Choice:
     n_measurements: int  # observed values in the chosen configuration
     full_instability: float
     evaluated: int  # configurations whose metric was computed
+    # the cheapest stable configuration the decidable floor left out (with its metric and why),
+    # when stability alone would have allowed less than the choice (gate/calibration/decidable.py)
+    below_floor: tuple[LevelCounts, float, str] | None = None
 
 
 @dataclass
@@ -87,31 +91,34 @@ class SearchSpace:
     configs: list[LevelCounts]
     values: list[FloatArray]
     costs: list[float]
+    # why a PR's verdict could not decide with the configuration (None: it can); the full
+    # configuration is always allowed: it is what runs when nothing smaller is
+    below_floor: list[str | None]
 
     @classmethod
-    def of(cls, series: Series, full: LevelCounts, min_values: int = MIN_VALUES) -> SearchSpace:
-        """Built once per benchmark and reused by every metric."""
-        space = series._spaces.get((full, min_values))
+    def of(cls, series: Series, full: LevelCounts, floor: Floor | None = None) -> SearchSpace:
+        """Built once per benchmark and floor and reused by every metric."""
+        floor = floor or Floor(MIN_VALUES)
+        space = series._spaces.get((full, floor))
         if space is None:
-            space = series._spaces[(full, min_values)] = cls._build(series, full, min_values)
+            space = series._spaces[(full, floor)] = cls._build(series, full, floor)
         return space
 
     @classmethod
-    def _build(cls, series: Series, full: LevelCounts, min_values: int = MIN_VALUES) -> SearchSpace:
+    def _build(cls, series: Series, full: LevelCounts, floor: Floor) -> SearchSpace:
         per = series.mean_duration if series.mean_duration is not None else 1.0
-        configs, values, costs = [], [], []
+        configs, values, costs, below = [], [], [], []
         for config in enumerate_configs(full):
             v = series.values(config)
             if v.size < MIN_VALUES:
                 continue
-            if math.prod(config) < min_values and config != full:
-                continue  # a PR run would get too few values per version for a verdict
             configs.append(config)
             values.append(v)
             # cost = measurements the configuration runs × the benchmark's mean duration per
             # measurement (µOpTime: suite_runs·iterations·seconds for the Go data)
             costs.append(math.prod(config) * per)
-        return cls(configs, values, costs)
+            below.append(None if config == full else floor.shortfall(config))
+        return cls(configs, values, costs, below)
 
 
 def _evaluate(
@@ -143,6 +150,10 @@ def _decide(
     return min(stable, key=lambda k: (space.costs[k], metrics[k], k))
 
 
+def _allowed(space: SearchSpace, candidates: Iterable[int]) -> list[int]:
+    return [k for k in candidates if space.below_floor[k] is None]
+
+
 def search(
     series: Series,
     full: LevelCounts,
@@ -152,13 +163,15 @@ def search(
     confidence: float = DEFAULT_CONFIDENCE,
     exhaustive: bool = False,
     min_values: int = MIN_VALUES,
+    floor: Floor | None = None,
 ) -> Choice | None:
     """The minimal stable configuration of one benchmark (None: no configuration has ≥ 3 values).
-    ``min_values``: configurations running fewer values (the product of the levels) are not
-    considered, except the full configuration itself."""
+    ``floor`` (gate/calibration/decidable.py; else ``min_values`` values per version): only
+    configurations with which a verdict can decide are chosen, except the full configuration
+    itself; the cheapest stable one below it is reported in ``below_floor``."""
     if metric not in SEARCH_METRICS:
         raise ConfigError(f"unknown metric {metric!r}", f"use one of {', '.join(METRICS)}")
-    space = SearchSpace.of(series, full, min_values)
+    space = SearchSpace.of(series, full, floor or Floor(min_values))
     if not space.configs:
         return None
     metrics: dict[int, float] = {}
@@ -166,13 +179,13 @@ def search(
     if exhaustive:
         for k in range(len(space.configs)):  # one at a time, as Algorithm 1 lines 7-14
             _evaluate(space, [k], metric, plan, confidence, metrics)
-        chosen = _decide(space, metrics, threshold, range(len(space.configs)))
+        chosen = _decide(space, metrics, threshold, _allowed(space, range(len(space.configs))))
     else:
         order = sorted(range(len(space.configs)), key=lambda k: (space.costs[k], k))
         for _, group in itertools.groupby(order, key=lambda k: space.costs[k]):
             ks = list(group)
             _evaluate(space, ks, metric, plan, confidence, metrics)
-            chosen = _decide(space, metrics, threshold, ks)
+            chosen = _decide(space, metrics, threshold, _allowed(space, ks))
             if chosen is not None:
                 break
     last = len(space.configs) - 1  # the largest configuration (the full one when it has values)
@@ -180,6 +193,13 @@ def search(
         _evaluate(space, [last], metric, plan, confidence, metrics)
     never = chosen is None
     k = last if chosen is None else chosen
+    # every configuration up to the choice's cost was evaluated (cost order), so the stable one
+    # µOpTime's order prefers among them is what stability alone would have picked
+    upto = [j for j in metrics if never or space.costs[j] <= space.costs[k]]
+    alone = _decide(space, metrics, threshold, upto)
+    below = None
+    if alone is not None and (reason := space.below_floor[alone]) is not None:
+        below = (space.configs[alone], metrics[alone], reason)
     return Choice(
         config=space.configs[k],
         instability=metrics[k],
@@ -189,6 +209,7 @@ def search(
         n_measurements=int(space.values[k].size),
         full_instability=metrics[last],
         evaluated=len(metrics),
+        below_floor=below,
     )
 
 
@@ -238,6 +259,15 @@ class SearchResult:
                 "n_measurements": ch.n_measurements,
                 "full_instability": json_number(ch.full_instability),
             }
+            if ch.below_floor is not None:
+                config, instability, reason = ch.below_floor
+                # stability alone would have allowed this smaller configuration: why it was not
+                # taken (a PR's verdict could only be inconclusive with it)
+                benchmarks[name]["below_floor"] = {
+                    "config": dict(zip(ds.levels, config, strict=True)),
+                    "instability": json_number(instability),
+                    "reason": reason,
+                }
         saved = 100.0 * (1.0 - minimal_cost / full_cost) if full_cost > 0 else 0.0
         return {
             "metric": self.metric,
@@ -247,7 +277,7 @@ class SearchResult:
             "full": dict(zip(ds.levels, ds.full, strict=True)),
             "settings": {
                 k: self.settings[k]
-                for k in ("confidence", "resamples", "seed", "search", "min_values")
+                for k in ("confidence", "resamples", "seed", "search", "min_values", "floor")
                 if k in self.settings
             },
             "benchmarks": benchmarks,
@@ -289,32 +319,38 @@ def calibrate(
     exhaustive: bool = False,
     plan: BootstrapPlan | None = None,
     min_values: int = MIN_VALUES,
+    floor: Floor | None = None,
 ) -> SearchResult:
-    """µOpTime's minimal configurations. ``min_values`` > 3 leaves out configurations with fewer
-    values (the CLI passes 5: with fewer, the verdict's rank test cannot call a change at 99 %,
-    gate.model.rank_floor); the published method, reproduced by the validation tests, is 3."""
+    """µOpTime's minimal configurations. ``floor`` leaves out the configurations with which a
+    verdict cannot decide (the CLI passes :func:`gate.calibration.decidable.floor_for`: 5 values
+    and 5 trials at 99 % without follow-up rounds); without it, ``min_values`` > 3 leaves out
+    configurations with fewer values. The published method, reproduced by the validation tests,
+    is 3 values and no floor on trials."""
     if metric not in SEARCH_METRICS:
         raise ConfigError(f"unknown metric {metric!r}", f"use --metric with one of {', '.join(METRICS)}")
     if not threshold > 0:
         raise ConfigError(f"threshold {threshold} must be positive", "use e.g. --threshold 0.01")
     if plan is None and metric not in ("cv", "rmad"):
         plan = make_plan(dataset.full, seed, resamples)
-    if math.prod(dataset.full) < min_values and not any(
-        w["code"] == WarningCode.FULL_TOO_SMALL for w in dataset.warnings
-    ):
+    floor = floor or Floor(min_values)
+    short = floor.shortfall(dataset.full)
+    if short is not None and not any(w["code"] == WarningCode.FULL_TOO_SMALL for w in dataset.warnings):
         dataset.warnings.append(
             warning(
                 WarningCode.FULL_TOO_SMALL,
-                f"the full configuration ({'×'.join(map(str, dataset.full))}) gives only "
-                f"{math.prod(dataset.full)} values per version, fewer than {min_values}: no configuration, "
-                "not even the full one, lets a verdict call a change at 99 %",
+                f"the full configuration ({'×'.join(map(str, dataset.full))}) gives {short}: no "
+                "configuration, not even the full one, lets a verdict call a change",
                 "raise [full].iterations or [full].suite_runs so that suite_runs × iterations × "
-                f"measurements is at least {min_values}, then rerun the full configuration",
+                f"measurements is at least {floor.values}"
+                + (f" and suite_runs × iterations at least {floor.trials}" if floor.trials > 1 else "")
+                + ", then rerun the full configuration",
             )
         )
     choices: dict[str, Choice] = {}
     for name, series in dataset.series.items():
-        choice = search(series, dataset.full, metric, threshold, plan, confidence, exhaustive, min_values)
+        choice = search(
+            series, dataset.full, metric, threshold, plan, confidence, exhaustive, floor.values, floor
+        )
         if choice is None:
             dataset.skipped[name] = (
                 f"no configuration has {MIN_VALUES} or more measurements; "
@@ -342,7 +378,8 @@ def calibrate(
         "resamples": resamples,
         "seed": seed,
         "search": "exhaustive" if exhaustive else "cost-ordered early stop",
-        "min_values": min_values,
+        "min_values": floor.values,
+        "floor": floor.to_json(),
         "discard_warmup": dict(discard_warmup or {"level": dataset.levels[-1], "count": 0}),
     }
     return SearchResult(dataset, metric, threshold, choices, settings)

@@ -16,12 +16,13 @@ from gate.calibration import later_runs, statistic_choice
 from gate.calibration.audit import AUDIT_RULES, AUDIT_THRESHOLD_PCT, audit
 from gate.calibration.audit_rounds import RoundsReplay
 from gate.calibration.dataset import Table, build_dataset, distinct, normalise, read_tables, select
+from gate.calibration.decidable import Floor, floor_for
 from gate.calibration.search import DEFAULT_SEED, DEFAULT_THRESHOLD, calibrate, make_plan
 from gate.commands.analyze import statistic_argument
 from gate.errors import ConfigError, InputError
 from gate.files import calibration_json, run_meta
 from gate.files.settings import CONFIDENCE, MAX_ROUNDS, SEED, THRESHOLD_PCT
-from gate.model import CALIBRATION_SCHEMA, LEVELS, rank_floor, utc_timestamp, warning
+from gate.model import CALIBRATION_SCHEMA, LEVELS, utc_timestamp, warning
 from gate.rounds.config import DEFAULT_MAX_ROUNDS, check_max_rounds, parse_duration
 from gate.statistic import CALIBRATED
 from gate.stats.stability import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, METRICS
@@ -127,13 +128,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=SEED.argument("--seed"), default=DEFAULT_SEED, help="bootstrap seed (default: 1)"
     )
     parser.add_argument(
+        "--pr-max-rounds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="size the floor for pull requests whose follow-up rounds decide every look at "
+        "1 - (1 - confidence)/(N + 1) ([adaptive] max_rounds N), so that their first look can call a "
+        f"change too (e.g. {DEFAULT_MAX_ROUNDS}: 6 values and 6 trials per version at 99%%). Default 0: "
+        "the floor at --confidence (5 and 5 at 99%%); with rounds the first look of such a configuration "
+        "can then say unchanged but not call a change, and the rounds add the trials (docs/calibration.md)",
+    )
+    parser.add_argument(
         "--min-values",
         type=int,
-        default=rank_floor(),
+        default=None,
         metavar="N",
-        help=f"leave out configurations with fewer than N values per version (default: {rank_floor()}, the "
-        "fewest with which a verdict can call a change at 99%%; 4 suffices for analyze --confidence 0.95; "
-        "3 reproduces µOpTime as published)",
+        help="set the floor by hand: leave out configurations with fewer than N values per version and "
+        "none for having few trials (default: the smallest configuration with which a pull request's "
+        "verdict can decide, from --confidence and --pr-max-rounds; 3 reproduces µOpTime as published)",
     )
     parser.add_argument(
         "--exhaustive",
@@ -180,11 +192,13 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--confidence {args.confidence} is not between 0 and 1", "use e.g. --confidence 0.99"
         )
-    if args.min_values < 1:
+    if args.min_values is not None and args.min_values < 1:
         raise ConfigError(
             f"--min-values {args.min_values} must be at least 1",
-            f"use the default {rank_floor()} (3 reproduces µOpTime as published)",
+            "leave it out for the floor a verdict needs (3 reproduces µOpTime as published)",
         )
+    if args.pr_max_rounds != 0:
+        check_max_rounds(args.pr_max_rounds, "--pr-max-rounds")
     if args.resamples < 100:
         raise ConfigError(f"--resamples {args.resamples} is too few", "use at least 1000 (default 10000)")
     if args.discard_warmup < 0:
@@ -228,6 +242,9 @@ def run(args: argparse.Namespace) -> int:
             for v in audit_versions
         }
     max_full = tuple(max(ds.full[i] for ds in [dataset, *datasets.values()]) for i in range(len(levels)))
+    floor = (
+        floor_for(args.confidence, args.pr_max_rounds) if args.min_values is None else Floor(args.min_values)
+    )
     plan = make_plan(max_full, args.seed, args.resamples)
     result = calibrate(
         dataset,
@@ -239,7 +256,7 @@ def run(args: argparse.Namespace) -> int:
         warmup,
         exhaustive=args.exhaustive,
         plan=plan,
-        min_values=args.min_values,
+        floor=floor,
     )
     body = result.to_json()
     statistic_choice.add_to(body, result, args.seed)
@@ -255,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
         if first != version:
             audited = calibrate(
                 datasets[first], args.metric, args.threshold, args.confidence, args.resamples, args.seed,
-                warmup, exhaustive=args.exhaustive, plan=plan, min_values=args.min_values,
+                warmup, exhaustive=args.exhaustive, plan=plan, floor=floor,
             )  # fmt: skip
         configs = {name: choice.config for name, choice in audited.choices.items()}
         # the statistics the PRs would use (gate/analysis/statistic_source.py): the ones chosen on
@@ -378,6 +395,33 @@ def _warn_if_nothing_stable(body: dict[str, Any]) -> None:
         )
 
 
+def _floor_summary(doc: dict[str, Any], stream: Any) -> None:
+    """Which benchmarks stability alone would have given a configuration too small for a verdict
+    (gate/calibration/decidable.py), and the floor that left those out."""
+    raised = {n: b["below_floor"] for n, b in doc["benchmarks"].items() if b.get("below_floor")}
+    if not raised:
+        return
+    floor = doc.get("settings", {}).get("floor") or {}
+    rounds = floor.get("max_rounds") or 0
+    why = (
+        f" (a pull request's first look decides at {floor['confidence'] * 100:.4g}%"
+        + (f" with up to {rounds} follow-up rounds" if rounds else "")
+        + ")"
+        if floor.get("confidence")
+        else ""
+    )
+    print(
+        f"decidable floor: {len(raised)} benchmark(s) were stable with a configuration too small for a "
+        f"verdict{why} and run the smallest one that can decide, e.g.:",
+        file=stream,
+    )
+    for name, b in list(raised.items())[:5]:
+        config = "×".join(str(c) for c in b["config"].values())
+        print(f"  {name}: stable at {config}, but {b['reason']}", file=stream)
+    if len(raised) > 5:
+        print(f"  … and {len(raised) - 5} more (benchmarks.*.below_floor in the file)", file=stream)
+
+
 def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
     s = doc["summary"]
     unit = s["cost_unit"]
@@ -414,6 +458,7 @@ def _summary(doc: dict[str, Any], out: str, stream: Any) -> None:
             '[suite] statistic = "calibrated"; docs/statistics.md "A statistic per benchmark")',
             file=stream,
         )
+    _floor_summary(doc, stream)
     never = [n for n, b in doc["benchmarks"].items() if b["never_stable"]]
     if never:
         print(

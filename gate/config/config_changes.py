@@ -17,7 +17,7 @@ from gate.config.project_config import SUITE_KEYS, ProjectConfig, parse_config
 from gate.errors import GateError
 from gate.files import calibration_json
 from gate.model import LEVELS, warning
-from gate.statistic import is_statistic
+from gate.statistic import DEFAULT_STATISTIC, is_statistic
 from gate.warning_codes import WarningCode
 
 _SHOWN_NAMES = 5
@@ -381,7 +381,7 @@ def _configs(raw: Mapping[str, Any]) -> dict[str, Any]:
 def _statistic_text(value: Any) -> str:
     """A statistic name as written when it is one (a file's own text otherwise, quoted and cut)."""
     if value is None:
-        return "none"
+        return f"none ({DEFAULT_STATISTIC})"
     return value if isinstance(value, str) and is_statistic(value) else _value(value)
 
 
@@ -390,6 +390,14 @@ def _statistics(raw: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(benchmarks, Mapping):
         return {}
     return {str(n): e.get("statistic") for n, e in benchmarks.items() if isinstance(e, Mapping)}
+
+
+def _deciding(value: Any) -> Any:
+    """The statistic a calibrated benchmark's PRs are decided by: a benchmark without one (a
+    schema-1 file, or a night with too few trials to choose) falls back to the default
+    (gate/analysis/statistic_source.py; [suite] statistic = "calibrated" resolves it so), so
+    "none" and the default are the same choice, not a change."""
+    return DEFAULT_STATISTIC if value is None else value
 
 
 def calibration_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -406,7 +414,7 @@ def calibration_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[
         more = f" and {len(edited) - _SHOWN_NAMES} more" if len(edited) > _SHOWN_NAMES else ""
         changes.append(f"calibrated levels of {len(edited)} benchmark(s): {shown}{more}")
     old_st, new_st = _statistics(old), _statistics(new)
-    moved = [n for n in old_st if n in new_st and old_st[n] != new_st[n]]
+    moved = [n for n in old_st if n in new_st and _deciding(old_st[n]) != _deciding(new_st[n])]
     if moved:
         shown = ", ".join(
             f"{_short(n)} {_statistic_text(old_st[n])} → {_statistic_text(new_st[n])}"

@@ -23,7 +23,7 @@ from gate.engine.schedule import LevelConfig, Trial, order_check_schedule, rmit_
 from gate.engine.shard import ShardSpec, assign, expected_costs, loads, refuse_empty
 from gate.errors import ConfigError, InputError
 from gate.files.calibration_json import Calibration
-from gate.model import LEVELS, VERDICT_CONFIDENCE, ConfigSource, rank_floor
+from gate.model import LEVELS, VERDICT_CONFIDENCE, ConfigSource, rank_floor, trial_floor
 from gate.warning_codes import WarningCode
 
 
@@ -278,25 +278,47 @@ def check_calibration(
                 "action": "recalibrate (the nightly workflow does) if benchmarks were renamed or added",
             }
         )
-    # A calibration made before the verdict's rank-test guard may give 3-4 values per version:
-    # with those, no change can be called at 99 % (gate/analysis/compare.py, rank_floor).
+    # A calibration made before the verdict's rank-test guard may give 3-4 values per version, one
+    # made before the test over trials 3-4 trials of several values: with those, no change can be
+    # called at 99 % (gate/analysis/compare.py, rank_floor; gate/model.py, trial_floor;
+    # gate/calibration/decidable.py).
     floor = rank_floor(VERDICT_CONFIDENCE)
     small = {
         n: math.prod(c.values())
         for n in known
         if (c := calibration.config_for(n)) and math.prod(c.values()) < floor
     }
-    if small:
+    trials_floor = trial_floor(VERDICT_CONFIDENCE)
+    few_trials = {}
+    for n in known:
+        c = calibration.config_for(n) or {}
+        trials, per_trial = c.get("suite_run", 1) * c.get("iteration", 1), c.get("measurement", 1)
+        if n not in small and per_trial >= 2 and 2 <= trials < trials_floor:
+            few_trials[n] = f"{trials} trials of {per_trial}"
+    if small or few_trials:
         shown = ", ".join(f"{n} ({v})" for n, v in list(small.items())[:5]) + (" …" if len(small) > 5 else "")
+        shown_trials = ", ".join(f"{n} ({v})" for n, v in list(few_trials.items())[:5]) + (
+            " …" if len(few_trials) > 5 else ""
+        )
+        which = " and ".join(
+            part
+            for part in (
+                f"{len(small)} benchmark(s) fewer than {floor} values per version: {shown}" if small else "",
+                f"{len(few_trials)} benchmark(s) fewer than {trials_floor} trials (processes) of several "
+                f"values per version: {shown_trials}"
+                if few_trials
+                else "",
+            )
+            if part
+        )
         warnings.append(
             {
                 "code": WarningCode.CALIBRATION_TOO_SMALL.value,
-                "message": f"calibration {calibration.path} gives {len(small)} benchmark(s) fewer than {floor} "
-                f"values per version: {shown}; with so few values no change can be called at 99 %, "
-                "they come out inconclusive",
+                "message": f"calibration {calibration.path} gives {which}; with so few no change can be "
+                "called at 99 %, they come out inconclusive",
                 "action": (
                     "recalibrate with this gate version (`ordertrap-gate calibrate` picks at least "
-                    f"{floor} values), or run without --calibration"
+                    f"{floor} values and {trials_floor} trials), or run without --calibration"
                     if config.full.values >= floor
                     else f"raise [full].iterations or [full].suite_runs (their product with measurements "
                     f"≥ {floor}; now {config.full.values}), rerun the full configuration and recalibrate"

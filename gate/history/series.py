@@ -4,11 +4,16 @@ A series mixes nothing that is not the same measurement: the store's ``series_ke
 name with its parameters, runner, environment) separates machines and environments, and the
 units of a series are converted to its newest entry's unit when they are time units of one family
 (``gate/history/units.py``); a series whose units cannot be converted is split by unit, with a
-warning. Series are named ``benchmark [machine · environment]`` wherever they are shown.
+warning. Nor does it mix statistics: a night decided by the 10th percentile and one decided by the
+median differ in level with no change in performance (docs/statistics.md), so a benchmark whose
+nights used several statistics is split into a series per statistic, with a warning naming each
+change ("statistic changed: median → p10"), and change points are found within each.
+Series are named ``benchmark [machine · environment]`` wherever they are shown.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,12 +39,16 @@ class Trend:
     machine: str | None = None
     environment: str | None = None
     split_unit: bool = False  # the benchmark's units could not be converted: this is one of them
+    statistic: str | None = None  # the statistic of every point (entries: the one that decided)
+    split_statistic: bool = False  # the benchmark's nights used several statistics: this is one
 
     @property
     def name(self) -> str:
         """The series' name: the benchmark, and where it ran when the store says."""
         where = " · ".join(x for x in (self.machine, self.environment) if x)
         unit = f" in {self.unit or 'no unit'}" if self.split_unit else ""
+        if self.split_statistic:
+            unit += f" ({self.statistic})"
         return (
             f"{self.benchmark} [{where}]{unit}"
             if where
@@ -84,8 +93,21 @@ def series_with_warnings(entries: Sequence[Entry], include_pr: bool = False) -> 
                 f"{len(families)} series, one per unit (fix: give the benchmark one unit, or rename it when "
                 "what it measures changes)"
             )
-        for fam in sorted(families):
-            members = families[fam]
+        changed = _statistic_changes(group)
+        if changed:
+            shown = "; ".join(changed[:3]) + (f"; and {len(changed) - 3} more" if len(changed) > 3 else "")
+            warnings.append(
+                f"{base.name}: {shown}. The values of different statistics differ in level without any "
+                "change in performance, so the nights of each statistic form a series of their own and "
+                "no change point is found where the statistic changed (fix: none needed; to keep one "
+                'series, give the benchmark one statistic: [suite] or [[benchmark]] statistic instead of "calibrated")'
+            )
+        by_statistic: dict[tuple[str, str], list[Entry]] = {}
+        for fam, members in families.items():
+            for e in members:
+                by_statistic.setdefault((fam, e.statistic), []).append(e)
+        for fam, statistic in sorted(by_statistic):
+            members = by_statistic[(fam, statistic)]
             target = members[-1].unit  # the newest entry's unit labels the series
             seen: set[str] = set()
             points = []
@@ -104,9 +126,30 @@ def series_with_warnings(entries: Sequence[Entry], include_pr: bool = False) -> 
                     key[1] or None,
                     key[2] or None,
                     split,
+                    statistic,
+                    bool(changed),
                 )
             )
     return out, warnings
+
+
+def _statistic_changes(group: Sequence[Entry]) -> list[str]:
+    """ "statistic changed: median → p10 at COMMIT (DATE)" for each night whose statistic differs
+    from the night before (entries in branch order). An entry written before the store recorded a
+    statistic reads as the median (gate/history/store.py), which is what it was."""
+    seen: set[str] = set()
+    firsts = []  # the point of a commit is its first measurement (series_with_warnings)
+    for e in group:
+        if e.commit not in seen:
+            seen.add(e.commit)
+            firsts.append(e)
+    out = []
+    for before, after in itertools.pairwise(firsts):
+        if after.statistic != before.statistic:
+            out.append(
+                f"statistic changed: {before.statistic} → {after.statistic} at {after.commit[:12]} ({after.date[:10]})"
+            )
+    return out
 
 
 def series_of(entries: Sequence[Entry], include_pr: bool = False) -> list[Trend]:

@@ -40,6 +40,12 @@ class Look:
     values_now: int  # per version (the smaller of base and head)
     values_per_suite_run: int  # iterations × measurements of its level configuration
     suite_run_s: float  # expected seconds of one suite run of it: both versions, all iterations
+    # the trial structure, for the floor of the test over trials (gate/stats/rank.py trial_guard):
+    # trials (processes) one suite run adds, values in each, and the fewest trials per version
+    # with which a look can decide where a trial holds several values (0: no floor)
+    trials_per_suite_run: int = 1
+    values_per_trial: int = 1
+    min_trials: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,10 +95,26 @@ def _suite_runs_for(look: Look, values: int) -> int:
     return math.ceil(max(0, values) / max(1, look.values_per_suite_run))
 
 
-def needs_s(look: Look) -> float:
-    """Seconds of the suite runs that would bring ``look`` to the values its estimate asks for."""
+def floor_runs(look: Look) -> int:
+    """The fewest suite runs a round must add to ``look`` so that the next look can decide at all:
+    with fewer than ``min_trials`` trials of several values per version the test over trials
+    cannot pass (:func:`gate.model.trial_floor`), and a round that stops short of it buys a
+    look that can only say ``inconclusive``."""
+    if look.min_trials <= 0 or look.values_per_trial < 2:
+        return 0
+    short = look.min_trials - look.values_now // look.values_per_trial
+    return math.ceil(short / max(1, look.trials_per_suite_run)) if short > 0 else 0
+
+
+def _runs_needed(look: Look) -> int:
     assert look.samples_needed is not None
-    return _suite_runs_for(look, look.samples_needed - look.values_now) * look.suite_run_s
+    return max(_suite_runs_for(look, look.samples_needed - look.values_now), floor_runs(look))
+
+
+def needs_s(look: Look) -> float:
+    """Seconds of the suite runs that would bring ``look`` to the values its estimate asks for
+    (and at least to the trials a verdict needs)."""
+    return _runs_needed(look) * look.suite_run_s
 
 
 def _estimate_is_rough(look: Look, time_left_s: float) -> bool:
@@ -103,7 +125,7 @@ def _estimate_is_rough(look: Look, time_left_s: float) -> bool:
     if look.values_now >= ROUGH_ESTIMATE_BELOW:
         return False
     extra = (GROWTH_LIMIT - 1) * max(1, look.values_now)
-    return _suite_runs_for(look, extra) * look.suite_run_s <= time_left_s
+    return max(_suite_runs_for(look, extra), floor_runs(look)) * look.suite_run_s <= time_left_s
 
 
 def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, max_rounds: int) -> RoundPlan:
@@ -155,7 +177,7 @@ def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, m
         assert lk.samples_needed is not None
         target = min(math.ceil(TARGET_FACTOR * lk.samples_needed), GROWTH_LIMIT * max(1, lk.values_now))
         extra = max(0, target - lk.values_now)
-        runs[lk.name] = max(1, _suite_runs_for(lk, extra))
+        runs[lk.name] = max(1, _suite_runs_for(lk, extra), floor_runs(lk))
     by_name = {lk.name: lk for lk in followed}
     estimated = sum(k * by_name[n].suite_run_s for n, k in runs.items())
     if estimated > time_left_s:
@@ -163,11 +185,14 @@ def plan_round(looks: Sequence[Look], *, time_left_s: float, rounds_done: int, m
         # the scaling leaves over goes to them one suite run each, cheapest to resolve first
         factor = time_left_s / estimated
         runs = {n: math.floor(k * factor) for n, k in runs.items()}
+        # a benchmark scaled below its floor of trials would only buy a look that cannot decide
+        runs = {n: (k if k >= floor_runs(by_name[n]) else 0) for n, k in runs.items()}
         spare = time_left_s - sum(k * by_name[n].suite_run_s for n, k in runs.items())
         for lk in sorted(followed, key=lambda x: (needs_s(x), x.name)):
-            if runs[lk.name] == 0 and lk.suite_run_s <= spare:
-                runs[lk.name] = 1
-                spare -= lk.suite_run_s
+            least = max(1, floor_runs(lk))
+            if runs[lk.name] == 0 and least * lk.suite_run_s <= spare:
+                runs[lk.name] = least
+                spare -= least * lk.suite_run_s
         for n in [n for n, k in runs.items() if k == 0]:
             lk = by_name[n]
             not_followed[n] = NotFollowed("budget_spent", lk.reason, lk.samples_needed, needs_s(lk))
@@ -191,8 +216,12 @@ def looks_from_analysis(
     doc: Mapping[str, Any],
     values_per_suite_run: Mapping[str, int],
     suite_run_s: Mapping[str, float],
+    trial_shape: Mapping[str, tuple[int, int]] | None = None,
+    min_trials: int = 0,
 ) -> list[Look]:
-    """The planner's view of an analysis.json document (gate/analysis/pipeline.build_analysis)."""
+    """The planner's view of an analysis.json document (gate/analysis/pipeline.build_analysis).
+    ``trial_shape``: each benchmark's (trials per suite run, values per trial); ``min_trials``: the
+    fewest trials per version a look can decide with (:func:`floor_runs`)."""
     out = []
     for b in doc["benchmarks"]:
         name = b["benchmark"]
@@ -205,6 +234,9 @@ def looks_from_analysis(
                 values_now=min(int(b["base"]["n"]), int(b["head"]["n"])),
                 values_per_suite_run=int(values_per_suite_run.get(name, 1)),
                 suite_run_s=float(suite_run_s.get(name, 0.0)),
+                trials_per_suite_run=(trial_shape or {}).get(name, (1, 1))[0],
+                values_per_trial=(trial_shape or {}).get(name, (1, 1))[1],
+                min_trials=min_trials,
             )
         )
     return out

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats as sps
 
+from gate.model import trial_level
 from gate.stats.order import kruskal_smallest_p
 
 FloatArray = NDArray[np.float64]
@@ -248,7 +249,7 @@ def trial_guard(
     split = [
         [x[np.asarray(t) == u] for u in np.unique(t)] for x, t in ((scaled, base_trials), (head, head_trials))
     ]
-    level = (1.0 - confidence) / 2.0
+    level = trial_level(confidence)
     strata = None
     if not blind and base_runs is not None and head_runs is not None:
         strata = trial_strata((base_trials, base_runs), (head_trials, head_runs))

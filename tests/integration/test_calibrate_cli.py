@@ -127,10 +127,18 @@ def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> Non
     quiet = doc["benchmarks"]["quiet"]
     assert {"config", "instability", "cost", "stable", "never_stable", "advice"} <= set(quiet)
     assert quiet["stable"] and quiet["advice"] is None
-    # 5 values per version at least (the verdict's rank-test floor at 99 %), not µOpTime's 3
+    # the smallest configuration a PR's verdict can decide with at 99 % (docs/calibration.md): 5
+    # values and, where a trial holds several, 5 trials per version — not µOpTime's 3 values,
+    # nor the 6 values of 3 trials of 2 (1 × 3 × 2), which no change could pass
+    assert doc["settings"]["floor"] == {"values": 5, "trials": 5, "confidence": 0.99, "max_rounds": 0}
     assert doc["settings"]["min_values"] == 5
-    assert math.prod(quiet["config"].values()) == 6  # the cheapest with ≥ 5: (3, 1, 2) or (1, 3, 2), …
+    config = quiet["config"]
+    assert math.prod(config.values()) == 6  # (2, 3, 1) or (3, 2, 1): 6 trials of one value
+    assert config["measurement"] == 1 and config["suite_run"] * config["iteration"] == 6
     assert quiet["cost"] == pytest.approx(6 * 0.2)  # 6 measurements × (0.6 s / 3 rows per trial)
+    # stability alone would have taken 3 values: the file says why it did not
+    assert math.prod(quiet["below_floor"]["config"].values()) == 3
+    assert "fewer than 5" in quiet["below_floor"]["reason"]
     wild = doc["benchmarks"]["wild"]
     assert wild["never_stable"] and wild["config"] == doc["full"] and "repetitions" in wild["advice"]
     summary = doc["summary"]
@@ -144,6 +152,19 @@ def test_calibration_file_follows_the_contract(log: Path, tmp_path: Path) -> Non
     assert cal.config_for("new-benchmark") is None
     assert cal.discard_warmup == {"level": "measurement", "count": 1}
     assert "never stable" in proc.stdout and "not calibrated: broken" in proc.stdout
+
+
+def test_the_floor_for_pull_requests_with_follow_up_rounds(log: Path, tmp_path: Path) -> None:
+    """Every look of a PR with 3 rounds decides at 99.75 %: 6 values and 6 trials per version."""
+    out = tmp_path / "rounds.json"
+    proc = gate(
+        str(log), "--version", "main", "--out", str(out), "--pr-max-rounds", "3", "--resamples", "1000"
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    assert doc["settings"]["floor"] == {"values": 6, "trials": 6, "confidence": 0.9975, "max_rounds": 3}
+    config = doc["benchmarks"]["quiet"]["config"]
+    assert config["suite_run"] * config["iteration"] >= 6 and math.prod(config.values()) >= 6
 
 
 def test_several_versions_without_a_choice_name_the_flag(log: Path, tmp_path: Path) -> None:
@@ -164,6 +185,23 @@ def test_audit_replays_the_version_pair(log: Path, tmp_path: Path) -> None:
     assert pair["full_changes"] >= 2  # quiet and gappy are 10 % slower
     assert pair["tp"] + pair["fp"] + pair["fn"] + pair["tn"] == pair["n"] == 3
     assert "agreement" in proc.stdout
+
+
+def test_the_audit_is_not_inconclusive_by_construction(log: Path, tmp_path: Path) -> None:
+    """gappy is stable with 3 values (µOpTime's choice) and its 10 % slowdown is clear; the chosen
+    configuration must be one the gate's verdict can decide with (not 3 trials of 2 values, the
+    cheapest with 5 values), so the audit's minimal verdict is the full configuration's
+    regression, not an `inconclusive` that no data could change."""
+    out = tmp_path / "c.json"
+    proc = gate(str(log), "--audit", "--out", str(out), "--resamples", "2000")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    (pair,) = doc["audit"]["pairs"]
+    assert pair["verdicts"]["gappy"] == {"full": "regression", "minimal": "regression"}
+    assert pair["verdicts"]["quiet"] == {"full": "regression", "minimal": "regression"}
+    assert (
+        "decidable floor: 2 benchmark(s)" in proc.stdout and "  gappy: stable at 1×3×1, but " in proc.stdout
+    )
 
 
 def test_missing_levels_give_the_flag_to_use(tmp_path: Path) -> None:

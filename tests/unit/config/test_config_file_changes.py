@@ -142,5 +142,18 @@ def test_a_changed_calibrated_statistic_is_named():
     head = calibration(benchmarks={"hot": {"config": config, "statistic": "median"}})
     assert calibration_changes(base, head) == ["calibrated statistic of 1 benchmark(s): hot p10 → median"]
     assert calibration_changes(calibration(), head) == [
-        "calibrated statistic of 1 benchmark(s): hot none → median"
+        "calibrated statistic of 1 benchmark(s): hot none (p10) → median"
     ]
+
+
+def test_naming_the_default_statistic_is_no_change():
+    """A schema-1 file (no calibrated statistic: the default decides) against a schema-2 one that
+    chose the default, p10: the PRs are decided by p10 before and after, nothing to report."""
+    config = {"suite_run": 2, "iteration": 3, "measurement": 1}
+    old = calibration()  # schema 1
+    new = calibration(schema_version=2, benchmarks={"hot": {"config": config, "statistic": "p10"}})
+    assert calibration_changes(old, new) == []
+    assert calibration_changes(new, old) == []
+    # nor a schema-2 benchmark without a choice (a night with too few trials) against p10
+    unchosen = calibration(schema_version=2, benchmarks={"hot": {"config": config, "statistic": None}})
+    assert calibration_changes(unchosen, new) == []

@@ -94,6 +94,26 @@ def test_a_calibration_that_saves_nothing_is_not_counted_as_calibrated(tmp_path:
     assert calibration_line(None, levels) is None
 
 
+def test_a_calibration_with_too_few_trials_is_named(tmp_path: Path) -> None:
+    """3 trials of 2 values (6 values, enough for the rank test) cannot pass the test over trials
+    at 99 % (gate.model.trial_floor: 5): a file calibrated before that floor says so."""
+    text = "[suite]\nadapter = 'command'\n[full]\nsuite_runs = 3\niterations = 5\nmeasurements = 2\n"
+    text += "[[benchmark]]\nname = 'a'\ncommand = 'true'\n[[benchmark]]\nname = 'b'\ncommand = 'true'\n"
+    config = parse_config(text.encode(), tmp_path / ".ordertrap.toml")
+    doc = analyses.calibration_document(("a", "b"))
+    doc["benchmarks"]["a"]["config"] = {"suite_run": 1, "iteration": 3, "measurement": 2}
+    doc["benchmarks"]["b"]["config"] = {"suite_run": 1, "iteration": 5, "measurement": 2}
+    cal = calibration_json.from_document(doc, ".ordertrap/calibration.json")
+    kwargs = {"order_check": False, "revisions": ["main", "HEAD"], "instance": "h", "order_pairs": None}
+    warnings = plan_run(_found("main", "HEAD"), config, cal, seed=7, **kwargs).warnings
+    (small,) = [w for w in warnings if w["code"] == "calibration_too_small"]
+    assert (
+        "1 benchmark(s) fewer than 5 trials (processes) of several values per version: a (3 trials of 2)"
+        in (small["message"])
+    )
+    assert "b (" not in small["message"] and "5 trials" in small["action"]
+
+
 def test_a_calibration_pull_request_counts_its_never_stable_benchmarks() -> None:
     doc = analyses.calibration_document(("a", "b", "compress"))  # compress is never stable
     path = ".ordertrap/calibration.json"

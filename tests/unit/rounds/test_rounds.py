@@ -213,3 +213,25 @@ def test_round_schedule_is_rmit_and_continues_the_numbers():
     )
     assert [t.as_meta() for t in again] == [t.as_meta() for t in trials]
     assert "round" not in trials[0].as_meta()
+
+
+# ---- the floor of the test over trials ---------------------------------------------------------
+def _few_trials(needed: int) -> Look:
+    """1 suite run × 2 iterations × 5 measurements: 2 trials of 5 values per version, where a look
+    at 99.75 % (3 rounds) needs 6 trials (gate.model.trial_floor)."""
+    return Look("b", "inconclusive", "too few trials", needed, 10, 10, 10.0, 2, 5, 6)
+
+
+def test_a_round_brings_a_benchmark_to_the_trials_a_look_can_decide_with() -> None:
+    # the values estimate asks for 1 suite run (4 trials); the floor for 2 (6 trials)
+    plan = plan_round([_few_trials(12)], time_left_s=1000.0, rounds_done=0, max_rounds=3)
+    assert plan.benchmarks["b"].suite_runs == 2
+
+
+def test_no_round_that_leaves_a_benchmark_below_the_floor_of_trials() -> None:
+    # time for one suite run only: 2 + 2 = 4 trials could not decide, so the time is not spent
+    plan = plan_round([_few_trials(20)], time_left_s=15.0, rounds_done=0, max_rounds=3)
+    assert plan.benchmarks == {} and plan.not_followed["b"].reason in ("hopeless", "budget_spent")
+    # one value per trial: no test over trials, one suite run is worth its look
+    single = Look("b", "inconclusive", "CI too wide", 20, 10, 10, 10.0, 10, 1, 6)
+    assert plan_round([single], time_left_s=15.0, rounds_done=0, max_rounds=3).benchmarks["b"].suite_runs == 1
