@@ -1,0 +1,178 @@
+"""Is head's spread far larger than base's? The ``noisy_head`` rule (gate/analysis/entries.py,
+gate/decision.py; docs/statistics.md "How the gate decides"), tested over whole trials.
+
+The size criterion is the ratio of the two versions' RMADs (gate/stats/stability.py). The test
+statistic is the one-sided Brown–Forsythe-type rank statistic of scale (Conover, Johnson &
+Johnson, Technometrics 1981): how often an absolute deviation of head's log values from head's
+median exceeds one of base's from base's median (the Mann-Whitney U of the deviations, as a
+share of the pairs). Its reference distribution is **not** the Mann-Whitney table: that treats
+every value as an independent draw, while the values of one trial share one process and, on a
+loaded machine, the interference it met — a few slowed head processes made every one of their
+values "more spread", and the table took that for many independent deviations (under 40 % of
+trials slowed by 5–50 %, 6 trials of 3 values per version, it failed 12 % of A/A benchmarks at a
+nominal 1 %: eval/eval_noisy_head.py). Under RMIT the trial (process) is the unit assigned to a
+version at random, inside each suite run; so the statistic is recomputed over the arrangements
+that reassign whole trials to the versions — inside each suite run where that leaves enough of
+them to reach the level — and the p-value is the share at least as extreme as the observed one:
+Fisher's randomization test, exact whatever the process effect (Ernst, Statistical Science 2004;
+the machinery of :func:`gate.stats.rank.trial_guard`). Where no arrangement of the trials can
+reach the level (e.g. 4 + 4 trials: 70 arrangements, smallest p 1/70), the rule does not fire.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.stats import mannwhitneyu, rankdata
+
+# the arrangement machinery of the guard over trials, shared rather than written twice
+from gate.stats.rank import (
+    _arrangements,
+    _stratified_arrangements,
+    _stratified_count,
+    trial_strata,
+)
+
+FloatArray = NDArray[np.float64]
+
+# "Far more": head's RMAD at least this many times base's (a significant but harmless difference,
+# 0.1 % against 0.3 %, does not count), and the randomization test over trials at this level.
+NOISIER_RATIO = 2.0
+NOISIER_ALPHA = 0.01
+_CELLS = 1 << 21  # arrangement × value cells computed at once (16 MiB per float array)
+# Every arrangement up to this many, else this many drawn at random plus the observed one (valid
+# whatever their number: Ernst 2004 §2.3). At a true p of 0.005 the Monte-Carlo p has a standard
+# error of 0.001, and one test costs ~0.2 s instead of ~1 s with rank.py's 20,000.
+ARRANGEMENTS = 5_000
+
+
+class Noisier(NamedTuple):
+    """What :func:`head_noisier` found. ``ratio``: head's RMAD / base's (None when base's is 0);
+    ``p``: the one-sided p-value over trials (None when the test was not run: too few values, the
+    ratio below :data:`NOISIER_RATIO`, or too few trials to reach the level); ``trials``: trials
+    per version (``"k_base/k_head"``); ``reachable``: whether any outcome of the test could reach
+    :data:`NOISIER_ALPHA` with these trials."""
+
+    noisier: bool
+    ratio: float | None
+    p: float | None
+    trials: str
+    reachable: bool
+
+
+def _rmad(x: FloatArray) -> float:
+    med = float(np.median(x))
+    return float(np.median(np.abs(x - med)) / med)
+
+
+def _units(values: FloatArray, trials: ArrayLike | None) -> NDArray[np.int64]:
+    """The trial of every value as codes 0..k-1; every value its own unit without labels."""
+    if trials is None:
+        return np.arange(values.size, dtype=np.int64)
+    t = np.asarray(trials)
+    if t.shape != values.shape:
+        raise ValueError(f"{t.size} trial labels for {values.size} values")
+    return np.unique(t, return_inverse=True)[1].astype(np.int64).ravel()
+
+
+def head_noisier(
+    base: ArrayLike,
+    head: ArrayLike,
+    base_trials: ArrayLike | None = None,
+    head_trials: ArrayLike | None = None,
+    base_runs: ArrayLike | None = None,
+    head_runs: ArrayLike | None = None,
+) -> Noisier:
+    """Whether head's values are far more spread than base's (see the module), given each value's
+    trial (process) and suite run. Without trial labels every value is its own unit. Computed on
+    log values (interference scales timings); fewer than 3 values per version never count."""
+    b, h = np.asarray(base, dtype=np.float64).ravel(), np.asarray(head, dtype=np.float64).ravel()
+    ub, uh = _units(b, base_trials), _units(h, head_trials)
+    trials = f"{np.unique(ub).size}/{np.unique(uh).size}"
+    if b.size < 3 or h.size < 3 or np.any(b <= 0) or np.any(h <= 0):
+        return Noisier(False, None, None, trials, False)
+    rb, rh = _rmad(b), _rmad(h)
+    if not (math.isfinite(rb) and math.isfinite(rh)):
+        return Noisier(False, None, None, trials, False)
+    ratio = rh / rb if rb > 0 else None
+    kb, kh = np.unique(ub).size, np.unique(uh).size
+    strata = None
+    if base_runs is not None and head_runs is not None:
+        strata = trial_strata((ub, np.asarray(base_runs)), (uh, np.asarray(head_runs)))
+        if strata is not None and _stratified_count(strata, kb) * NOISIER_ALPHA < 1.0:
+            strata = None  # too few arrangements inside suite runs to reach the level: all trials
+    reachable = (strata is not None) or math.comb(kb + kh, kb) * NOISIER_ALPHA >= 1.0
+    if rh <= 0 or (ratio is not None and ratio < NOISIER_RATIO) or not reachable:
+        return Noisier(False, ratio, None, trials, reachable)
+    split = [[np.log(x[u == i]) for i in range(int(u.max()) + 1)] for x, u in ((b, ub), (h, uh))]
+    p = trial_spread_p(split[0], split[1], strata)
+    return Noisier(p <= NOISIER_ALPHA, ratio, p, trials, reachable)
+
+
+def trial_spread_p(
+    base: list[FloatArray], head: list[FloatArray], strata: NDArray[np.int64] | None = None
+) -> float:
+    """One-sided p-value of "head's log values are more spread than base's" by reassigning whole
+    trials (lists of each trial's log values) to the versions: the share of arrangements whose
+    scale statistic (the module's) is at least the observed one. Exact when every arrangement is
+    enumerated (up to :data:`ARRANGEMENTS`), else Monte Carlo with the
+    observed arrangement counted in. ``strata``: the suite run of every trial, base's first; head's
+    trials are then reassigned only inside each."""
+    trials = [*base, *head]
+    sizes = np.array([t.size for t in trials])
+    flat = np.concatenate(trials)
+    trial_of_value = np.repeat(np.arange(len(trials)), sizes)
+    if strata is None:
+        rows = _arrangements(len(trials), len(head), ARRANGEMENTS)
+    else:
+        rows = _stratified_arrangements(np.asarray(strata), len(base), ARRANGEMENTS)
+    stat = np.empty(rows.shape[0])
+    step = max(1, _CELLS // flat.size)
+    for start in range(0, rows.shape[0], step):
+        block = rows[start : start + step]
+        in_head = np.zeros((block.shape[0], len(trials)), dtype=bool)
+        in_head[np.arange(block.shape[0])[:, None], block] = True
+        stat[start : start + step] = _scale_statistic(flat, in_head[:, trial_of_value])
+    tol = 1e-12
+    return float(np.mean(stat >= stat[0] - tol))
+
+
+def _scale_statistic(flat: FloatArray, value_in_head: NDArray[np.bool_]) -> FloatArray:
+    """Per arrangement (row of ``value_in_head``): the share of (head, base) pairs of values whose
+    head deviation from head's median exceeds the base deviation from base's median (ties ½)."""
+    out = np.empty(value_in_head.shape[0])
+    head_sizes = value_in_head.sum(axis=1)
+    every = np.broadcast_to(flat, value_in_head.shape)
+    for size in np.unique(head_sizes):  # rows whose head holds this many values: one matrix each
+        sel = np.flatnonzero(head_sizes == size)
+        mask = value_in_head[sel]
+        hv = every[mask].reshape(sel.size, -1)
+        bv = every[~mask].reshape(sel.size, -1)
+        dh = np.abs(hv - np.median(hv, axis=1, keepdims=True))
+        db = np.abs(bv - np.median(bv, axis=1, keepdims=True))
+        # U of head's deviations among all: midranks of the pooled deviations, head's summed
+        pooled = np.concatenate([dh, db], axis=1)
+        ranks = rankdata(pooled, axis=1)  # midranks: every median value ties at 0
+        nh, nb = dh.shape[1], db.shape[1]
+        u = ranks[:, :nh].sum(axis=1) - nh * (nh + 1) / 2.0
+        out[sel] = u / (nh * nb)
+    return out
+
+
+def value_level_noisier(base: ArrayLike, head: ArrayLike) -> bool:
+    """The rule an analysis.json written before the test over trials was decided by (its samples
+    carry no ``trial``): the same ratio and statistic, p from the exact Mann-Whitney table, every
+    value an independent draw. Kept so that such a file keeps its decision (``publish`` re-derives
+    it); eval/eval_noisy_head.py measures it against :func:`head_noisier`."""
+    b, h = np.asarray(base, dtype=np.float64).ravel(), np.asarray(head, dtype=np.float64).ravel()
+    if b.size < 3 or h.size < 3 or np.any(b <= 0) or np.any(h <= 0):
+        return False
+    rb, rh = _rmad(b), _rmad(h)
+    if not (math.isfinite(rb) and math.isfinite(rh)) or rh <= 0 or (rb > 0 and rh / rb < NOISIER_RATIO):
+        return False
+    lb, lh = np.log(b), np.log(h)
+    db, dh = np.abs(lb - np.median(lb)), np.abs(lh - np.median(lh))
+    return bool(mannwhitneyu(dh, db, alternative="greater").pvalue < NOISIER_ALPHA)
