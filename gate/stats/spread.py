@@ -2,21 +2,31 @@
 gate/decision.py; docs/statistics.md "How the gate decides"), tested over whole trials.
 
 The size criterion is the ratio of the two versions' RMADs (gate/stats/stability.py). The test
-statistic is the one-sided Brown–Forsythe-type rank statistic of scale (Conover, Johnson &
-Johnson, Technometrics 1981): how often an absolute deviation of head's log values from head's
-median exceeds one of base's from base's median (the Mann-Whitney U of the deviations, as a
-share of the pairs). Its reference distribution is **not** the Mann-Whitney table: that treats
-every value as an independent draw, while the values of one trial share one process and, on a
-loaded machine, the interference it met — a few slowed head processes made every one of their
-values "more spread", and the table took that for many independent deviations (under 40 % of
-trials slowed by 5–50 %, 6 trials of 3 values per version, it failed 12 % of A/A benchmarks at a
-nominal 1 %: eval/eval_noisy_head.py). Under RMIT the trial (process) is the unit assigned to a
-version at random, inside each suite run; so the statistic is recomputed over the arrangements
-that reassign whole trials to the versions — inside each suite run where that leaves enough of
-them to reach the level — and the p-value is the share at least as extreme as the observed one:
-Fisher's randomization test, exact whatever the process effect (Ernst, Statistical Science 2004;
-the machinery of :func:`gate.stats.rank.trial_guard`). Where no arrangement of the trials can
-reach the level (e.g. 4 + 4 trials: 70 arrangements, smallest p 1/70), the rule does not fire.
+asks whether head's log values deviate more than base's, with the one-sided Brown–Forsythe-type
+rank statistic of scale (Conover, Johnson & Johnson, Technometrics 1981: the Mann-Whitney U of
+the absolute deviations, as a share of the (head, base) pairs), taken twice:
+
+* **pooled** — deviations from each version's median: all of the spread, across and inside
+  processes;
+* **within trials** — deviations from each trial's own median: the spread inside a process, which
+  a slowdown of the whole process (interference for its lifetime) leaves as it was.
+
+Their reference distribution is **not** the Mann-Whitney table: that treats every value as an
+independent draw, while the values of one trial share one process and, on a loaded machine, the
+interference it met — a few slowed head processes made every one of their values "more spread",
+and the table took that for many independent deviations (with 40 % of the trials slowed by
+5–50 %, 6 trials of 3 values per version, it flagged 10–18 % of A/A benchmarks at a nominal 1 %:
+eval/eval_noisy_head.py). Under RMIT the trial (process) is the unit assigned to a version at
+random, inside each suite run; so both statistics are recomputed over the arrangements that
+reassign whole trials to the versions — inside each suite run where that leaves enough of them to
+reach the level — which is Fisher's randomization test, exact whatever the process effect (Ernst,
+Statistical Science 2004; the machinery of :func:`gate.stats.rank.trial_guard`). The two are
+combined by the smaller of their p-values over the same arrangements (Tippett's combining function
+of the nonparametric combination, Pesarin & Salmaso, "Permutation Tests for Complex Data", 2010,
+§4.2), whose own randomization distribution gives the p-value: exact, and the within-trial
+statistic keeps the rule sensitive when interference spreads both versions' processes. Where no
+arrangement of the trials can reach the level (e.g. 4 + 4 trials: 70 arrangements, smallest p
+1/70), the rule does not fire.
 """
 
 from __future__ import annotations
@@ -117,10 +127,10 @@ def trial_spread_p(
 ) -> float:
     """One-sided p-value of "head's log values are more spread than base's" by reassigning whole
     trials (lists of each trial's log values) to the versions: the share of arrangements whose
-    scale statistic (the module's) is at least the observed one. Exact when every arrangement is
-    enumerated (up to :data:`ARRANGEMENTS`), else Monte Carlo with the
-    observed arrangement counted in. ``strata``: the suite run of every trial, base's first; head's
-    trials are then reassigned only inside each."""
+    combined statistic (the module's: the smaller of the pooled and the within-trial statistic's
+    p-values) is at most the observed one's. Exact when every arrangement is enumerated (up to
+    :data:`ARRANGEMENTS`), else Monte Carlo with the observed arrangement counted in. ``strata``:
+    the suite run of every trial, base's first; head's trials are then reassigned only inside each."""
     trials = [*base, *head]
     sizes = np.array([t.size for t in trials])
     flat = np.concatenate(trials)
@@ -129,15 +139,31 @@ def trial_spread_p(
         rows = _arrangements(len(trials), len(head), ARRANGEMENTS)
     else:
         rows = _stratified_arrangements(np.asarray(strata), len(base), ARRANGEMENTS)
-    stat = np.empty(rows.shape[0])
+    # inside a trial the deviations do not depend on the arrangement: rank them once
+    within_ranks = rankdata(np.concatenate([np.abs(t - np.median(t)) for t in trials]))
+    pooled, within = np.empty(rows.shape[0]), np.empty(rows.shape[0])
     step = max(1, _CELLS // flat.size)
     for start in range(0, rows.shape[0], step):
         block = rows[start : start + step]
         in_head = np.zeros((block.shape[0], len(trials)), dtype=bool)
         in_head[np.arange(block.shape[0])[:, None], block] = True
-        stat[start : start + step] = _scale_statistic(flat, in_head[:, trial_of_value])
-    tol = 1e-12
-    return float(np.mean(stat >= stat[0] - tol))
+        value_in_head = in_head[:, trial_of_value]
+        pooled[start : start + step] = _scale_statistic(flat, value_in_head)
+        nh = value_in_head.sum(axis=1).astype(np.float64)
+        u = np.einsum("ij,j->i", value_in_head.astype(np.float64), within_ranks) - nh * (nh + 1) / 2
+        within[start : start + step] = u / (nh * (flat.size - nh))
+    combined = np.minimum(_tail_shares(pooled), _tail_shares(within))
+    return float(np.mean(combined <= combined[0] + _TOL))
+
+
+_TOL = 1e-12  # the statistics are shares in [0, 1]: equal up to rounding counts as a tie
+
+
+def _tail_shares(stat: FloatArray) -> FloatArray:
+    """For every arrangement, the share of arrangements whose statistic is at least its own (its
+    p-value in the randomization distribution)."""
+    ordered = np.sort(stat)
+    return (stat.size - np.searchsorted(ordered, stat - _TOL, side="left")) / stat.size
 
 
 def _scale_statistic(flat: FloatArray, value_in_head: NDArray[np.bool_]) -> FloatArray:

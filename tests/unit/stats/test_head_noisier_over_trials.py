@@ -26,13 +26,14 @@ def test_interference_on_a_few_whole_head_trials_is_not_noise_the_change_made() 
     # A/A: three of head's six processes were slowed as a whole by 12-30 % (another process took
     # the CPU for their lifetime), every value inside them alike. Taken as 30 independent values
     # head's deviations are far larger (the old rule fired); but the three slowed trials are all in
-    # suite run 2, and 1 in C(6, 3) = 20 reassignments there puts them all in head: p = 0.05.
+    # suite run 2, and 1 in C(6, 3) = 20 reassignments there puts them all in head (the pooled
+    # statistic's p = 0.05; combined with the within-trial one, which they leave alone, 35/400).
     base, bt, br = _trials(QUIET, 0.005, 1)
     head, ht, hr = _trials([1.0, 1.12, 0.999, 1.3, 1.001, 1.21], 0.005, 2)
     assert value_level_noisier(base, head)
     found = head_noisier(base, head, bt, ht, br, hr)
     assert found.ratio is not None and found.ratio > 10  # the size criterion alone would fire
-    assert found.reachable and found.p == pytest.approx(0.05) and not found.noisier
+    assert found.reachable and found.p == pytest.approx(35 / 400) and not found.noisier
     assert found.trials == "6/6"
 
 
@@ -66,12 +67,13 @@ def test_many_trials_take_a_monte_carlo_sample_of_the_arrangements() -> None:
     assert found.noisier and found.p == pytest.approx(1 / (ARRANGEMENTS + 1))
     assert head_noisier(base, head, bt, ht, br, hr).p == found.p  # the same log, the same p
     # A/A with 5 of head's 12 processes slowed by 10-30 %, 3 in one suite run and 2 in the other:
-    # all five land in head in C(9, 3)/C(12, 6) · C(10, 4)/C(12, 6) ≈ 2 % of the arrangements
+    # all five land in head in C(9, 3)/C(12, 6) · C(10, 4)/C(12, 6) ≈ 2 % of the arrangements (the
+    # pooled statistic's p; combined with the within-trial one ≈ 4 %)
     slowed = np.repeat([1.1, 1.2, 1.1, 1.3, 1.15, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], 3)
     aa = _trials(levels, 0.005, 7, per_trial=3)[0] * slowed
     assert value_level_noisier(base, aa)
     found = head_noisier(base, aa, bt, ht, br, hr)
-    assert not found.noisier and found.p == pytest.approx(0.02, abs=0.003)
+    assert not found.noisier and found.p == pytest.approx(0.038, abs=0.003)
 
 
 def test_a_trial_spanning_suite_runs_is_reassigned_over_all_trials() -> None:
