@@ -14,9 +14,9 @@ the absolute deviations, as a share of the (head, base) pairs), taken twice:
 Their reference distribution is **not** the Mann-Whitney table: that treats every value as an
 independent draw, while the values of one trial share one process and, on a loaded machine, the
 interference it met — a few slowed head processes made every one of their values "more spread",
-and the table took that for many independent deviations (with 40 % of the trials slowed by
+and the table took that for many independent deviations (with 20–40 % of the trials slowed by
 5–50 %, 6 trials of 3 values per version, it flagged 10–18 % of A/A benchmarks at a nominal 1 %:
-eval/eval_noisy_head.py). Under RMIT the trial (process) is the unit assigned to a version at
+eval/eval_noisy_head.py, docs/statistics.md). Under RMIT the trial (process) is the unit assigned to a version at
 random, inside each suite run; so both statistics are recomputed over the arrangements that
 reassign whole trials to the versions — inside each suite run where that leaves enough of them to
 reach the level — which is Fisher's randomization test, exact whatever the process effect (Ernst,
