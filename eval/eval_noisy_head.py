@@ -33,6 +33,8 @@ import time
 
 import numpy as np
 
+from eval.eval_verdicts import DATA, PROJECTS, units  # the same A/A units as table (a)
+from eval.reference_data import require
 from gate.analysis.compare import AnalysisSettings, Sample, compare_many
 from gate.model import Verdict
 from gate.stats.spread import head_noisier, value_level_noisier
@@ -99,11 +101,6 @@ def synthetic(args: argparse.Namespace, settings: AnalysisSettings) -> None:
 
 
 def recorded(args: argparse.Namespace, settings: AnalysisSettings) -> None:
-    from eval.eval_verdicts import DATA, PROJECTS, units  # the same A/A units as table (a)
-    from eval.reference_data import require
-
-    for project in PROJECTS:
-        require(DATA / project / "measurements.csv", "uoptime_go")
     data = units(DATA, (1, 2, 3))
     pairs = [(b, h) for _, b, h in data]
     old = {i for i, (b, h) in enumerate(pairs) if value_level_noisier(b.values, h.values)}
@@ -139,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2)
     args = parser.parse_args(argv)
     settings = AnalysisSettings(resamples=args.resamples, seed=args.seed, tail_statistic="")
+    if args.recorded:  # every file, before minutes of work: a missing folder stops first
+        for project in PROJECTS:
+            require(DATA / project / "measurements.csv", "uoptime_go")
     if args.trials:
         synthetic(args, settings)
     if args.recorded:

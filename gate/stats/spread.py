@@ -36,15 +36,10 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import mannwhitneyu, rankdata
 
-# the arrangement machinery of the guard over trials, shared rather than written twice
-from gate.stats.rank import (
-    _arrangements,
-    _stratified_arrangements,
-    _stratified_count,
-    trial_strata,
-)
+# scipy (and gate.stats.rank, which imports it) only once the test is run: ~1.9 s of a process's
+# start-up, which `report` and `publish` skip while no head spreads twice as much as base
+# (tests/unit/test_cli.py)
 
 FloatArray = NDArray[np.float64]
 
@@ -64,13 +59,13 @@ class Noisier(NamedTuple):
     ``p``: the one-sided p-value over trials (None when the test was not run: too few values, the
     ratio below :data:`NOISIER_RATIO`, or too few trials to reach the level); ``trials``: trials
     per version (``"k_base/k_head"``); ``reachable``: whether any outcome of the test could reach
-    :data:`NOISIER_ALPHA` with these trials."""
+    :data:`NOISIER_ALPHA` with these trials (None when the size criterion already said no)."""
 
     noisier: bool
     ratio: float | None
     p: float | None
     trials: str
-    reachable: bool
+    reachable: bool | None
 
 
 def _rmad(x: FloatArray) -> float:
@@ -108,18 +103,21 @@ def head_noisier(
     if not (math.isfinite(rb) and math.isfinite(rh)):
         return Noisier(False, None, None, trials, False)
     ratio = rh / rb if rb > 0 else None
+    if rh <= 0 or (ratio is not None and ratio < NOISIER_RATIO):
+        return Noisier(False, ratio, None, trials, None)
+    from gate.stats.rank import _stratified_count, trial_strata
+
     kb, kh = np.unique(ub).size, np.unique(uh).size
     strata = None
     if base_runs is not None and head_runs is not None:
         strata = trial_strata((ub, np.asarray(base_runs)), (uh, np.asarray(head_runs)))
         if strata is not None and _stratified_count(strata, kb) * NOISIER_ALPHA < 1.0:
             strata = None  # too few arrangements inside suite runs to reach the level: all trials
-    reachable = (strata is not None) or math.comb(kb + kh, kb) * NOISIER_ALPHA >= 1.0
-    if rh <= 0 or (ratio is not None and ratio < NOISIER_RATIO) or not reachable:
-        return Noisier(False, ratio, None, trials, reachable)
+    if strata is None and math.comb(kb + kh, kb) * NOISIER_ALPHA < 1.0:
+        return Noisier(False, ratio, None, trials, False)
     split = [[np.log(x[u == i]) for i in range(int(u.max()) + 1)] for x, u in ((b, ub), (h, uh))]
     p = trial_spread_p(split[0], split[1], strata)
-    return Noisier(p <= NOISIER_ALPHA, ratio, p, trials, reachable)
+    return Noisier(p <= NOISIER_ALPHA, ratio, p, trials, True)
 
 
 def trial_spread_p(
@@ -131,6 +129,11 @@ def trial_spread_p(
     p-values) is at most the observed one's. Exact when every arrangement is enumerated (up to
     :data:`ARRANGEMENTS`), else Monte Carlo with the observed arrangement counted in. ``strata``:
     the suite run of every trial, base's first; head's trials are then reassigned only inside each."""
+    # the arrangement machinery of the guard over trials, shared rather than written twice
+    from scipy.stats import rankdata
+
+    from gate.stats.rank import _arrangements, _stratified_arrangements
+
     trials = [*base, *head]
     sizes = np.array([t.size for t in trials])
     flat = np.concatenate(trials)
@@ -179,6 +182,8 @@ def _scale_statistic(flat: FloatArray, value_in_head: NDArray[np.bool_]) -> Floa
         bv = every[~mask].reshape(sel.size, -1)
         dh = np.abs(hv - np.median(hv, axis=1, keepdims=True))
         db = np.abs(bv - np.median(bv, axis=1, keepdims=True))
+        from scipy.stats import rankdata
+
         # U of head's deviations among all: midranks of the pooled deviations, head's summed
         pooled = np.concatenate([dh, db], axis=1)
         ranks = rankdata(pooled, axis=1)  # midranks: every median value ties at 0
@@ -199,6 +204,8 @@ def value_level_noisier(base: ArrayLike, head: ArrayLike) -> bool:
     rb, rh = _rmad(b), _rmad(h)
     if not (math.isfinite(rb) and math.isfinite(rh)) or rh <= 0 or (rb > 0 and rh / rb < NOISIER_RATIO):
         return False
+    from scipy.stats import mannwhitneyu
+
     lb, lh = np.log(b), np.log(h)
     db, dh = np.abs(lb - np.median(lb)), np.abs(lh - np.median(lh))
     return bool(mannwhitneyu(dh, db, alternative="greater").pvalue < NOISIER_ALPHA)
