@@ -180,10 +180,10 @@ def benchmark_entry(
                     WarningCode.NOISY_HEAD,
                     f"{name}: head's values are {times}as spread as base's (RMAD "
                     f"{entry['stability']['head']['rmad'] * 100:.2g}% vs "
-                    f"{entry['stability']['base']['rmad'] * 100:.2g}%), and reassigning whole trials "
-                    f"({found.trials} per version) to the versions shows it is no chance of which "
-                    f"processes met interference (one-sided p = {found.p:.2g}), so a regression could "
-                    "hide in the noise: this fails the gate like a regression",
+                    f"{entry['stability']['base']['rmad'] * 100:.2g}%), more than reassigning whole trials "
+                    f"({found.trials} per version) to the versions gives (one-sided p = {found.p:.2g}), "
+                    "so it is not just which processes met interference, and a regression could hide "
+                    "in the noise: this fails the gate like a regression",
                     "find what in this change makes the benchmark vary (a new random input, I/O, a "
                     "thread pool); if the noise is intended, a maintainer adds the accept label",
                 )
