@@ -68,19 +68,30 @@ def default_decision(
 
 def noisy_in_head(benchmark: Mapping[str, Any]) -> bool:
     """An ``inconclusive`` benchmark whose head values are far more spread than base's
-    (:func:`gate.stats.stability.head_noisier`), read from an analysis.json entry's samples, so
-    ``analyze`` counts it and ``publish`` re-derives the count from the values themselves."""
+    (:func:`gate.stats.spread.head_noisier`, over the trials the samples name), read from an
+    analysis.json entry's samples, so ``analyze`` counts it and ``publish`` re-derives the count
+    from the values themselves. Samples without ``trial`` come from a gate before the test over
+    trials, and keep the decision that gate made (:func:`gate.stats.spread.value_level_noisier`)."""
     if benchmark.get("verdict") != Verdict.INCONCLUSIVE:
         return False
     samples = benchmark.get("samples")
     if not isinstance(samples, Mapping):
         return False
     # numpy only here: the fork guard imports this module in a venv without the analysis stack
-    from gate.stats.stability import head_noisier
+    from gate.stats.spread import head_noisier, value_level_noisier
 
     try:
-        base, head = samples["base"]["value"], samples["head"]["value"]
-        return head_noisier(base, head)[0]
+        base, head = samples["base"], samples["head"]
+        if "trial" not in base or "trial" not in head:
+            return value_level_noisier(base["value"], head["value"])
+        return head_noisier(
+            base["value"],
+            head["value"],
+            base["trial"],
+            head["trial"],
+            base.get("suite_run"),
+            head.get("suite_run"),
+        ).noisier
     except (KeyError, TypeError, ValueError):
         return False
 

@@ -16,7 +16,7 @@ from gate.analysis.compare import AnalysisSettings, Comparison, Sample, VersionR
 from gate.analysis.load import TrialLogs
 from gate.files.run_meta import GiveUpRecord, RunMeta
 from gate.model import Verdict, warning
-from gate.stats import stability
+from gate.stats import spread, stability
 from gate.warning_codes import WarningCode
 
 # A benchmark this unstable gets a warning even when its verdict is clear (µOpTime §3: "stable"
@@ -172,17 +172,18 @@ def benchmark_entry(
     if noisy is not None:
         warnings.append(noisy)
     if c.verdict is Verdict.INCONCLUSIVE:
-        noisier, ratio, p = stability.head_noisier(sb.values, sh.values)
-        if noisier:
-            times = "" if ratio is None else f"{ratio:.1f}× "
+        found = spread.head_noisier(sb.values, sh.values, sb.unit_id, sh.unit_id, sb.suite_run, sh.suite_run)
+        if found.noisier:
+            times = "" if found.ratio is None else f"{found.ratio:.1f}× "
             warnings.append(
                 warning(
                     WarningCode.NOISY_HEAD,
                     f"{name}: head's values are {times}as spread as base's (RMAD "
                     f"{entry['stability']['head']['rmad'] * 100:.2g}% vs "
-                    f"{entry['stability']['base']['rmad'] * 100:.2g}%, one-sided rank test of the "
-                    f"deviations p = {p:.2g}), so a regression could hide in the noise: this fails "
-                    "the gate like a regression",
+                    f"{entry['stability']['base']['rmad'] * 100:.2g}%), more than reassigning whole trials "
+                    f"({found.trials} per version) to the versions gives (one-sided p = {found.p:.2g}), "
+                    "so it is not just which processes met interference, and a regression could hide "
+                    "in the noise: this fails the gate like a regression",
                     "find what in this change makes the benchmark vary (a new random input, I/O, a "
                     "thread pool); if the noise is intended, a maintainer adds the accept label",
                 )
@@ -212,8 +213,14 @@ def benchmark_entry(
     warnings.extend(extra_warnings)
     entry["warnings"] = warnings
     entry["samples"] = {
-        "base": {"value": sb.values.tolist(), "seq": seq_b.tolist()},
-        "head": {"value": sh.values.tolist(), "seq": seq_h.tolist()},
+        role: {
+            "value": s.values.tolist(),
+            "seq": seq.tolist(),
+            # what the noisy_head rule needs to be re-derived (gate/decision.py): null without labels
+            "trial": None if s.unit_id is None else s.unit_id.tolist(),
+            "suite_run": None if s.suite_run is None else s.suite_run.tolist(),
+        }
+        for role, s, seq in (("base", sb, seq_b), ("head", sh, seq_h))
     }
     return entry
 

@@ -352,10 +352,12 @@ def _benchmark(value: Any, i: int, lenient: bool) -> tuple[Benchmark, BenchmarkD
         values = s.item("value")
         if not _values_ok(values):
             raise _refuse(f"{s.where}.value", "is not a list of finite numbers")
-        if not _seq_ok(s.item("seq"), len(values)):
-            raise _refuse(
-                f"{s.where}.seq", "is not a list of trial numbers (whole numbers ≥ 0), one per value"
-            )
+        for key in ("seq", "trial", "suite_run"):  # the last two noisy_head's: null or absent allowed
+            labels = s.item(key) if key == "seq" else s.item(key, None)
+            if not (_seq_ok(labels, len(values)) or (labels is None and key != "seq")):
+                raise _refuse(
+                    f"{s.where}.{key}", "is not a list of trial numbers (whole numbers ≥ 0), one per value"
+                )
     needed = o.field("samples_needed", _opt_whole, None, added=True)
     followup = o.field("followup", _followup, None, added=True)
     if "samples_needed" in b and "followup" in b:
@@ -467,7 +469,13 @@ def _seq_ok(seq: Any, n: int) -> bool:
 
 def _samples_ok(s: Any) -> bool:
     return isinstance(s, dict) and all(
-        isinstance(s[r], dict) and _values_ok(s[r]["value"]) and _seq_ok(s[r]["seq"], len(s[r]["value"]))
+        isinstance(s[r], dict)
+        and _values_ok(s[r]["value"])
+        and all(
+            _seq_ok(s[r][k], len(s[r]["value"]))
+            for k in ("seq", "trial", "suite_run")
+            if k == "seq" or s[r].get(k) is not None
+        )
         for r in ("base", "head")
     )
 
@@ -534,14 +542,6 @@ def derived_counts(benchmarks: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return counts
 
 
-def derived_failed_in_head_only(benchmarks: Sequence[Mapping[str, Any]]) -> int:
-    return sum(fails_in_head_only(b) for b in benchmarks)
-
-
-def derived_noisy_in_head(benchmarks: Sequence[Mapping[str, Any]]) -> int:
-    return sum(noisy_in_head(b) for b in benchmarks)
-
-
 def _summary(s: Obj, benchmarks: list[Benchmark]) -> Summary:
     s.field("decision", one_of(DECISIONS))
     counts = s.doc.get("counts")
@@ -567,8 +567,8 @@ def _summary(s: Obj, benchmarks: list[Benchmark]) -> Summary:
         raise _refuse("summary.n_benchmarks", f"is {n} but {len(benchmarks)} benchmarks are listed")
     out["n_benchmarks"] = n
     for key, derived_n, said in (
-        ("failed_in_head_only", derived_failed_in_head_only(benchmarks), "fail in head only"),
-        ("noisy_in_head", derived_noisy_in_head(benchmarks), "are far noisier in head"),
+        ("failed_in_head_only", sum(map(fails_in_head_only, benchmarks)), "fail in head only"),
+        ("noisy_in_head", sum(map(noisy_in_head, benchmarks)), "are far noisier in head"),
     ):
         stated = s.field(key, _whole, derived_n, added=True)
         if stated != derived_n:

@@ -37,6 +37,10 @@ class VersionStats(TypedDict):
 class Samples(TypedDict):
     value: list[float]  # finite
     seq: list[int]  # the trial number of each value (execution order), as many as values
+    # the trial (process) and suite run of each value as codes, null when the log has none; absent
+    # from files of gates before the noisy_head rule's test over trials (gate/decision.py)
+    trial: NotRequired[list[int] | None]
+    suite_run: NotRequired[list[int] | None]
 
 
 class Stability(TypedDict):

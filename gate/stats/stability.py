@@ -442,37 +442,3 @@ def _as_sample(x: ArrayLike) -> FloatArray:
     if arr.ndim != 1:
         arr = arr.ravel()
     return arr
-
-
-# ---- head noisier than base ---------------------------------------------------------------------
-
-# A change that makes a benchmark's values spread far more than base's can hide a regression as
-# ``inconclusive`` (the CIs widen until nothing can be called). "Far more": head's RMAD at least
-# this many times base's, and a one-sided rank test of the absolute deviations from each
-# version's median (a Brown–Forsythe-type scale test, Conover, Johnson & Johnson, Technometrics
-# 1981) rejecting equal spread at NOISIER_ALPHA. The exact Mann–Whitney test keeps the level at
-# small samples (with 5 values per version its smallest p is 1/252); the ratio keeps a
-# significant but harmless difference (0.1 % against 0.3 %) from counting.
-NOISIER_RATIO = 2.0
-NOISIER_ALPHA = 0.01
-
-
-def head_noisier(base: ArrayLike, head: ArrayLike) -> tuple[bool, float | None, float | None]:
-    """(head's values are far more spread than base's, RMAD ratio head/base, one-sided p).
-    Computed on log values (interference scales timings); fewer than 3 values per version never
-    count. The ratio is None when base's RMAD is 0 (then any head spread above 0 is "more")."""
-    b, h = _as_sample(base), _as_sample(head)
-    if b.size < 3 or h.size < 3 or np.any(b <= 0) or np.any(h <= 0):
-        return False, None, None
-    rb, rh = rmad(b), rmad(h)
-    if not (math.isfinite(rb) and math.isfinite(rh)):
-        return False, None, None
-    ratio = rh / rb if rb > 0 else None
-    if rh <= 0 or (ratio is not None and ratio < NOISIER_RATIO):
-        return False, ratio, None
-    lb, lh = np.log(b), np.log(h)
-    db, dh = np.abs(lb - np.median(lb)), np.abs(lh - np.median(lh))
-    from scipy import stats as sps  # only when the test is run: `report` and `publish` mostly skip it
-
-    p = float(sps.mannwhitneyu(dh, db, alternative="greater").pvalue)
-    return p < NOISIER_ALPHA, ratio, p

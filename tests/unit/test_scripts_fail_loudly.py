@@ -76,6 +76,7 @@ def test_eval_verdicts_with_a_partial_data_folder_stops_before_working(tmp_path)
         (["-m", "benchmarks.bench_calibrate"], "uoptime_go"),
         (["-m", "eval.report_icpe_similarity"], "icpe_jmh"),
         (["-m", "eval.peers", "--part", "a"], "uoptime_go"),
+        (["-m", "eval.eval_noisy_head", "--recorded", "--pairs", "2"], "uoptime_go"),
     ],
 )
 def test_reference_data_is_found_through_one_environment_variable(
