@@ -164,13 +164,18 @@ def _settings(
     )
 
 
+def _named(name: str, message: str) -> str:
+    """``message`` led by the benchmark's name, unless it already begins with it."""
+    return message if message.startswith((f"{name}:", f"{name} ")) else f"{name}: {message}"
+
+
 def _print_benchmark_warnings(doc: Analysis, limit: int = 20) -> None:
     """Per-benchmark warnings on stderr too, grouped by what to do: the benchmarks' lines, then
     their shared action once (at most ``limit`` benchmark lines; all of them are in the JSON)."""
     groups: dict[tuple[str, str], list[str]] = {}
     for b in doc["benchmarks"]:
         for w in b["warnings"]:
-            groups.setdefault((w["code"], w["action"]), []).append(f"{b['benchmark']}: {w['message']}")
+            groups.setdefault((w["code"], w["action"]), []).append(_named(b["benchmark"], w["message"]))
     shown = 0
     for (code, action), lines in groups.items():
         if shown >= limit:

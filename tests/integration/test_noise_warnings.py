@@ -61,5 +61,6 @@ def test_a_wide_spread_gets_one_warning_per_benchmark_naming_the_rmad(tmp_path: 
     err = proc.stderr.splitlines()
     noisy = [i for i, line in enumerate(err) if line.startswith("warning [unstable] spread_")]
     assert len(noisy) == 2 and noisy[1] == noisy[0] + 1
+    assert all(f"{name}: {name}" not in proc.stderr for name in ("spread_a", "spread_b"))  # named once
     assert err[noisy[1] + 1].startswith("  action (for all 2 of them): quiet the runner")
     assert sum(line.lstrip().startswith("action") and "quiet the runner" in line for line in err) == 1
