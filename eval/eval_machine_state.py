@@ -347,6 +347,51 @@ def evaluate(
     return rows
 
 
+def predictiveness(cases: list[tuple[str, str, Path]], variants: list[str]) -> str:
+    """How much of the values' spread the covariate explains, per condition (no bootstrap):
+    median over logs of corr(r, covariate) and of the residual spread after / before (SD, MAD)."""
+    out = []
+    for _, kind, path in cases:
+        frame = load_trials([path / "trials.csv"]).frame
+        ok = frame.loc[frame["kind"] == "ok"]
+        lv = np.log(ok["value"].to_numpy(dtype=float))
+        keys = (ok["benchmark"].astype(str) + "\x00" + ok["version"].astype(str)).to_numpy()
+        before = lv - pd.Series(lv).groupby(keys).transform("median").to_numpy()
+        for spec in variants:
+            if spec == "raw":
+                continue
+            adjusted, info = adjust_frame(frame, parse_variant(spec))
+            a = adjusted.loc[adjusted["kind"] == "ok"]
+            la = np.log(a["value"].to_numpy(dtype=float))
+            after = la - pd.Series(la).groupby(keys).transform("median").to_numpy()
+
+            def mad(x: np.ndarray) -> float:
+                return float(np.median(np.abs(x - np.median(x))))
+
+            cond = kind.split(" (")[1].rstrip(")") if " (" in kind else kind
+            out.append(
+                {
+                    "condition": cond,
+                    "variant": spec,
+                    "corr": info.get("corr", np.nan),
+                    "beta": info.get("beta", np.nan),
+                    "sd": after.std() / before.std(),
+                    "mad": mad(after) / mad(before),
+                }
+            )
+    df = pd.DataFrame(out)
+    lines = [
+        "| condition | neighbours | logs | corr(r, covariate) | slope | SD after/before | MAD after/before |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (cond, spec), g in df.groupby(["condition", "variant"], sort=False):
+        med = g.median(numeric_only=True)
+        lines.append(
+            f"| {cond} | {spec} | {len(g)} | {med['corr']:.2f} | {med['beta']:.2f} | {med['sd']:.2f} | {med['mad']:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 def summary(rows: list[dict[str, Any]]) -> str:
     df = pd.DataFrame(rows)
     out = [
@@ -378,6 +423,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--relabel", type=int, default=0, help="also judge this many A/A re-dealings of each A/A log"
     )
+    p.add_argument(
+        "--predict-only", action="store_true", help="only the covariate's predictiveness per condition (fast)"
+    )
     p.add_argument("--rows", type=Path, help="also write every verdict as CSV here")
     args = p.parse_args(argv)
     cases: list[tuple[str, str, Path, dict[str, str], str | None, str | None]] = []
@@ -386,6 +434,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"error: {run} has no trials.csv; fix: pass a run folder")
         kind, truth = truth_of(run)
         cases.append((str(run), kind, run, truth, None, None))
+    if args.predict_only:
+        print(predictiveness([(c[0], c[1], c[2]) for c in cases], args.variants.split(",")))
+        return 0
     tmp = Path(tempfile.mkdtemp(prefix="eval-machine-state-"))
     for i in range(args.synthetic):
         for kind, planted in (("syn-aa", 0.0), ("syn-planted", args.synthetic_planted)):
