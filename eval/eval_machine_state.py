@@ -21,11 +21,14 @@ the neighbours' residuals instead of their mean, ``/run`` for neighbours of the 
 only the values whose covariate is in the lowest share F (the machine's quiet moments).
 
     .venv/bin/python -m eval.eval_machine_state RUN_DIR... [--statistics median,p10,mean]
-        [--variants raw,sym:8,past:8] [--resamples 2000] [--relabel N] [--synthetic N] [--rows OUT.csv]
+        [--variants raw,sym:8,past:8] [--resamples 2000] [--relabel N] [--randomisation] [--synthetic N]
+        [--rows OUT.csv] [--predict-only]
 
 ``--relabel N`` also judges N re-dealings of every A/A log: both versions ran the same code, so
 dealing the versions again at random within each (benchmark, suite run), trials kept whole, is
 another A/A realisation of the same machine noise — a false-verdict rate from a few live logs.
+``--randomisation`` gives every regression and improvement the p of that same dealing as a test
+(:func:`randomisation_p`: RMIT's own randomisation, exact whatever the values' dependence in time).
 
 A RUN_DIR is a folder with trials.csv + meta.json (``eval_live``'s ``CASE/run``, ``make demo``'s
 ``demo-output/run``); its truth comes from the path: ``/aa/`` A/A (every call false),
@@ -54,6 +57,7 @@ from gate.analysis.compare import AnalysisSettings
 from gate.analysis.load import TrialLogs, load_trials
 from gate.analysis.pipeline import build_analysis
 from gate.commands.analyze import per_look_confidence
+from gate.stats.quantile import harrell_davis, quantile_of
 
 DEMO_TRUTH = {"ngrams": "regression", "wordfreq": "improvement"}
 
@@ -290,6 +294,44 @@ def truth_of(run_dir: Path) -> tuple[str, dict[str, str]]:
     )
 
 
+def summarise(values: np.ndarray, statistic: str) -> float:
+    """The statistic the gate decides by, on one version's values (pNN: Harrell–Davis)."""
+    q = quantile_of(statistic)
+    if q is not None:
+        return float(harrell_davis(values, q))
+    return float(np.mean(values) if statistic == "mean" else np.median(values))
+
+
+def randomisation_p(
+    frame: pd.DataFrame, benchmark: str, base: str, head: str, statistic: str, dealings: int = 4000
+) -> float:
+    """Two-sided p of the log change of ``statistic`` against its distribution when the versions
+    are dealt again at random within each suite run, trials whole: the randomisation RMIT itself
+    makes, so the test holds whatever the values' dependence in time (exact under the sharp null)."""
+    g = frame.loc[
+        (frame["benchmark"] == benchmark) & (frame["kind"] == "ok") & frame["version"].isin([base, head])
+    ]
+    rng = np.random.default_rng(3)
+    values = g["value"].to_numpy(dtype=float)
+    unit = g["trial"].to_numpy() if "trial" in g.columns else np.arange(len(g))
+    _, first, of_value = np.unique(unit, return_index=True, return_inverse=True)
+    unit_head = (g["version"].to_numpy() == head)[first]
+    stratum = g["suite_run"].to_numpy()[first] if "suite_run" in g.columns else np.zeros(first.size)
+    strata = [np.flatnonzero(stratum == s) for s in np.unique(stratum)]
+
+    def change(is_head: np.ndarray) -> float:
+        return abs(np.log(summarise(values[is_head], statistic) / summarise(values[~is_head], statistic)))
+
+    observed = change(unit_head[of_value])
+    hits = 0
+    for _ in range(dealings):
+        dealt = unit_head.copy()
+        for idx in strata:
+            dealt[idx] = rng.permutation(unit_head[idx])
+        hits += change(dealt[of_value]) >= observed - 1e-12
+    return (hits + 1) / (dealings + 1)
+
+
 def judge(logs: TrialLogs, statistic: str, resamples: int, base: str | None, head: str | None) -> dict:
     settings = AnalysisSettings(
         statistic=statistic,
@@ -306,6 +348,7 @@ def evaluate(
     variants: list[str],
     resamples: int,
     relabels: int = 0,
+    randomise: bool = False,
 ) -> list[dict[str, Any]]:
     rows = []
     expanded = []
@@ -327,6 +370,12 @@ def evaluate(
                     want = truth.get(b["benchmark"], "unchanged")
                     v = b["verdict"]
                     lo, hi = b["change_ci"] or (np.nan, np.nan)
+                    called = v in ("regression", "improvement")
+                    perm = (
+                        randomisation_p(frame, b["benchmark"], doc["base"], doc["head"], stat)
+                        if called and randomise
+                        else np.nan
+                    )
                     rows.append(
                         {
                             "case": label,
@@ -342,6 +391,7 @@ def evaluate(
                             "halfwidth": (hi - lo) / 2 if lo is not None and hi is not None else np.nan,
                             "beta": info.get("beta"),
                             "corr": info.get("corr"),
+                            "randomisation_p": perm,
                         }
                     )
     return rows
@@ -424,6 +474,11 @@ def main(argv: list[str] | None = None) -> int:
         "--relabel", type=int, default=0, help="also judge this many A/A re-dealings of each A/A log"
     )
     p.add_argument(
+        "--randomisation",
+        action="store_true",
+        help="give every regression/improvement the p of RMIT's own randomisation test (slow)",
+    )
+    p.add_argument(
         "--predict-only", action="store_true", help="only the covariate's predictiveness per condition (fast)"
     )
     p.add_argument("--rows", type=Path, help="also write every verdict as CSV here")
@@ -443,7 +498,14 @@ def main(argv: list[str] | None = None) -> int:
             path = tmp / f"{kind}{i}"
             truth = synthetic_log(path, (1000 if planted == 0 else 5000) + i, planted=planted)
             cases.append((str(path), kind, path, truth, "base", "head"))
-    rows = evaluate(cases, args.statistics.split(","), args.variants.split(","), args.resamples, args.relabel)
+    rows = evaluate(
+        cases,
+        args.statistics.split(","),
+        args.variants.split(","),
+        args.resamples,
+        args.relabel,
+        args.randomisation,
+    )
     if args.rows:
         pd.DataFrame(rows).to_csv(args.rows, index=False)
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -452,6 +514,15 @@ def main(argv: list[str] | None = None) -> int:
     for kind, rs in by_kind.items():
         print(f"\n### {kind}\n")
         print(summary(rs))
+    if args.randomisation:
+        print("\n### regressions and improvements, with the p of the randomisation test within suite runs\n")
+        for r in rows:
+            if r["verdict"] in ("regression", "improvement"):
+                what = "false" if r["false"] else "true"
+                print(
+                    f"{r['case']} {r['variant']} {r['statistic']} {r['benchmark']}: {r['verdict']} "
+                    f"({what}) {r['change']:+.1f} %, p = {r['randomisation_p']:.4f}"
+                )
     print(json.dumps({"logs": len(cases)}), file=sys.stderr)
     return 0
 

@@ -15,6 +15,7 @@ from eval.eval_machine_state import (
     main,
     neighbour_covariate,
     parse_variant,
+    randomisation_p,
     relabel,
     synthetic_log,
 )
@@ -98,3 +99,10 @@ def test_a_re_dealt_a_a_log_keeps_each_trial_whole_and_the_counts(tmp_path: Path
 def test_a_folder_without_a_trial_log_stops_with_a_fix(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=r"has no trials\.csv; fix:"):
         main([str(tmp_path)])
+
+
+def test_the_randomisation_test_tells_a_real_change_from_a_dealing_of_the_same_values() -> None:
+    df = _frame(np.random.default_rng(4), 0.5)
+    df["trial"] = np.arange(len(df))
+    assert randomisation_p(df, "b0", "base", "head", "p10", dealings=999) <= 0.002  # +50 %: none as far
+    assert randomisation_p(df, "b1", "base", "head", "p10", dealings=999) > 0.05  # the same code
