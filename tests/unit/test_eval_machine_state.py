@@ -78,12 +78,13 @@ def test_without_timestamps_nothing_is_adjusted() -> None:
 
 def test_the_covariate_uses_other_benchmarks_and_only_earlier_values_when_asked() -> None:
     t = np.arange(6.0)
-    bench = np.array(["a", "b", "a", "b", "a", "b"])
-    resid = np.array([1.0, 10.0, 2.0, 20.0, 3.0, 30.0])
+    bench = np.array(["a", "a", "b", "a", "a", "b"])
+    resid = np.array([1.0, 2.0, 10.0, 3.0, 4.0, 20.0])
     past = neighbour_covariate(t, bench, resid, k=1, mode="past")
-    assert np.isnan(past[0]) and past[1:].tolist() == [1.0, 10.0, 2.0, 20.0, 3.0]
+    assert np.isnan(past[0]) and np.isnan(past[1])  # no earlier value of another benchmark
+    assert past[2:].tolist() == [2.0, 10.0, 10.0, 4.0]
     both = neighbour_covariate(t, bench, resid, k=2, mode="sym")
-    assert both[2] == 15.0  # b's values right before and after, never a's own
+    assert both[3] == 15.0  # b's values at 2 and 5, never a's own at 4, nearer in time
 
 
 def test_a_re_dealt_a_a_log_keeps_each_trial_whole_and_the_counts(tmp_path: Path) -> None:
