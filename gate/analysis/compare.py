@@ -12,10 +12,10 @@ other outcomes say honestly why no change can be called):
                      paired: the CI of the change excludes 0) **and** |change| ≥ threshold, in
                      the direction given by ``higher_is_better``, **and** the rank guards where the
                      bootstrap cannot be trusted alone (gate/stats/rank.py; docs/statistics.md):
-                     the exact Mann-Whitney test below 8 values (:func:`gate.model.small_sample_limit`:
-                     3 values give disjoint "99 %" CIs 10 % of the time), the test *at* the
-                     threshold for a low quantile below its limit (51 values for p10), and the
-                     same over trials when they are too few to tell whether they differ.
+                     the exact Mann-Whitney test below 8 values, the test *at* the threshold for a
+                     low quantile below its limit (51 values for p10; gate.model.small_sample_limit),
+                     and the same over trials when too few to tell whether they differ, or of one
+                     value each below that limit.
 * ``unchanged``    — the CI of the change lies inside ±threshold.
 
 The resampling scheme (``bootstrap`` flat | two-level | auto, ``pairing`` independent | suite-run)
@@ -422,8 +422,8 @@ def _compare_estimates(
         if min(base.n, head.n) < limit:  # too few values to trust the bootstrap CIs alone
             agrees, p = rank_test_agrees(base.values, head.values, settings.confidence)
         clears = change_ci[0] >= thr if change > 0 else change_ci[1] <= -thr
-        few = q is not None and min(base.n, head.n) < small_sample_limit(settings.confidence, q)
-        if agrees and not clears and few and q is not None:
+        q_limit = small_sample_limit(settings.confidence, q) if q is not None else 0
+        if agrees and not clears and min(base.n, head.n) < q_limit and q is not None:
             # A low quantile of few values rests on the lowest one or two, and its bootstrap CI never
             # reaches below the sample's minimum: one low base value turned a real +1.4 % into +3.5 %
             # with disjoint CIs (toml, calibrate --audit; docs/statistics.md "Small samples").
@@ -435,19 +435,19 @@ def _compare_estimates(
                     f"{base.n}/{head.n} values the {describe(settings.statistic)} rests on the few "
                     f"lowest values, and the exact rank test does not show a change of at least "
                     f"{thr:g}% (one-sided p = {p_size:.2g} against {thr:g}%) — about {2 * max(base.n, head.n)} "
-                    f"values per version would resolve it ({small_sample_limit(settings.confidence, q)} "
+                    f"values per version would resolve it ({q_limit} "
                     f"or more let the CIs decide alone): {remedy(2 * max(base.n, head.n))}, or rerun",
                     2 * max(base.n, head.n),
                 )
-        trial = (  # few trials of several values: the randomization test over trials (rank.py)
+        trial = (  # few trials, or single values below q's limit: the test over trials (rank.py)
             trial_guard(base.values, base.unit_id, head.values, head.unit_id,
                         partial(bs.point_estimates, statistic=settings.statistic), change, thr,
-                        settings.confidence, AUTO_ALPHA, base.suite_run, head.suite_run)
+                        settings.confidence, AUTO_ALPHA, base.suite_run, head.suite_run, q_limit)
             if agrees and not paired and base.unit_id is not None and head.unit_id is not None else None
         )  # fmt: skip
         if trial is not None and not trial.agrees:
             blind = trial.kind == "blind"
-            too_few = "to tell whether they differ" if blind else "for a bootstrap over trials"
+            too_few = {"blind": "to tell whether they differ", "few": "for a bootstrap over trials"}.get(trial.kind, "for a quantile's bootstrap CIs (one value each)")  # fmt: skip
             why = f"its values come from only {trial.trials} trials (processes), too few {too_few}"
             shown = f"a change of at least {thr:g}%" if blind else "the change"
             return result(

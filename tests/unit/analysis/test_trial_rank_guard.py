@@ -57,6 +57,8 @@ def test_without_trial_labels_or_with_one_value_per_trial_the_values_are_the_uni
     rng = np.random.default_rng(0)
     c = compare_one("b", _sample(BASE, labelled=False), _sample(HEAD, labelled=False), False, SETTINGS, rng)
     assert "trials" not in c.reason
+    # one value per trial: the trials are the values (the test over them, kind `single`, agrees here;
+    # tests/unit/analysis/test_single_value_trials.py)
     singles = Sample(np.array([1.0, 1.01, 0.99, 1.02, 1.0, 0.98]), unit_id=np.arange(6))
     slower = Sample(singles.values * 1.2, unit_id=np.arange(6))
     assert compare_one("b", singles, slower, False, SETTINGS, rng).verdict is Verdict.REGRESSION

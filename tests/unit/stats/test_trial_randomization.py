@@ -96,3 +96,16 @@ def test_the_strata_of_a_design() -> None:
     ids, runs = np.array([0, 0, 1, 1]), np.array([1, 2, 2, 2])
     assert trial_strata((ids, runs), (ids, runs)) is None
     assert trial_strata((np.array([0, 1]), np.array([1, 2])), (np.array([0]), np.array([1]))) is None
+
+
+def test_single_value_trials_are_tested_below_the_bound_the_caller_gives() -> None:
+    # kind `single`: every trial one value, fewer trials per version than `single_below` (compare.py
+    # passes the quantile's small-sample limit, 51 for p10); at or above it, or without a bound, None
+    rng = np.random.default_rng(1)
+    base = 1.0 + rng.normal(0.0, 0.01, 15)
+    head, runs = base * 1.1, np.arange(15) // 5
+    ids_b, ids_h = np.arange(15), np.arange(15) + 15
+    guard = trial_guard(base, ids_b, head, ids_h, P10, 10.0, 3.0, 0.99, 0.001, runs, runs, 51)
+    assert guard is not None and guard.kind == "single" and guard.agrees and guard.trials == "15/15"
+    assert trial_guard(base, ids_b, head, ids_h, P10, 10.0, 3.0, 0.99, 0.001, runs, runs, 15) is None
+    assert trial_guard(base, ids_b, head, ids_h, P10, 10.0, 3.0, 0.99, 0.001, runs, runs) is None
