@@ -24,7 +24,7 @@ EXACT_PERMUTATIONS = 20_000  # with ties, the exact permutation test up to this 
 # over-rejects (Cameron, Gelbach & Miller, Rev. Econ. Stat. 2008), and a flat one rests on a test
 # across trials of little power: a verdict must also pass the randomization test over trials
 # (:func:`trial_guard`; docs/statistics.md "Few trials": 4–8 trials of 5 values gave up to 8 %
-# false verdicts without it, 12 trials 0.9 %).
+# false verdicts without it, 12 trials of 5 values 0.5 % of 5,000).
 FEW_TRIALS = 10
 
 
@@ -99,7 +99,7 @@ def process_level_unseen(trial_sizes: np.ndarray, alpha: float) -> bool:
     return trial_sizes.size >= 2 and kruskal_smallest_p(trial_sizes) >= alpha
 
 
-def _arrangements(total: int, chosen: int, limit: int) -> IntArray:
+def arrangements(total: int, chosen: int, limit: int) -> IntArray:
     """Which ``chosen`` of ``total`` trials form "head", one row per arrangement: all of them when
     there are at most ``limit`` (the first row is the observed one), else the observed one and
     ``limit`` drawn at random with a fixed seed (a Monte-Carlo randomization test stays valid when
@@ -114,8 +114,8 @@ def _arrangements(total: int, chosen: int, limit: int) -> IntArray:
     return np.vstack([observed, np.sort(drawn, axis=1)])
 
 
-def _stratified_arrangements(strata: IntArray, k_base: int, limit: int) -> IntArray:
-    """Like :func:`_arrangements`, but head's trials (those after base's ``k_base``) are reassigned
+def stratified_arrangements(strata: IntArray, k_base: int, limit: int) -> IntArray:
+    """Like :func:`arrangements`, but head's trials (those after base's ``k_base``) are reassigned
     only inside each stratum (suite run), keeping its count of head trials: the randomization of
     RMIT, which orders both versions' trials at random inside every suite run. The observed
     arrangement is the first row."""
@@ -123,7 +123,7 @@ def _stratified_arrangements(strata: IntArray, k_base: int, limit: int) -> IntAr
     groups = [np.flatnonzero(strata == s) for s in np.unique(strata)]
     chosen = [int(in_head[g].sum()) for g in groups]
     observed = np.flatnonzero(in_head)[None, :]
-    count = _stratified_count(strata, k_base)
+    count = stratified_count(strata, k_base)
     if count <= limit:
         per = [list(itertools.combinations(g.tolist(), c)) for g, c in zip(groups, chosen, strict=True)]
         rows = np.array(
@@ -160,9 +160,9 @@ def trial_permutation_p(
     flat = np.concatenate(trials)
     trial_of_value = np.repeat(np.arange(len(trials)), sizes)
     if strata is None:
-        rows = _arrangements(len(trials), len(head), EXACT_PERMUTATIONS)
+        rows = arrangements(len(trials), len(head), EXACT_PERMUTATIONS)
     else:
-        rows = _stratified_arrangements(np.asarray(strata), len(base), EXACT_PERMUTATIONS)
+        rows = stratified_arrangements(np.asarray(strata), len(base), EXACT_PERMUTATIONS)
     in_head = np.zeros((rows.shape[0], len(trials)), dtype=bool)
     in_head[np.arange(rows.shape[0])[:, None], rows] = True
     value_in_head = in_head[:, trial_of_value]  # (arrangements, values)
@@ -263,14 +263,14 @@ def trial_guard(
     strata = None
     if not blind and base_runs is not None and head_runs is not None:
         strata = trial_strata((base_trials, base_runs), (head_trials, head_runs))
-        if strata is not None and 1.0 / _stratified_count(strata, len(split[0])) > level:
+        if strata is not None and 1.0 / stratified_count(strata, len(split[0])) > level:
             strata = None  # too few arrangements inside suite runs to reach the level: all trials
     p = trial_permutation_p(split[0], split[1], estimates, up, strata, tie_break=not blind)
     kind: Literal["blind", "few", "single"] = "blind" if blind else ("single" if single else "few")
     return TrialGuard(p <= level, p, f"{sizes[0].size}/{sizes[1].size}", kind)
 
 
-def _stratified_count(strata: IntArray, k_base: int) -> int:
+def stratified_count(strata: IntArray, k_base: int) -> int:
     """How many arrangements keep every stratum's count of head trials (base's trials first)."""
     return math.prod(
         math.comb(int(np.sum(strata == g)), int(np.sum(strata[k_base:] == g))) for g in np.unique(strata)

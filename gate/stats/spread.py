@@ -111,13 +111,13 @@ def head_noisier(
     ratio = rh / rb if rb > 0 else None
     if rh <= 0 or (ratio is not None and ratio < NOISIER_RATIO):
         return Noisier(False, ratio, None, trials, None)
-    from gate.stats.rank import _stratified_count, trial_strata
+    from gate.stats.rank import stratified_count, trial_strata
 
     kb, kh = np.unique(ub).size, np.unique(uh).size
     strata = None
     if base_runs is not None and head_runs is not None:
         strata = trial_strata((ub, np.asarray(base_runs)), (uh, np.asarray(head_runs)))
-        if strata is not None and _stratified_count(strata, kb) * NOISIER_ALPHA < 1.0:
+        if strata is not None and stratified_count(strata, kb) * NOISIER_ALPHA < 1.0:
             strata = None  # too few arrangements inside suite runs to reach the level: all trials
     if strata is None and math.comb(kb + kh, kb) * NOISIER_ALPHA < 1.0:
         return Noisier(False, ratio, None, trials, False)
@@ -139,7 +139,7 @@ def trial_spread_p(
     from scipy.stats import rankdata
 
     # the arrangement machinery of the guard over trials, shared rather than written twice
-    from gate.stats.rank import _arrangements, _stratified_arrangements
+    from gate.stats.rank import arrangements, stratified_arrangements
 
     trials = [*base, *head]
     sizes = np.array([t.size for t in trials])
@@ -147,9 +147,9 @@ def trial_spread_p(
     trial_of_value = np.repeat(np.arange(len(trials)), sizes)
     limit = min(ARRANGEMENTS, max(MIN_ARRANGEMENTS, _WORK // flat.size))
     if strata is None:
-        rows = _arrangements(len(trials), len(head), limit)
+        rows = arrangements(len(trials), len(head), limit)
     else:
-        rows = _stratified_arrangements(np.asarray(strata), len(base), limit)
+        rows = stratified_arrangements(np.asarray(strata), len(base), limit)
     # inside a trial the deviations do not depend on the arrangement: rank them once
     within_ranks = rankdata(np.concatenate([np.abs(t - np.median(t)) for t in trials]))
     pooled, within = np.empty(rows.shape[0]), np.empty(rows.shape[0])
