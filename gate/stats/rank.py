@@ -159,10 +159,7 @@ def trial_permutation_p(
     sizes = np.array([t.size for t in trials])
     flat = np.concatenate(trials)
     trial_of_value = np.repeat(np.arange(len(trials)), sizes)
-    if strata is None:
-        rows = arrangements(len(trials), len(head), EXACT_PERMUTATIONS)
-    else:
-        rows = stratified_arrangements(np.asarray(strata), len(base), EXACT_PERMUTATIONS)
+    rows = arrangement_rows(len(base), len(head), strata, EXACT_PERMUTATIONS)
     in_head = np.zeros((rows.shape[0], len(trials)), dtype=bool)
     in_head[np.arange(rows.shape[0])[:, None], rows] = True
     value_in_head = in_head[:, trial_of_value]  # (arrangements, values)
@@ -262,12 +259,31 @@ def trial_guard(
     level = trial_level(confidence)
     strata = None
     if not blind and base_runs is not None and head_runs is not None:
-        strata = trial_strata((base_trials, base_runs), (head_trials, head_runs))
-        if strata is not None and 1.0 / stratified_count(strata, len(split[0])) > level:
-            strata = None  # too few arrangements inside suite runs to reach the level: all trials
+        strata = design_strata((base_trials, base_runs), (head_trials, head_runs), level)
     p = trial_permutation_p(split[0], split[1], estimates, up, strata, tie_break=not blind)
     kind: Literal["blind", "few", "single"] = "blind" if blind else ("single" if single else "few")
     return TrialGuard(p <= level, p, f"{sizes[0].size}/{sizes[1].size}", kind)
+
+
+def arrangement_rows(k_base: int, k_head: int, strata: IntArray | None, limit: int) -> IntArray:
+    """The arrangements of a test over trials (base's ``k_base`` trials first, then head's), the
+    observed one first: over all trials, or inside each stratum (suite run) of ``strata``."""
+    if strata is None:
+        return arrangements(k_base + k_head, k_head, limit)
+    return stratified_arrangements(np.asarray(strata), k_base, limit)
+
+
+def design_strata(
+    base: tuple[np.ndarray, np.ndarray], head: tuple[np.ndarray, np.ndarray], level: float
+) -> IntArray | None:
+    """The suite run of every trial (:func:`trial_strata`; ``(trial labels, suite runs)`` per
+    version) when reassigning trials only inside suite runs — RMIT's own randomization — leaves
+    enough arrangements to reach ``level`` (smallest p: 1 / their count), else ``None``: the test
+    then reassigns over all trials."""
+    strata = trial_strata(base, head)
+    if strata is None or stratified_count(strata, np.unique(np.asarray(base[0])).size) * level < 1.0:
+        return None
+    return strata
 
 
 def stratified_count(strata: IntArray, k_base: int) -> int:

@@ -79,6 +79,19 @@ def _rmad(x: FloatArray) -> float:
     return float(np.median(np.abs(x - med)) / med)
 
 
+def _size_criterion(b: FloatArray, h: FloatArray) -> tuple[bool | None, float | None]:
+    """(whether head's RMAD is at least :data:`NOISIER_RATIO` times base's — or base's is 0 and
+    head's is not; None where the values cannot be judged: fewer than 3 a version, one not
+    positive, an RMAD not finite) and the ratio (None when base's RMAD is 0 or not judged)."""
+    if b.size < 3 or h.size < 3 or np.any(b <= 0) or np.any(h <= 0):
+        return None, None
+    rb, rh = _rmad(b), _rmad(h)
+    if not (math.isfinite(rb) and math.isfinite(rh)):
+        return None, None
+    ratio = rh / rb if rb > 0 else None
+    return rh > 0 and (ratio is None or ratio >= NOISIER_RATIO), ratio
+
+
 def _units(values: FloatArray, trials: ArrayLike | None) -> NDArray[np.int64]:
     """The trial of every value as codes 0..k-1; every value its own unit without labels."""
     if trials is None:
@@ -102,23 +115,18 @@ def head_noisier(
     log values (interference scales timings); fewer than 3 values per version never count."""
     b, h = np.asarray(base, dtype=np.float64).ravel(), np.asarray(head, dtype=np.float64).ravel()
     ub, uh = _units(b, base_trials), _units(h, head_trials)
-    trials = f"{np.unique(ub).size}/{np.unique(uh).size}"
-    if b.size < 3 or h.size < 3 or np.any(b <= 0) or np.any(h <= 0):
-        return Noisier(False, None, None, trials, False)
-    rb, rh = _rmad(b), _rmad(h)
-    if not (math.isfinite(rb) and math.isfinite(rh)):
-        return Noisier(False, None, None, trials, False)
-    ratio = rh / rb if rb > 0 else None
-    if rh <= 0 or (ratio is not None and ratio < NOISIER_RATIO):
-        return Noisier(False, ratio, None, trials, None)
-    from gate.stats.rank import stratified_count, trial_strata
-
     kb, kh = np.unique(ub).size, np.unique(uh).size
+    trials = f"{kb}/{kh}"
+    far, ratio = _size_criterion(b, h)
+    if far is None:
+        return Noisier(False, None, None, trials, False)
+    if not far:
+        return Noisier(False, ratio, None, trials, None)
+    from gate.stats.rank import design_strata
+
     strata = None
     if base_runs is not None and head_runs is not None:
-        strata = trial_strata((ub, np.asarray(base_runs)), (uh, np.asarray(head_runs)))
-        if strata is not None and stratified_count(strata, kb) * NOISIER_ALPHA < 1.0:
-            strata = None  # too few arrangements inside suite runs to reach the level: all trials
+        strata = design_strata((ub, np.asarray(base_runs)), (uh, np.asarray(head_runs)), NOISIER_ALPHA)
     if strata is None and math.comb(kb + kh, kb) * NOISIER_ALPHA < 1.0:
         return Noisier(False, ratio, None, trials, False)
     split = [[np.log(x[u == i]) for i in range(int(u.max()) + 1)] for x, u in ((b, ub), (h, uh))]
@@ -139,17 +147,14 @@ def trial_spread_p(
     from scipy.stats import rankdata
 
     # the arrangement machinery of the guard over trials, shared rather than written twice
-    from gate.stats.rank import arrangements, stratified_arrangements
+    from gate.stats.rank import arrangement_rows
 
     trials = [*base, *head]
     sizes = np.array([t.size for t in trials])
     flat = np.concatenate(trials)
     trial_of_value = np.repeat(np.arange(len(trials)), sizes)
     limit = min(ARRANGEMENTS, max(MIN_ARRANGEMENTS, _WORK // flat.size))
-    if strata is None:
-        rows = arrangements(len(trials), len(head), limit)
-    else:
-        rows = stratified_arrangements(np.asarray(strata), len(base), limit)
+    rows = arrangement_rows(len(base), len(head), strata, limit)
     # inside a trial the deviations do not depend on the arrangement: rank them once
     within_ranks = rankdata(np.concatenate([np.abs(t - np.median(t)) for t in trials]))
     pooled, within = np.empty(rows.shape[0]), np.empty(rows.shape[0])
@@ -207,10 +212,7 @@ def value_level_noisier(base: ArrayLike, head: ArrayLike) -> bool:
     value an independent draw. Kept so that such a file keeps its decision (``publish`` re-derives
     it); eval/eval_noisy_head.py measures it against :func:`head_noisier`."""
     b, h = np.asarray(base, dtype=np.float64).ravel(), np.asarray(head, dtype=np.float64).ravel()
-    if b.size < 3 or h.size < 3 or np.any(b <= 0) or np.any(h <= 0):
-        return False
-    rb, rh = _rmad(b), _rmad(h)
-    if not (math.isfinite(rb) and math.isfinite(rh)) or rh <= 0 or (rb > 0 and rh / rb < NOISIER_RATIO):
+    if not _size_criterion(b, h)[0]:
         return False
     from scipy.stats import mannwhitneyu
 
