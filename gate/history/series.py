@@ -109,12 +109,8 @@ def series_with_warnings(entries: Sequence[Entry], include_pr: bool = False) -> 
         for fam, statistic in sorted(by_statistic):
             members = by_statistic[(fam, statistic)]
             target = members[-1].unit  # the newest entry's unit labels the series
-            seen: set[str] = set()
             points = []
-            for e in members:
-                if e.commit in seen:
-                    continue
-                seen.add(e.commit)
+            for e in _first_per_commit(members):
                 est, ci = _converted(e, target)
                 points.append(Point(e.commit, e.date, e.run, est, ci))
             out.append(
@@ -133,18 +129,23 @@ def series_with_warnings(entries: Sequence[Entry], include_pr: bool = False) -> 
     return out, warnings
 
 
+def _first_per_commit(entries: Sequence[Entry]) -> list[Entry]:
+    """Each commit's first measurement, in order: the point of a commit (series_with_warnings)."""
+    seen: set[str] = set()
+    out = []
+    for e in entries:
+        if e.commit not in seen:
+            seen.add(e.commit)
+            out.append(e)
+    return out
+
+
 def _statistic_changes(group: Sequence[Entry]) -> list[str]:
     """ "statistic changed: median → p10 at COMMIT (DATE)" for each night whose statistic differs
     from the night before (entries in branch order). An entry written before the store recorded a
     statistic reads as the median (gate/history/store.py), which is what it was."""
-    seen: set[str] = set()
-    firsts = []  # the point of a commit is its first measurement (series_with_warnings)
-    for e in group:
-        if e.commit not in seen:
-            seen.add(e.commit)
-            firsts.append(e)
     out = []
-    for before, after in itertools.pairwise(firsts):
+    for before, after in itertools.pairwise(_first_per_commit(group)):
         if after.statistic != before.statistic:
             out.append(
                 f"statistic changed: {before.statistic} → {after.statistic} at {after.commit[:12]} ({after.date[:10]})"
