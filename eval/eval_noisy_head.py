@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from eval.eval_small_clusters import SUITE_RUNS, trial_values
 from eval.eval_verdicts import DATA, PROJECTS, units  # the same A/A units as table (a)
 from eval.reference_data import require
 from gate.analysis.compare import AnalysisSettings, Sample, compare_many
@@ -41,7 +42,6 @@ from gate.stats.spread import head_noisier, value_level_noisier
 
 SPREADS = (("A/A", 1.0), ("x3", 3.0), ("x5", 5.0), ("x10", 10.0))
 CV = 0.01
-SUITE_RUNS = 2
 
 
 def trial_level_rule(base: Sample, head: Sample) -> bool:
@@ -51,13 +51,9 @@ def trial_level_rule(base: Sample, head: Sample) -> bool:
 
 
 def version_sample(rng: np.random.Generator, trials: int, per_trial: int, hit: float, wider: float) -> Sample:
-    """One version's values: ``trials`` processes × ``per_trial`` measurements (see the module)."""
-    sigma = wider * math.sqrt(math.log1p(CV**2))
-    process = rng.lognormal(0.0, sigma, size=(trials, 1))
-    slowed = np.where(rng.random((trials, 1)) < hit, 1.0 + rng.uniform(0.05, 0.5, size=(trials, 1)), 1.0)
-    values = process * slowed * rng.lognormal(0.0, sigma, size=(trials, per_trial))
-    trial = np.repeat(np.arange(trials), per_trial)
-    return Sample(values.ravel(), unit_id=trial, suite_run=trial % SUITE_RUNS)
+    """One version's values: ``trials`` processes × ``per_trial`` measurements (see the module):
+    eval/eval_small_clusters.py's model, its noise ``wider`` times as spread."""
+    return trial_values(rng, trials, per_trial, wider * math.sqrt(math.log1p(CV**2)), hit)
 
 
 def inconclusive(

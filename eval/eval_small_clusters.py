@@ -33,19 +33,26 @@ from gate.stats import bootstrap as bs
 from gate.stats.rank import trial_guard
 
 CHANGED = (Verdict.REGRESSION, Verdict.IMPROVEMENT)
+SUITE_RUNS = 2  # every trial in one of two suite runs, as the criterion test's 2 × 3 × 3
 
 
 def version_sample(
     rng: np.random.Generator, trials: int, per_trial: int, cv: float, hit: float, factor: float
 ) -> Sample:
     """One version's values: ``trials`` processes × ``per_trial`` measurements (see the module)."""
-    sigma = np.sqrt(np.log1p(cv**2))
+    return trial_values(rng, trials, per_trial, float(np.sqrt(np.log1p(cv**2))), hit, factor)
+
+
+def trial_values(
+    rng: np.random.Generator, trials: int, per_trial: int, sigma: float, hit: float, factor: float = 1.0
+) -> Sample:
+    """:func:`version_sample` given the log-normal ``sigma`` of the process and the measurement
+    noise itself (eval/eval_noisy_head.py widens it for a noisier head)."""
     process = rng.lognormal(0.0, sigma, size=(trials, 1))
     slowed = np.where(rng.random((trials, 1)) < hit, 1.0 + rng.uniform(0.05, 0.5, size=(trials, 1)), 1.0)
     values = factor * process * slowed * rng.lognormal(0.0, sigma, size=(trials, per_trial))
     trial = np.repeat(np.arange(trials), per_trial)
-    suite_run = trial % 2  # two suite runs, as the criterion test's 2 × 3 × 3
-    return Sample(values.ravel(), unit_id=trial, suite_run=suite_run)
+    return Sample(values.ravel(), unit_id=trial, suite_run=trial % SUITE_RUNS)
 
 
 def cell(
